@@ -1,0 +1,267 @@
+//! The program syntax of K-NN (`KNN-SYNTAX` in `k-nn.md`, lines 50–91) as an owned tree with
+//! source spans. Brackets `( E )` are `[bracket]` in K and leave no node behind.
+//!
+//! Programs can be 100,000 `let`s deep, so nothing here recurses on depth: `Drop` is iterative
+//! and traversals use [`Exp::children`] with an explicit stack.
+
+use std::fmt;
+
+/// A byte range `start..end` into the source text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: clamp_u32(start),
+            end: clamp_u32(end),
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl fmt::Debug for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// A non-empty list of integer literals (`Ints` in K): the shape of `initTensor` and the
+/// indices of `E[Is]`.
+pub type IntList = Vec<i64>;
+
+/// An expression (`syntax Exp` in K).
+#[derive(Clone, Debug)]
+pub struct Exp {
+    pub kind: ExpKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExpKind {
+    Float(f64),
+    Int(i64),
+    Id(String),
+    /// `E [ Is ]`
+    Index(Box<Exp>, IntList),
+    Max(Box<Exp>, Box<Exp>),
+    Min(Box<Exp>, Box<Exp>),
+    ArgMax(Box<Exp>),
+    Mul(Box<Exp>, Box<Exp>),
+    Add(Box<Exp>, Box<Exp>),
+    /// `let E = E in E` (strict in the value).
+    Let {
+        target: Box<Exp>,
+        value: Box<Exp>,
+        body: Box<Exp>,
+    },
+    /// `let E = Func in E`.
+    LetFunc {
+        target: Box<Exp>,
+        func: Func,
+        body: Box<Exp>,
+    },
+}
+
+/// `syntax Func` (k-nn.md L83–90): only ever the right-hand side of a `let`.
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub kind: FuncKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum FuncKind {
+    InitTensor(IntList),
+    Relu(Box<Exp>),
+    ReluTensor(Box<Exp>),
+    Tanh(Box<Exp>),
+    TanhTensor(Box<Exp>),
+    Sigmoid(Box<Exp>),
+    SigmoidTensor(Box<Exp>),
+    /// `linear(Id, Id)`: the weights and the input vector, with their spans.
+    Linear(Ident, Ident),
+}
+
+/// An identifier in an `Id`-sorted position (the arguments of `linear`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+impl Exp {
+    pub fn new(kind: ExpKind, span: Span) -> Exp {
+        Exp { kind, span }
+    }
+
+    /// The direct sub-expressions, left to right (a `Func` argument counts as a child of its
+    /// `let`).
+    pub fn children(&self) -> Vec<&Exp> {
+        match &self.kind {
+            ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => Vec::new(),
+            ExpKind::Index(e, _) | ExpKind::ArgMax(e) => vec![e],
+            ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+                vec![a, b]
+            }
+            ExpKind::Let {
+                target,
+                value,
+                body,
+            } => vec![target, value, body],
+            ExpKind::LetFunc { target, func, body } => match func.argument() {
+                Some(arg) => vec![target, arg, body],
+                None => vec![target, body],
+            },
+        }
+    }
+
+    /// Number of nodes, counted without recursion.
+    pub fn size(&self) -> usize {
+        let mut count = 0;
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            count += 1;
+            stack.extend(e.children());
+        }
+        count
+    }
+}
+
+impl Func {
+    /// The expression argument of `relu`, `reluTensor`, `tanh`, … (none for `initTensor` and
+    /// `linear`).
+    pub fn argument(&self) -> Option<&Exp> {
+        match &self.kind {
+            FuncKind::Relu(e)
+            | FuncKind::ReluTensor(e)
+            | FuncKind::Tanh(e)
+            | FuncKind::TanhTensor(e)
+            | FuncKind::Sigmoid(e)
+            | FuncKind::SigmoidTensor(e) => Some(e),
+            FuncKind::InitTensor(_) | FuncKind::Linear(..) => None,
+        }
+    }
+
+    /// The keyword that introduces this function.
+    pub fn keyword(&self) -> &'static str {
+        match &self.kind {
+            FuncKind::InitTensor(_) => "initTensor",
+            FuncKind::Relu(_) => "relu",
+            FuncKind::ReluTensor(_) => "reluTensor",
+            FuncKind::Tanh(_) => "tanh",
+            FuncKind::TanhTensor(_) => "tanhTensor",
+            FuncKind::Sigmoid(_) => "sigmoid",
+            FuncKind::SigmoidTensor(_) => "sigmoidTensor",
+            FuncKind::Linear(..) => "linear",
+        }
+    }
+}
+
+/// Moves the boxed children of `kind` onto `stack`, leaving `kind` childless.
+fn take_children(kind: ExpKind, stack: &mut Vec<Box<Exp>>) {
+    match kind {
+        ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
+        ExpKind::Index(e, _) | ExpKind::ArgMax(e) => stack.push(e),
+        ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+            stack.push(a);
+            stack.push(b);
+        }
+        ExpKind::Let {
+            target,
+            value,
+            body,
+        } => {
+            stack.push(target);
+            stack.push(value);
+            stack.push(body);
+        }
+        ExpKind::LetFunc { target, func, body } => {
+            stack.push(target);
+            stack.push(body);
+            match func.kind {
+                FuncKind::Relu(e)
+                | FuncKind::ReluTensor(e)
+                | FuncKind::Tanh(e)
+                | FuncKind::TanhTensor(e)
+                | FuncKind::Sigmoid(e)
+                | FuncKind::SigmoidTensor(e) => stack.push(e),
+                FuncKind::InitTensor(_) | FuncKind::Linear(..) => {}
+            }
+        }
+    }
+}
+
+impl Drop for Exp {
+    // Dropping a 100,000-deep `let` chain recursively would overflow the stack.
+    fn drop(&mut self) {
+        let kind = std::mem::replace(&mut self.kind, ExpKind::Int(0));
+        let mut stack = Vec::new();
+        take_children(kind, &mut stack);
+        while let Some(mut child) = stack.pop() {
+            let kind = std::mem::replace(&mut child.kind, ExpKind::Int(0));
+            take_children(kind, &mut stack);
+        }
+    }
+}
+
+/// Structural equality ignoring spans (what `parse(print(p)) == p` compares). Floats are equal
+/// when their bits are equal, so `NaN == NaN` and `0.0 != -0.0`.
+impl PartialEq for Exp {
+    fn eq(&self, other: &Exp) -> bool {
+        let mut stack = vec![(self, other)];
+        while let Some((a, b)) = stack.pop() {
+            if !shallow_eq(a, b) {
+                return false;
+            }
+            let (ca, cb) = (a.children(), b.children());
+            if ca.len() != cb.len() {
+                return false;
+            }
+            stack.extend(ca.into_iter().zip(cb));
+        }
+        true
+    }
+}
+
+fn shallow_eq(a: &Exp, b: &Exp) -> bool {
+    use ExpKind as K;
+    match (&a.kind, &b.kind) {
+        (K::Float(x), K::Float(y)) => x.to_bits() == y.to_bits(),
+        (K::Int(x), K::Int(y)) => x == y,
+        (K::Id(x), K::Id(y)) => x == y,
+        (K::Index(_, x), K::Index(_, y)) => x == y,
+        (K::Max(..), K::Max(..))
+        | (K::Min(..), K::Min(..))
+        | (K::ArgMax(_), K::ArgMax(_))
+        | (K::Mul(..), K::Mul(..))
+        | (K::Add(..), K::Add(..))
+        | (K::Let { .. }, K::Let { .. }) => true,
+        (K::LetFunc { func: f, .. }, K::LetFunc { func: g, .. }) => match (&f.kind, &g.kind) {
+            (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,
+            (FuncKind::Linear(w1, x1), FuncKind::Linear(w2, x2)) => {
+                w1.name == w2.name && x1.name == x2.name
+            }
+            (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
+        },
+        _ => false,
+    }
+}

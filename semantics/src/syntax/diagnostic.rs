@@ -1,0 +1,156 @@
+//! Syntax errors with a source span, rendered like a compiler's: `file:line:col`, the line,
+//! a caret under the offending text, what was expected, and a hint where one helps.
+
+use std::fmt;
+
+use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
+
+use super::ast::Span;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub span: Span,
+    pub message: String,
+    /// What the parser would have accepted here (`` `in` ``, "an expression", …).
+    pub expected: Vec<String>,
+    pub hint: Option<String>,
+}
+
+impl SyntaxError {
+    pub fn new(span: Span, message: impl Into<String>) -> SyntaxError {
+        SyntaxError {
+            span,
+            message: message.into(),
+            expected: Vec::new(),
+            hint: None,
+        }
+    }
+
+    pub fn expected<I, S>(mut self, what: I) -> SyntaxError
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.expected = what.into_iter().map(Into::into).collect();
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> SyntaxError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// `expected a or b`, or the empty string.
+    pub fn expected_text(&self) -> String {
+        match self.expected.as_slice() {
+            [] => String::new(),
+            [one] => format!("expected {one}"),
+            [init @ .., last] => format!("expected {} or {last}", init.join(", ")),
+        }
+    }
+
+    /// 1-based line and column (in characters) of the start of the span.
+    pub fn line_col(&self, source: &str) -> (usize, usize) {
+        line_col(source, self.span.start as usize)
+    }
+
+    /// The error as a compiler-style report for a terminal (`color`) or a file.
+    pub fn render(&self, path: &str, source: &str, color: bool) -> String {
+        let (line, col) = self.line_col(source);
+        let range = clamp_range(self.span, source);
+        let label_text = match (self.expected_text(), self.message.is_empty()) {
+            (e, _) if !e.is_empty() => e,
+            _ => "here".to_string(),
+        };
+        let mut report = Report::build(ReportKind::Error, (path, range.clone()))
+            .with_config(
+                Config::default()
+                    .with_color(color)
+                    .with_char_set(if color {
+                        CharSet::Unicode
+                    } else {
+                        CharSet::Ascii
+                    })
+                    .with_index_type(IndexType::Byte),
+            )
+            .with_message(format!("{path}:{line}:{col}: {}", self.message))
+            .with_label(Label::new((path, range)).with_message(label_text));
+        if let Some(hint) = &self.hint {
+            report = report.with_help(hint);
+        }
+        let mut out = Vec::new();
+        // Writing into a Vec cannot fail; an error here would be a bug in ariadne.
+        if report
+            .finish()
+            .write((path, Source::from(source)), &mut out)
+            .is_err()
+        {
+            return format!("error: {path}:{line}:{col}: {}\n", self.message);
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        let expected = self.expected_text();
+        if !expected.is_empty() {
+            write!(f, " ({expected})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source[..floor_char_boundary(source, offset)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// An end-of-input error points just past the text; ariadne wants a range inside it.
+fn clamp_range(span: Span, source: &str) -> std::ops::Range<usize> {
+    let start = floor_char_boundary(source, (span.start as usize).min(source.len()));
+    let end = floor_char_boundary(source, (span.end as usize).min(source.len())).max(start);
+    start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based() {
+        assert_eq!(line_col("ab\ncd", 0), (1, 1));
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+        assert_eq!(line_col("ab\ncd", 99), (2, 3));
+    }
+
+    #[test]
+    fn rendering_names_file_line_column_and_expectation() {
+        let source = "let x = 1.0\nx";
+        let err = SyntaxError::new(Span::new(12, 13), "unexpected identifier")
+            .expected(["`in`"])
+            .hint("a let needs `in` before its body");
+        let text = err.render("prog.knn", source, false);
+        assert!(
+            text.contains("prog.knn:2:1: unexpected identifier"),
+            "{text}"
+        );
+        assert!(text.contains("expected `in`"), "{text}");
+        assert!(text.contains("a let needs `in`"), "{text}");
+        assert!(text.contains("^") || text.contains("|"), "{text}");
+    }
+}

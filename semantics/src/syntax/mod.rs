@@ -1,0 +1,12 @@
+//! Program syntax: tokens, the parser, syntax errors and the source printer.
+
+pub mod ast;
+pub mod diagnostic;
+pub mod lexer;
+pub mod parser;
+pub mod print;
+
+pub use ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
+pub use diagnostic::SyntaxError;
+pub use parser::{Grammar, parse_program};
+pub use print::to_source;

@@ -1,0 +1,710 @@
+//! The K-NN parser: `KNN-SYNTAX` with K's priorities and priority filter (K-NN-SEMANTICS §2.2).
+//!
+//! Priority groups, tightest first:
+//! `{Float, Int, Id, E[Is], (E), max, min, ArgMax} > * > + > let-Exp > let-Func`.
+//! K applies priorities only at the left-most and right-most non-terminal of a production, so
+//! * `+` and `*` are left-associative and cannot take a `let` operand without parentheses;
+//! * the base of `E[Is]` is an atom (`(a + b)[0]` needs its parentheses);
+//! * the body of a `let … = Exp in …` cannot be a `let … = Func in …` (under [`Grammar::K`]);
+//! * the target and value of a `let` and the arguments of `max`, `min`, `ArgMax` and the
+//!   functions are free.
+//!
+//! The parser is a loop over an explicit stack of frames, so a program nested 100,000 levels
+//! deep parses without deep recursion.
+
+use super::ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
+use super::diagnostic::SyntaxError;
+use super::lexer::{Keyword, Token, TokenKind, tokenize};
+
+/// Which grammar to accept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Grammar {
+    /// Exactly what K parses with the published `KNN-SYNTAX`.
+    #[default]
+    K,
+    /// Two documented relaxations for the revised profile: a let-Func may be the body of a
+    /// let-Exp without parentheses, and `1.0+2.0` is an addition.
+    Relaxed,
+}
+
+/// Parses a whole program.
+pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
+    let tokens = tokenize(source)?;
+    Parser {
+        source,
+        tokens,
+        pos: 0,
+        grammar,
+        frames: Vec::new(),
+    }
+    .run()
+}
+
+/// What the expression being parsed may be, loosest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Any,
+    /// The body of a let-Exp: anything but a let-Func.
+    NoLetFunc,
+    Sum,
+    Product,
+    Atom,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum BinOp {
+    Mul,
+    Add,
+}
+
+enum LetRhs {
+    Exp(Exp),
+    Func(Func),
+}
+
+/// What to do with the expression that is being parsed once it is complete.
+enum Frame {
+    Binary {
+        op: BinOp,
+        lhs: Exp,
+        level: Level,
+    },
+    LetTarget {
+        start: u32,
+        level: Level,
+    },
+    LetValue {
+        start: u32,
+        target: Exp,
+    },
+    FuncArg {
+        start: u32,
+        target: Exp,
+        keyword: Keyword,
+        func_start: u32,
+    },
+    LetBody {
+        start: u32,
+        target: Exp,
+        rhs: LetRhs,
+    },
+    Paren {
+        start: u32,
+        level: Level,
+    },
+    CallFirst {
+        start: u32,
+        keyword: Keyword,
+        level: Level,
+    },
+    CallSecond {
+        start: u32,
+        keyword: Keyword,
+        first: Exp,
+        level: Level,
+    },
+    ArgMaxArg {
+        start: u32,
+        level: Level,
+    },
+}
+
+enum Mode {
+    Expect(Level),
+    Primary(Exp, Level),
+    Operators(Exp, Level),
+    Reduce(Exp),
+}
+
+struct Parser<'s> {
+    source: &'s str,
+    tokens: Vec<Token>,
+    pos: usize,
+    grammar: Grammar,
+    frames: Vec<Frame>,
+}
+
+impl<'s> Parser<'s> {
+    fn run(mut self) -> Result<Exp, SyntaxError> {
+        let mut mode = Mode::Expect(Level::Any);
+        loop {
+            mode = match mode {
+                Mode::Expect(level) => self.expect_expression(level)?,
+                Mode::Primary(exp, level) => self.postfix(exp, level)?,
+                Mode::Operators(exp, level) => self.operators(exp, level),
+                Mode::Reduce(exp) => match self.frames.pop() {
+                    Some(frame) => self.reduce(frame, exp)?,
+                    None => return self.finish(exp),
+                },
+            };
+        }
+    }
+
+    fn peek(&self) -> &Token {
+        &self.tokens[self.pos]
+    }
+
+    fn advance(&mut self) -> Token {
+        let token = self.tokens[self.pos].clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        token
+    }
+
+    fn text(&self, token: &Token) -> &'s str {
+        &self.source[token.span.range()]
+    }
+
+    fn unexpected(&self, expected: &[&str]) -> SyntaxError {
+        let token = self.peek();
+        let found = token.kind.describe(self.text(token));
+        let mut err = SyntaxError::new(token.span, format!("unexpected {found}"))
+            .expected(expected.iter().copied());
+        if let TokenKind::Float(_) = token.kind
+            && self.text(token).starts_with('+')
+        {
+            err = err.hint(format!(
+                "`{0}` is read as one float literal (K's floats carry their sign); write `+ {1}`",
+                self.text(token),
+                &self.text(token)[1..]
+            ));
+        }
+        err
+    }
+
+    fn eat(&mut self, kind: &TokenKind, expected: &str) -> Result<Token, SyntaxError> {
+        if &self.peek().kind == kind {
+            Ok(self.advance())
+        } else {
+            Err(self.unexpected(&[expected]))
+        }
+    }
+
+    fn finish(&self, exp: Exp) -> Result<Exp, SyntaxError> {
+        match self.peek().kind {
+            TokenKind::Eof => Ok(exp),
+            _ => Err(self.unexpected(&["an operator", "the end of the program"])),
+        }
+    }
+
+    fn expect_expression(&mut self, level: Level) -> Result<Mode, SyntaxError> {
+        let token = self.advance();
+        let start = token.span.start;
+        let span = token.span;
+        Ok(match token.kind {
+            TokenKind::Float(x) => Mode::Primary(Exp::new(ExpKind::Float(x), span), level),
+            TokenKind::Int(n) => Mode::Primary(Exp::new(ExpKind::Int(n), span), level),
+            TokenKind::Id(name) => Mode::Primary(Exp::new(ExpKind::Id(name), span), level),
+            TokenKind::LParen => {
+                self.frames.push(Frame::Paren { start, level });
+                Mode::Expect(Level::Any)
+            }
+            TokenKind::Keyword(Keyword::Let) => {
+                if level > Level::NoLetFunc {
+                    return Err(SyntaxError::new(span, "a `let` cannot be an operand here")
+                        .hint("`+`, `*` and indexing bind tighter than `let`: put the `let` in parentheses"));
+                }
+                self.frames.push(Frame::LetTarget { start, level });
+                Mode::Expect(Level::Any)
+            }
+            TokenKind::Keyword(keyword @ (Keyword::Max | Keyword::Min)) => {
+                self.eat(&TokenKind::LParen, "`(`")?;
+                self.frames.push(Frame::CallFirst {
+                    start,
+                    keyword,
+                    level,
+                });
+                Mode::Expect(Level::Any)
+            }
+            TokenKind::Keyword(Keyword::ArgMax) => {
+                self.eat(&TokenKind::LParen, "`(`")?;
+                self.frames.push(Frame::ArgMaxArg { start, level });
+                Mode::Expect(Level::Any)
+            }
+            TokenKind::Keyword(keyword) if keyword.is_func() => {
+                return Err(SyntaxError::new(
+                    span,
+                    format!("`{}` is a function, not an expression", keyword.text()),
+                )
+                .hint(format!(
+                    "functions only appear on the right of a let: `let y = {}(…) in …`",
+                    keyword.text()
+                )));
+            }
+            _ => {
+                self.pos -= usize::from(token.kind != TokenKind::Eof);
+                return Err(self.unexpected(&["an expression"]));
+            }
+        })
+    }
+
+    /// `E [ Is ] [ Is ] …` directly after an atom.
+    fn postfix(&mut self, mut exp: Exp, level: Level) -> Result<Mode, SyntaxError> {
+        while self.peek().kind == TokenKind::LBracket {
+            self.advance();
+            let ints = self.ints()?;
+            let close = self.eat(&TokenKind::RBracket, "`]`")?;
+            let span = exp.span.to(close.span);
+            exp = Exp::new(ExpKind::Index(Box::new(exp), ints), span);
+        }
+        Ok(Mode::Operators(exp, level))
+    }
+
+    fn operators(&mut self, exp: Exp, level: Level) -> Mode {
+        match &self.peek().kind {
+            TokenKind::Star if level <= Level::Product => {
+                self.advance();
+                self.frames.push(Frame::Binary {
+                    op: BinOp::Mul,
+                    lhs: exp,
+                    level,
+                });
+                Mode::Expect(Level::Atom)
+            }
+            TokenKind::Plus if level <= Level::Sum => {
+                self.advance();
+                self.frames.push(Frame::Binary {
+                    op: BinOp::Add,
+                    lhs: exp,
+                    level,
+                });
+                Mode::Expect(Level::Product)
+            }
+            TokenKind::Float(x) if level <= Level::Sum && self.splits_signed_float() => {
+                // Relaxed grammar: `1.0+2.0` is `1.0 + 2.0`, not two adjacent floats.
+                let token = self.peek().clone();
+                let operand = Exp::new(
+                    ExpKind::Float(*x),
+                    Span::new(token.span.start as usize + 1, token.span.end as usize),
+                );
+                self.advance();
+                self.frames.push(Frame::Binary {
+                    op: BinOp::Add,
+                    lhs: exp,
+                    level,
+                });
+                Mode::Primary(operand, Level::Product)
+            }
+            _ => Mode::Reduce(exp),
+        }
+    }
+
+    fn splits_signed_float(&self) -> bool {
+        self.grammar == Grammar::Relaxed && self.text(self.peek()).starts_with('+')
+    }
+
+    fn reduce(&mut self, frame: Frame, exp: Exp) -> Result<Mode, SyntaxError> {
+        Ok(match frame {
+            Frame::Binary { op, lhs, level } => {
+                let span = lhs.span.to(exp.span);
+                let kind = match op {
+                    BinOp::Mul => ExpKind::Mul(Box::new(lhs), Box::new(exp)),
+                    BinOp::Add => ExpKind::Add(Box::new(lhs), Box::new(exp)),
+                };
+                Mode::Operators(Exp::new(kind, span), level)
+            }
+            Frame::LetTarget { start, level } => {
+                self.eat(&TokenKind::Equals, "`=`")?;
+                match self.peek().kind {
+                    TokenKind::Keyword(keyword) if keyword.is_func() => {
+                        self.let_func(start, level, exp)?
+                    }
+                    _ => {
+                        self.frames.push(Frame::LetValue { start, target: exp });
+                        Mode::Expect(Level::Any)
+                    }
+                }
+            }
+            Frame::LetValue { start, target } => {
+                self.eat(&TokenKind::Keyword(Keyword::In), "`in`")?;
+                self.frames.push(Frame::LetBody {
+                    start,
+                    target,
+                    rhs: LetRhs::Exp(exp),
+                });
+                Mode::Expect(match self.grammar {
+                    Grammar::K => Level::NoLetFunc,
+                    Grammar::Relaxed => Level::Any,
+                })
+            }
+            Frame::FuncArg {
+                start,
+                target,
+                keyword,
+                func_start,
+            } => {
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let arg = Box::new(exp);
+                let kind = match keyword {
+                    Keyword::Relu => FuncKind::Relu(arg),
+                    Keyword::ReluTensor => FuncKind::ReluTensor(arg),
+                    Keyword::Tanh => FuncKind::Tanh(arg),
+                    Keyword::TanhTensor => FuncKind::TanhTensor(arg),
+                    Keyword::Sigmoid => FuncKind::Sigmoid(arg),
+                    _ => FuncKind::SigmoidTensor(arg),
+                };
+                let func = Func {
+                    kind,
+                    span: Span {
+                        start: func_start,
+                        end: close.span.end,
+                    },
+                };
+                self.let_func_body(start, target, func)?
+            }
+            Frame::LetBody { start, target, rhs } => {
+                let span = Span {
+                    start,
+                    end: exp.span.end,
+                };
+                let body = Box::new(exp);
+                let target = Box::new(target);
+                let kind = match rhs {
+                    LetRhs::Exp(value) => ExpKind::Let {
+                        target,
+                        value: Box::new(value),
+                        body,
+                    },
+                    LetRhs::Func(func) => ExpKind::LetFunc { target, func, body },
+                };
+                // A let's body extends as far as possible: nothing can follow it here.
+                Mode::Reduce(Exp::new(kind, span))
+            }
+            Frame::Paren { start, level } => {
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let mut inner = exp;
+                inner.span = Span {
+                    start,
+                    end: close.span.end,
+                };
+                Mode::Primary(inner, level)
+            }
+            Frame::CallFirst {
+                start,
+                keyword,
+                level,
+            } => {
+                self.eat(&TokenKind::Comma, "`,`")?;
+                self.frames.push(Frame::CallSecond {
+                    start,
+                    keyword,
+                    first: exp,
+                    level,
+                });
+                Mode::Expect(Level::Any)
+            }
+            Frame::CallSecond {
+                start,
+                keyword,
+                first,
+                level,
+            } => {
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let span = Span {
+                    start,
+                    end: close.span.end,
+                };
+                let (a, b) = (Box::new(first), Box::new(exp));
+                let kind = if keyword == Keyword::Max {
+                    ExpKind::Max(a, b)
+                } else {
+                    ExpKind::Min(a, b)
+                };
+                Mode::Primary(Exp::new(kind, span), level)
+            }
+            Frame::ArgMaxArg { start, level } => {
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let span = Span {
+                    start,
+                    end: close.span.end,
+                };
+                Mode::Primary(Exp::new(ExpKind::ArgMax(Box::new(exp)), span), level)
+            }
+        })
+    }
+
+    /// After `let target =` with a function keyword next.
+    fn let_func(&mut self, start: u32, level: Level, target: Exp) -> Result<Mode, SyntaxError> {
+        let token = self.advance();
+        let TokenKind::Keyword(keyword) = token.kind else {
+            return Err(self.unexpected(&["a function"]));
+        };
+        if level == Level::NoLetFunc {
+            return Err(SyntaxError::new(
+                Span {
+                    start,
+                    end: token.span.end,
+                },
+                format!(
+                    "a `let … = {}(…) in …` cannot be the body of a `let … = expression in …`",
+                    keyword.text()
+                ),
+            )
+            .hint("K's priorities put let-Func below let-Exp: put this `let` in parentheses"));
+        }
+        self.eat(&TokenKind::LParen, "`(`")?;
+        let func_start = token.span.start;
+        match keyword {
+            Keyword::InitTensor => {
+                let shape = self.ints()?;
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let func = Func {
+                    kind: FuncKind::InitTensor(shape),
+                    span: Span {
+                        start: func_start,
+                        end: close.span.end,
+                    },
+                };
+                self.let_func_body(start, target, func)
+            }
+            Keyword::Linear => {
+                let weights = self.ident()?;
+                self.eat(&TokenKind::Comma, "`,`")?;
+                let input = self.ident()?;
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let func = Func {
+                    kind: FuncKind::Linear(weights, input),
+                    span: Span {
+                        start: func_start,
+                        end: close.span.end,
+                    },
+                };
+                self.let_func_body(start, target, func)
+            }
+            _ => {
+                self.frames.push(Frame::FuncArg {
+                    start,
+                    target,
+                    keyword,
+                    func_start,
+                });
+                Ok(Mode::Expect(Level::Any))
+            }
+        }
+    }
+
+    fn let_func_body(&mut self, start: u32, target: Exp, func: Func) -> Result<Mode, SyntaxError> {
+        self.eat(&TokenKind::Keyword(Keyword::In), "`in`")?;
+        self.frames.push(Frame::LetBody {
+            start,
+            target,
+            rhs: LetRhs::Func(func),
+        });
+        Ok(Mode::Expect(Level::Any))
+    }
+
+    fn ident(&mut self) -> Result<Ident, SyntaxError> {
+        match &self.peek().kind {
+            TokenKind::Id(name) => {
+                let ident = Ident {
+                    name: name.clone(),
+                    span: self.peek().span,
+                };
+                self.advance();
+                Ok(ident)
+            }
+            _ => Err(self
+                .unexpected(&["an identifier"])
+                .hint("`linear` takes the names of two tensors: `linear(W, x)`")),
+        }
+    }
+
+    /// `Int (, Int)*`: shapes and indices are unsigned integer literals.
+    fn ints(&mut self) -> Result<IntList, SyntaxError> {
+        let mut ints = Vec::new();
+        loop {
+            match self.peek().kind {
+                TokenKind::Int(n) => {
+                    ints.push(n);
+                    self.advance();
+                }
+                _ => {
+                    let hint = match &self.peek().kind {
+                        TokenKind::Float(_) if self.text(self.peek()).starts_with('-') => {
+                            "indices and dimensions are unsigned integer literals: negative ones cannot be written"
+                        }
+                        TokenKind::Float(_) => {
+                            "indices and dimensions are integer literals such as `2`, not floats"
+                        }
+                        TokenKind::Id(_) => {
+                            "indices and dimensions are integer literals: K-NN has no computed indices"
+                        }
+                        _ => "write integer literals separated by commas",
+                    };
+                    return Err(self.unexpected(&["an integer literal"]).hint(hint));
+                }
+            }
+            if self.peek().kind != TokenKind::Comma {
+                return Ok(ints);
+            }
+            self.advance();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::print::to_source;
+
+    fn parse(source: &str) -> Exp {
+        parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))
+    }
+
+    fn shape(source: &str) -> String {
+        to_source(&parse(source))
+    }
+
+    fn error(source: &str) -> SyntaxError {
+        parse_program(source, Grammar::K).expect_err(source)
+    }
+
+    #[test]
+    fn products_bind_tighter_than_sums_and_both_associate_left() {
+        assert_eq!(shape("a * b + c"), "a * b + c");
+        assert!(matches!(parse("a * b + c").kind, ExpKind::Add(..)));
+        assert!(
+            matches!(parse("a + b * c").kind, ExpKind::Add(_, ref r) if matches!(r.kind, ExpKind::Mul(..)))
+        );
+        assert!(
+            matches!(parse("a + b + c").kind, ExpKind::Add(ref l, _) if matches!(l.kind, ExpKind::Add(..)))
+        );
+        assert!(
+            matches!(parse("a * (b + c)").kind, ExpKind::Mul(_, ref r) if matches!(r.kind, ExpKind::Add(..)))
+        );
+        assert!(
+            matches!(parse("2.0*u[1,2]").kind, ExpKind::Mul(_, ref r) if matches!(r.kind, ExpKind::Index(..)))
+        );
+    }
+
+    #[test]
+    fn let_bodies_extend_as_far_as_possible() {
+        let e = parse("let x = 1.0 in x + 2.0");
+        let ExpKind::Let { body, .. } = &e.kind else {
+            panic!()
+        };
+        assert!(matches!(body.kind, ExpKind::Add(..)));
+        assert!(matches!(
+            parse("let x = let y = 1.0 in y in x").kind,
+            ExpKind::Let { .. }
+        ));
+    }
+
+    #[test]
+    fn let_func_may_nest_in_let_func_but_not_in_let_exp_bodies() {
+        parse("let x = initTensor(2) in let W = initTensor(2, 2) in W[0, 1]");
+        parse("let t = initTensor(1) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])");
+        let err = error("let t = initTensor(1) in let t[0] = 1.0 in let u = reluTensor(t) in u[0]");
+        assert!(err.message.contains("cannot be the body"), "{err}");
+        assert!(err.hint.unwrap().contains("parentheses"));
+        let relaxed = parse_program(
+            "let t = initTensor(1) in let t[0] = 1.0 in let u = reluTensor(t) in u[0]",
+            Grammar::Relaxed,
+        );
+        assert!(relaxed.is_ok());
+    }
+
+    #[test]
+    fn lets_are_not_operands_without_parentheses() {
+        assert!(
+            error("1.0 + let x = 1.0 in x")
+                .message
+                .contains("cannot be an operand")
+        );
+        parse("1.0 + (let x = 1.0 in x)");
+        assert!(error("(a + b)[0] + c [").message.contains("unexpected"));
+        parse("(a + b)[0]");
+    }
+
+    #[test]
+    fn signed_float_after_an_operand_is_an_error_with_a_hint() {
+        let err = error("1.0+2.0");
+        assert!(
+            err.hint.as_deref().unwrap_or("").contains("write `+ 2.0`"),
+            "{err:?}"
+        );
+        let e = parse_program("1.0+2.0", Grammar::Relaxed).unwrap();
+        assert!(matches!(e.kind, ExpKind::Add(..)));
+        assert!(
+            error("x +1.0")
+                .message
+                .contains("unexpected the float `+1.0`")
+        );
+    }
+
+    #[test]
+    fn indices_and_shapes_are_integer_literals() {
+        assert!(error("t[-1]").hint.unwrap().contains("negative"));
+        assert!(error("t[i]").hint.unwrap().contains("no computed indices"));
+        assert!(
+            error("let t = initTensor(2.0) in t")
+                .hint
+                .unwrap()
+                .contains("not floats")
+        );
+        assert!(
+            error("let t = initTensor(-1) in t")
+                .hint
+                .unwrap()
+                .contains("negative")
+        );
+    }
+
+    #[test]
+    fn functions_only_on_the_right_of_a_let() {
+        assert!(error("relu(3.0) + 1.0").message.contains("is a function"));
+        assert!(
+            error("let y = linear(W, 1.0) in y")
+                .message
+                .contains("unexpected")
+        );
+        parse("let x = relu(3.0) in x");
+        parse("let y = linear(W, x) in y[0]");
+    }
+
+    #[test]
+    fn tensor_is_an_ordinary_name_and_targets_are_free() {
+        parse("let tensor = initTensor(2) in tensor[1]");
+        parse("let 1.0 = 2.0 in 1.0");
+        parse("let (t)[0] = 1.0 in t[0]");
+    }
+
+    #[test]
+    fn spans_cover_the_source() {
+        let source = "let x = 1.0 in max(x, 2.0)";
+        let e = parse(source);
+        assert_eq!(e.span.range(), 0..source.len());
+        let ExpKind::Let { body, .. } = &e.kind else {
+            panic!()
+        };
+        assert_eq!(&source[body.span.range()], "max(x, 2.0)");
+    }
+
+    #[test]
+    fn error_positions_and_expectations() {
+        let source = "let x = 1.0\nx";
+        let err = error(source);
+        assert_eq!(err.line_col(source), (2, 1));
+        assert_eq!(err.expected, vec!["`in`"]);
+        let err = error("let x = 1.0 in");
+        assert!(err.message.contains("end of the program"), "{err}");
+        assert_eq!(err.expected, vec!["an expression"]);
+        assert!(error("max(1.0 2.0)").expected.contains(&"`,`".to_string()));
+    }
+
+    #[test]
+    fn deep_programs_parse_without_recursion() {
+        let mut source = String::new();
+        for i in 0..100_000 {
+            source.push_str(&format!("let x{i} = 1.0 in "));
+        }
+        source.push_str("x0");
+        let e = parse(&source);
+        assert_eq!(e.size(), 300_001);
+        let mut parens = "(".repeat(50_000);
+        parens.push('1');
+        parens.push_str(&")".repeat(50_000));
+        assert!(matches!(parse(&parens).kind, ExpKind::Int(1)));
+    }
+}

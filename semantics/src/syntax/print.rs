@@ -1,0 +1,195 @@
+//! Programs back to source text: the inverse of the parser. Parentheses are inserted exactly
+//! where K's priorities require them, floats print in the shortest form that reads back to the
+//! same bits, so `parse(to_source(p)) == p` for every program `p` the parser can produce.
+
+use super::ast::{Exp, ExpKind, Func, FuncKind};
+
+/// How loosely an expression binds; a context that needs a tighter one adds parentheses.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    LetFunc,
+    LetExp,
+    Sum,
+    Product,
+    Atom,
+}
+
+fn level(e: &Exp) -> Level {
+    match e.kind {
+        ExpKind::LetFunc { .. } => Level::LetFunc,
+        ExpKind::Let { .. } => Level::LetExp,
+        ExpKind::Add(..) => Level::Sum,
+        ExpKind::Mul(..) => Level::Product,
+        _ => Level::Atom,
+    }
+}
+
+enum Piece<'e> {
+    Text(&'static str),
+    Owned(String),
+    Exp(&'e Exp, Level),
+}
+
+/// A float literal that K reads back as the same binary64 value.
+pub fn float_literal(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else if x.is_nan() {
+        "NaN".into()
+    } else {
+        // `{:?}` is the shortest round-trip form and always has a `.` or an exponent.
+        format!("{x:?}")
+    }
+}
+
+pub fn ints_text(ints: &[i64]) -> String {
+    ints.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The program as source text, without recursion on its depth.
+pub fn to_source(exp: &Exp) -> String {
+    let mut out = String::new();
+    let mut stack = vec![Piece::Exp(exp, Level::LetFunc)];
+    while let Some(piece) = stack.pop() {
+        match piece {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Owned(t) => out.push_str(&t),
+            Piece::Exp(e, needed) if level(e) < needed => {
+                stack.extend([
+                    Piece::Text(")"),
+                    Piece::Exp(e, Level::LetFunc),
+                    Piece::Text("("),
+                ]);
+            }
+            Piece::Exp(e, _) => push_pieces(e, &mut stack),
+        }
+    }
+    out
+}
+
+/// Pushes the pieces of `e` in reverse order (the stack pops them left to right).
+fn push_pieces<'e>(e: &'e Exp, stack: &mut Vec<Piece<'e>>) {
+    use Piece::{Exp as P, Owned, Text};
+    let mut pieces: Vec<Piece<'e>> = match &e.kind {
+        ExpKind::Float(x) => vec![Owned(float_literal(*x))],
+        ExpKind::Int(n) => vec![Owned(n.to_string())],
+        ExpKind::Id(name) => vec![Owned(name.clone())],
+        ExpKind::Index(base, ints) => vec![
+            P(base, Level::Atom),
+            Owned(format!("[{}]", ints_text(ints))),
+        ],
+        ExpKind::Max(a, b) => vec![
+            Text("max("),
+            P(a, Level::LetFunc),
+            Text(", "),
+            P(b, Level::LetFunc),
+            Text(")"),
+        ],
+        ExpKind::Min(a, b) => vec![
+            Text("min("),
+            P(a, Level::LetFunc),
+            Text(", "),
+            P(b, Level::LetFunc),
+            Text(")"),
+        ],
+        ExpKind::ArgMax(a) => vec![Text("ArgMax("), P(a, Level::LetFunc), Text(")")],
+        ExpKind::Mul(a, b) => vec![P(a, Level::Product), Text(" * "), P(b, Level::Atom)],
+        ExpKind::Add(a, b) => vec![P(a, Level::Sum), Text(" + "), P(b, Level::Product)],
+        ExpKind::Let {
+            target,
+            value,
+            body,
+        } => vec![
+            Text("let "),
+            P(target, Level::LetFunc),
+            Text(" = "),
+            P(value, Level::LetFunc),
+            Text(" in "),
+            P(body, Level::LetExp),
+        ],
+        ExpKind::LetFunc { target, func, body } => {
+            let mut v = vec![Text("let "), P(target, Level::LetFunc), Text(" = ")];
+            push_func(func, &mut v);
+            v.extend([Text(" in "), P(body, Level::LetFunc)]);
+            v
+        }
+    };
+    pieces.reverse();
+    stack.append(&mut pieces);
+}
+
+fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
+    out.push(Piece::Owned(format!("{}(", func.keyword())));
+    match &func.kind {
+        FuncKind::InitTensor(shape) => out.push(Piece::Owned(ints_text(shape))),
+        FuncKind::Linear(w, x) => out.push(Piece::Owned(format!("{}, {}", w.name, x.name))),
+        _ => {
+            if let Some(arg) = func.argument() {
+                out.push(Piece::Exp(arg, Level::LetFunc));
+            }
+        }
+    }
+    out.push(Piece::Text(")"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parser::{Grammar, parse_program};
+
+    fn round_trip(source: &str) -> String {
+        let e = parse_program(source, Grammar::K).unwrap();
+        let printed = to_source(&e);
+        let again =
+            parse_program(&printed, Grammar::K).unwrap_or_else(|err| panic!("{printed}: {err}"));
+        assert!(e == again, "{source} printed as {printed}");
+        printed
+    }
+
+    #[test]
+    fn parentheses_only_where_priorities_need_them() {
+        assert_eq!(round_trip("a*(b+c)"), "a * (b + c)");
+        assert_eq!(round_trip("(a*b)+c"), "a * b + c");
+        assert_eq!(round_trip("a+(b+c)"), "a + (b + c)");
+        assert_eq!(round_trip("(a+b)+c"), "a + b + c");
+        assert_eq!(round_trip("(a + b)[0, 1]"), "(a + b)[0, 1]");
+        assert_eq!(
+            round_trip(
+                "let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"
+            ),
+            "let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"
+        );
+        assert_eq!(
+            round_trip("1.0 + (let x = 1.0 in x)"),
+            "1.0 + (let x = 1.0 in x)"
+        );
+    }
+
+    #[test]
+    fn floats_read_back_bit_for_bit() {
+        for x in [
+            0.1,
+            -0.0,
+            1e300,
+            5e-324,
+            -2.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let printed = round_trip(&float_literal(x));
+            let e = parse_program(&printed, Grammar::K).unwrap();
+            assert!(
+                matches!(e.kind, ExpKind::Float(y) if y.to_bits() == x.to_bits()),
+                "{x}"
+            );
+        }
+        round_trip("NaN");
+    }
+}
