@@ -1,4 +1,17 @@
 //! knn-semantics: the K-NN language (`k-nn.md`) as a parser and a small-step rewriting engine
 //! that mirrors the K definition rule by rule.
+//!
+//! Reading order: [`syntax`] (what programs are), [`term`] and [`config`] (the state K
+//! rewrites), [`rules`] (one item per K rule, one file per section of `k-nn.md`), [`profile`]
+//! (rule sets), [`engine`] (`successors`, `run`, `search`).
 
+pub mod config;
+pub mod engine;
+pub mod profile;
+pub mod rules;
 pub mod syntax;
+pub mod term;
+
+pub use config::Config;
+pub use engine::{Outcome, Run, RunOptions, run, search, successors};
+pub use profile::Profile;

@@ -1,0 +1,146 @@
+//! The small-step engine: [`successors`] (every rule of the best priority class that matches
+//! at the top of `<k>`), [`run`] (krun's deterministic choice, §2.9) and [`search`] (all
+//! reachable final configurations, breadth first). Limits are counts, never times.
+
+mod coverage;
+mod outcome;
+mod search;
+
+use crate::config::{Config, KItem};
+use crate::profile::{Priorities, Profile};
+use crate::rules::{Head, Rewrite, Rule, SideFirings};
+
+pub use coverage::Coverage;
+pub use outcome::{Limit, Outcome};
+pub use search::{Final, SearchOptions, SearchResult, search};
+
+/// One rewrite step: the rule that fired and the `[anywhere]`/`[function]` rules that fired
+/// while its right-hand side was built.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub rule: &'static Rule,
+    pub side: SideFirings,
+}
+
+/// A configuration reachable in one step.
+pub struct Successor {
+    pub step: Step,
+    pub config: Config,
+    /// Set when the step makes krun stop (the configuration is then the one before the step).
+    pub abort: Option<String>,
+}
+
+/// Applies one rule in place. `None` if it does not match (the configuration is untouched).
+fn try_rule(
+    profile: &Profile,
+    config: &mut Config,
+    rule: &'static Rule,
+) -> Option<(Step, Option<String>)> {
+    let apply = rule.apply?;
+    let mut rewrite = Rewrite::new(config, profile.build_index);
+    if !apply(&mut rewrite) {
+        return None;
+    }
+    let Rewrite { side, abort, .. } = rewrite;
+    Some((Step { rule, side }, abort))
+}
+
+/// Every configuration reachable in one step with a rule of the best priority class that
+/// matches (K-NN-SEMANTICS §2.10).
+pub fn successors(profile: &Profile, config: &Config, priorities: Priorities) -> Vec<Successor> {
+    let Some(top) = config.top() else {
+        return Vec::new();
+    };
+    let mut found: Vec<Successor> = Vec::new();
+    for &(_, rule) in profile.candidates(Head::of(top)) {
+        let mut next = config.clone();
+        if let Some((step, abort)) = try_rule(profile, &mut next, rule) {
+            let config = if abort.is_some() {
+                config.clone()
+            } else {
+                next
+            };
+            found.push(Successor {
+                step,
+                config,
+                abort,
+            });
+        }
+    }
+    let Some(best) = found.iter().map(|s| priorities.class_of(s.step.rule)).min() else {
+        return found;
+    };
+    found.retain(|s| priorities.class_of(s.step.rule) == best);
+    found
+}
+
+/// What `run` records besides the outcome.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Stop with [`Outcome::Limit`] after this many steps.
+    pub max_steps: Option<u64>,
+    /// Keep every step in [`Run::trace`].
+    pub trace: bool,
+}
+
+/// The result of `run`.
+pub struct Run {
+    pub outcome: Outcome,
+    /// The final configuration (for an abort, the one before the aborting step).
+    pub config: Config,
+    pub steps: u64,
+    pub trace: Vec<Step>,
+    pub coverage: Coverage,
+}
+
+/// Runs to a final state with krun's choice policy: the first rule, in the order krun tries
+/// them, that applies at the top of `<k>` (§2.9).
+pub fn run(profile: &'static Profile, mut config: Config, options: RunOptions) -> Run {
+    let mut coverage = Coverage::new(profile);
+    let mut trace = Vec::new();
+    let mut steps: u64 = 0;
+    let outcome = loop {
+        let Some(top) = config.top() else {
+            break Outcome::Empty;
+        };
+        if options.max_steps.is_some_and(|max| steps >= max) {
+            break Outcome::Limit(Limit::Steps(steps));
+        }
+        let mut fired = None;
+        for &(position, rule) in profile.candidates(Head::of(top)) {
+            if let Some(result) = try_rule(profile, &mut config, rule) {
+                fired = Some((position, result));
+                break;
+            }
+        }
+        let Some((position, (step, abort))) = fired else {
+            break Outcome::terminal(&config);
+        };
+        coverage.record(position, &step);
+        if let Some(reason) = abort {
+            break Outcome::Aborted(reason);
+        }
+        steps += 1;
+        if options.trace {
+            trace.push(step);
+        }
+    };
+    Run {
+        outcome,
+        config,
+        steps,
+        trace,
+        coverage,
+    }
+}
+
+impl Outcome {
+    /// How a configuration to which no rule applies ends.
+    pub fn terminal(config: &Config) -> Outcome {
+        match config.k.as_slice() {
+            [] => Outcome::Empty,
+            [KItem::Term(t)] if t.is_value() => Outcome::Value(t.clone()),
+            [.., top] => Outcome::Stuck(top.clone()),
+        }
+    }
+}

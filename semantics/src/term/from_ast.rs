@@ -1,0 +1,85 @@
+//! Programs (`syntax::Exp`) as runtime terms, without recursion on their depth.
+
+use crate::syntax::{Exp, ExpKind, FuncKind};
+
+use super::{FuncName, FuncTerm, Ints, Node, Sym, Term};
+
+enum Task<'e> {
+    Visit(&'e Exp),
+    Build(&'e Exp),
+}
+
+/// The term `$PGM` that the initial `<k>` cell holds.
+pub fn term_of_program(program: &Exp) -> Term {
+    let mut tasks = vec![Task::Visit(program)];
+    let mut results: Vec<Term> = Vec::new();
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Visit(e) => {
+                tasks.push(Task::Build(e));
+                // Children are built left to right, so they are pushed right to left.
+                for child in e.children().into_iter().rev() {
+                    tasks.push(Task::Visit(child));
+                }
+            }
+            Task::Build(e) => {
+                let n = e.children().len();
+                let mut children = results.split_off(results.len() - n).into_iter();
+                let mut next = || children.next().expect("one term per child");
+                let node = match &e.kind {
+                    ExpKind::Float(x) => Node::Float(*x),
+                    ExpKind::Int(n) => Node::Int(*n),
+                    ExpKind::Id(name) => Node::Id(Sym::new(name)),
+                    ExpKind::Index(_, ints) => Node::Index {
+                        base: next(),
+                        ints: ints_of(ints),
+                    },
+                    ExpKind::Max(..) => Node::Max(next(), next()),
+                    ExpKind::Min(..) => Node::Min(next(), next()),
+                    ExpKind::ArgMax(_) => Node::ArgMax(next()),
+                    ExpKind::Mul(..) => Node::Mul(next(), next()),
+                    ExpKind::Add(..) => Node::Add(next(), next()),
+                    ExpKind::Let { .. } => Node::Let {
+                        target: next(),
+                        value: next(),
+                        body: next(),
+                    },
+                    ExpKind::LetFunc { func, .. } => {
+                        let target = next();
+                        let func_term = match &func.kind {
+                            FuncKind::InitTensor(shape) => FuncTerm::InitTensor(ints_of(shape)),
+                            FuncKind::Linear(w, x) => FuncTerm::Linear(
+                                Term::id(&Sym::new(&w.name), w.span),
+                                Term::id(&Sym::new(&x.name), x.span),
+                            ),
+                            FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
+                            FuncKind::ReluTensor(_) => {
+                                FuncTerm::Apply(FuncName::ReluTensor, next())
+                            }
+                            FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),
+                            FuncKind::TanhTensor(_) => {
+                                FuncTerm::Apply(FuncName::TanhTensor, next())
+                            }
+                            FuncKind::Sigmoid(_) => FuncTerm::Apply(FuncName::Sigmoid, next()),
+                            FuncKind::SigmoidTensor(_) => {
+                                FuncTerm::Apply(FuncName::SigmoidTensor, next())
+                            }
+                        };
+                        Node::LetFunc {
+                            target,
+                            func: func_term,
+                            body: next(),
+                        }
+                    }
+                };
+                results.push(Term::new(node, e.span));
+            }
+        }
+    }
+    results.pop().expect("one term for the program")
+}
+
+fn ints_of(values: &[i64]) -> Ints {
+    // The parser never produces an empty list.
+    Ints::new(values).unwrap_or_else(|| Ints::one(0))
+}

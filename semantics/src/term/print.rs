@@ -1,0 +1,275 @@
+//! Terms as krun prints them: every terminal and argument separated by one space
+//! (`tensor ( 1 , 4 )`, `t [ 1 , 2 ]`, `let x = 0.10000000000000000e1 in x`), Floats in K's
+//! format, and parentheses `( … )` only where K's priorities require them (the same rules as
+//! the source printer). Iterative, so 100,000-deep terms print.
+
+use super::float_format::k_float;
+use super::traverse::for_each_child;
+use super::{FuncTerm, HelperArgs, Ints, Node, Term};
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    LetFunc,
+    LetExp,
+    Sum,
+    Product,
+    Atom,
+}
+
+fn level(node: &Node) -> Level {
+    match node {
+        Node::LetFunc { .. } => Level::LetFunc,
+        Node::Let { .. } => Level::LetExp,
+        Node::Add(..) => Level::Sum,
+        Node::Mul(..) => Level::Product,
+        _ => Level::Atom,
+    }
+}
+
+enum Piece {
+    Text(String),
+    Term(Term, Level),
+}
+
+fn text(s: impl Into<String>) -> Piece {
+    Piece::Text(s.into())
+}
+
+/// `1 , 2 , 3`.
+pub fn ints_text(ints: &Ints) -> String {
+    ints.as_slice()
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(" , ")
+}
+
+/// `term` in krun's syntax.
+pub fn term_to_string(term: &Term) -> String {
+    let mut out = String::new();
+    write_term(term, &mut out);
+    out
+}
+
+pub fn write_term(term: &Term, out: &mut String) {
+    let mut stack = vec![Piece::Term(term.clone(), Level::LetFunc)];
+    while let Some(piece) = stack.pop() {
+        match piece {
+            Piece::Text(t) => out.push_str(&t),
+            Piece::Term(t, needed) if level(t.node()) < needed => {
+                stack.extend([text(" )"), Piece::Term(t, Level::LetFunc), text("( ")]);
+            }
+            Piece::Term(t, _) => {
+                let mut pieces = pieces_of(&t);
+                pieces.reverse();
+                stack.append(&mut pieces);
+            }
+        }
+    }
+}
+
+/// `name ( a , b , … )` where the arguments are already pieces.
+fn call(name: &str, args: Vec<Piece>) -> Vec<Piece> {
+    let mut out = vec![text(format!("{name} ( "))];
+    for (k, arg) in args.into_iter().enumerate() {
+        if k > 0 {
+            out.push(text(" , "));
+        }
+        out.push(arg);
+    }
+    out.push(text(" )"));
+    out
+}
+
+fn inner(t: &Term) -> Piece {
+    Piece::Term(t.clone(), Level::LetFunc)
+}
+
+fn range(from: i64, to: i64) -> Piece {
+    text(format!("{from} ... {to}"))
+}
+
+fn pieces_of(term: &Term) -> Vec<Piece> {
+    let node = term.node();
+    match node {
+        Node::Float(x) => vec![text(k_float(*x))],
+        Node::Int(n) => vec![text(n.to_string())],
+        Node::Tensor { loc, len } => vec![text(format!("tensor ( {loc} , {len} )"))],
+        Node::Id(x) => vec![text(x.as_str())],
+        Node::Index { base, ints } => {
+            vec![
+                Piece::Term(base.clone(), Level::Atom),
+                text(format!(" [ {} ]", ints_text(ints))),
+            ]
+        }
+        Node::Max(a, b) => call("max", vec![inner(a), inner(b)]),
+        Node::Min(a, b) => call("min", vec![inner(a), inner(b)]),
+        Node::ArgMax(a) => call("ArgMax", vec![inner(a)]),
+        Node::Mul(a, b) => vec![
+            Piece::Term(a.clone(), Level::Product),
+            text(" * "),
+            Piece::Term(b.clone(), Level::Atom),
+        ],
+        Node::Add(a, b) => vec![
+            Piece::Term(a.clone(), Level::Sum),
+            text(" + "),
+            Piece::Term(b.clone(), Level::Product),
+        ],
+        Node::Let {
+            target,
+            value,
+            body,
+        } => vec![
+            text("let "),
+            inner(target),
+            text(" = "),
+            inner(value),
+            text(" in "),
+            Piece::Term(body.clone(), Level::LetExp),
+        ],
+        Node::LetFunc { target, func, body } => {
+            let mut v = vec![text("let "), inner(target), text(" = ")];
+            v.extend(match func {
+                FuncTerm::InitTensor(ints) => {
+                    vec![text(format!("initTensor ( {} )", ints_text(ints)))]
+                }
+                FuncTerm::Apply(name, arg) => call(name.keyword(), vec![inner(arg)]),
+                FuncTerm::Linear(w, x) => call("linear", vec![inner(w), inner(x)]),
+            });
+            v.extend([text(" in "), inner(body)]);
+            v
+        }
+        Node::DefineTensor { x, ints } => {
+            call("defineTensor", vec![inner(x), text(ints_text(ints))])
+        }
+        Node::DefineTensorHelper { x, from, to, rest } => call(
+            "defineTensorHelper",
+            vec![text(x.as_str()), range(*from, *to), text(ints_text(rest))],
+        ),
+        Node::Lookup(loc) => call("lookup", vec![text(loc.to_string())]),
+        Node::StoreVal { target, value } => call("storeVal", vec![inner(target), inner(value)]),
+        Node::StoreAtVal { loc, value } => {
+            call("storeAtVal", vec![text(loc.to_string()), inner(value)])
+        }
+        Node::ActHelper { act, y, x, args } => {
+            let mut v = vec![inner(y), inner(x)];
+            match args {
+                HelperArgs::Elem => {}
+                HelperArgs::Dims(ints) => v.push(text(ints_text(ints))),
+                HelperArgs::RangeDims { from, to, rest } => {
+                    v.extend([range(*from, *to), text(ints_text(rest))])
+                }
+                HelperArgs::Range { from, to } => v.push(range(*from, *to)),
+            }
+            call(act.helper_name(), v)
+        }
+        Node::ActItem { act, arg } => call(act.item_name(), vec![inner(arg)]),
+        Node::LinearHelper { y, i, j, w, x } => call(
+            "linearHelper",
+            vec![
+                text(y.as_str()),
+                text(i.to_string()),
+                text(j.to_string()),
+                text(w.as_str()),
+                text(x.as_str()),
+            ],
+        ),
+        Node::LinearRows {
+            y,
+            from,
+            to,
+            j,
+            w,
+            x,
+        } => call(
+            "linearHelper",
+            vec![
+                text(y.as_str()),
+                range(*from, *to),
+                text(j.to_string()),
+                text(w.as_str()),
+                text(x.as_str()),
+            ],
+        ),
+        Node::LinearCols {
+            y,
+            y_row,
+            from,
+            to,
+            w,
+            w_row,
+            x,
+        } => call(
+            "linearHelper",
+            vec![
+                text(format!("{y} [ {y_row} ]")),
+                range(*from, *to),
+                text(format!("{w} [ {w_row} ]")),
+                text(x.as_str()),
+            ],
+        ),
+        Node::LinearMac(a, b, c) => call("linearHelper", vec![inner(a), inner(b), inner(c)]),
+        Node::ArgMaxHelper {
+            x,
+            from,
+            to,
+            max,
+            index,
+        } => call(
+            "ArgMaxHelper",
+            vec![
+                text(x.as_str()),
+                range(*from, *to),
+                text(k_float(*max)),
+                text(index.to_string()),
+            ],
+        ),
+        Node::Fun(a) => call("fun", vec![inner(a)]),
+        Node::Subst(_) => {
+            // `node()` never returns a pending substitution; print the children defensively.
+            let mut v = Vec::new();
+            for_each_child(node, |c| v.push(inner(c)));
+            v
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{Grammar, parse_program};
+    use crate::term::term_of_program;
+
+    fn krun(source: &str) -> String {
+        term_to_string(&term_of_program(
+            &parse_program(source, Grammar::K).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn spacing_and_floats_as_krun_prints_them() {
+        assert_eq!(krun("2.0*u[1,2]"), "0.20000000000000000e1 * u [ 1 , 2 ]");
+        assert_eq!(
+            krun("let x = relu(3.0) in x"),
+            "let x = relu ( 0.30000000000000000e1 ) in x"
+        );
+        assert_eq!(
+            krun("let y = linear(W, x) in y[0]"),
+            "let y = linear ( W , x ) in y [ 0 ]"
+        );
+        assert_eq!(
+            krun("let t = initTensor(2,3) in ArgMax(t)"),
+            "let t = initTensor ( 2 , 3 ) in ArgMax ( t )"
+        );
+    }
+
+    #[test]
+    fn brackets_follow_priorities() {
+        assert_eq!(krun("a*(b+c)"), "a * ( b + c )");
+        assert_eq!(krun("(a+b)[0]"), "( a + b ) [ 0 ]");
+        assert_eq!(
+            krun("1 + (let x = 1.0 in x)"),
+            "1 + ( let x = 0.10000000000000000e1 in x )"
+        );
+    }
+}

@@ -1,0 +1,388 @@
+//! Generic walks over terms with an explicit stack: children, drop, equality and hashing.
+//! None of them recurses on the depth of a term.
+
+use std::hash::{Hash, Hasher};
+use std::mem;
+use std::rc::Rc;
+
+use super::{FuncTerm, Node, Term};
+
+/// Calls `f` on each direct child of `node`, left to right.
+pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
+    match node {
+        Node::Float(_)
+        | Node::Int(_)
+        | Node::Tensor { .. }
+        | Node::Id(_)
+        | Node::Lookup(_)
+        | Node::DefineTensorHelper { .. }
+        | Node::LinearHelper { .. }
+        | Node::LinearRows { .. }
+        | Node::LinearCols { .. }
+        | Node::ArgMaxHelper { .. } => {}
+        Node::Index { base: a, .. }
+        | Node::ArgMax(a)
+        | Node::DefineTensor { x: a, .. }
+        | Node::StoreAtVal { value: a, .. }
+        | Node::ActItem { arg: a, .. }
+        | Node::Fun(a) => f(a),
+        Node::Max(a, b)
+        | Node::Min(a, b)
+        | Node::Mul(a, b)
+        | Node::Add(a, b)
+        | Node::StoreVal {
+            target: a,
+            value: b,
+        }
+        | Node::ActHelper { y: a, x: b, .. } => {
+            f(a);
+            f(b);
+        }
+        Node::Let {
+            target,
+            value,
+            body,
+        } => {
+            f(target);
+            f(value);
+            f(body);
+        }
+        Node::LinearMac(a, b, c) => {
+            f(a);
+            f(b);
+            f(c);
+        }
+        Node::LetFunc { target, func, body } => {
+            f(target);
+            match func {
+                FuncTerm::InitTensor(_) => {}
+                FuncTerm::Apply(_, arg) => f(arg),
+                FuncTerm::Linear(w, x) => {
+                    f(w);
+                    f(x);
+                }
+            }
+            f(body);
+        }
+        Node::Subst(lazy) => f(lazy.forced()),
+    }
+}
+
+/// Moves the owned children of `node` onto `out`.
+fn into_children(node: Node, out: &mut Vec<Term>) {
+    match node {
+        Node::Float(_)
+        | Node::Int(_)
+        | Node::Tensor { .. }
+        | Node::Id(_)
+        | Node::Lookup(_)
+        | Node::DefineTensorHelper { .. }
+        | Node::LinearHelper { .. }
+        | Node::LinearRows { .. }
+        | Node::LinearCols { .. }
+        | Node::ArgMaxHelper { .. } => {}
+        Node::Index { base: a, .. }
+        | Node::ArgMax(a)
+        | Node::DefineTensor { x: a, .. }
+        | Node::StoreAtVal { value: a, .. }
+        | Node::ActItem { arg: a, .. }
+        | Node::Fun(a) => out.push(a),
+        Node::Max(a, b)
+        | Node::Min(a, b)
+        | Node::Mul(a, b)
+        | Node::Add(a, b)
+        | Node::StoreVal {
+            target: a,
+            value: b,
+        }
+        | Node::ActHelper { y: a, x: b, .. } => out.extend([a, b]),
+        Node::Let {
+            target,
+            value,
+            body,
+        } => out.extend([target, value, body]),
+        Node::LinearMac(a, b, c) => out.extend([a, b, c]),
+        Node::LetFunc { target, func, body } => {
+            out.extend([target, body]);
+            match func {
+                FuncTerm::InitTensor(_) => {}
+                FuncTerm::Apply(_, arg) => out.push(arg),
+                FuncTerm::Linear(w, x) => out.extend([w, x]),
+            }
+        }
+        Node::Subst(lazy) => lazy.into_terms(out),
+    }
+}
+
+/// Drops `node`'s subtree without recursion: uniquely owned children are taken apart here.
+pub fn drop_iteratively(node: &mut Node) {
+    if matches!(
+        node,
+        Node::Float(_) | Node::Int(_) | Node::Id(_) | Node::Lookup(_) | Node::Tensor { .. }
+    ) {
+        return;
+    }
+    let mut stack = Vec::new();
+    into_children(mem::replace(node, Node::Int(0)), &mut stack);
+    while let Some(term) = stack.pop() {
+        if let Ok(mut data) = Rc::try_unwrap(term.0) {
+            into_children(mem::replace(&mut data.node, Node::Int(0)), &mut stack);
+        }
+    }
+}
+
+/// Whether two nodes agree on everything but their children.
+fn shallow_eq(a: &Node, b: &Node) -> bool {
+    use Node as N;
+    match (a, b) {
+        (N::Float(x), N::Float(y)) => x.to_bits() == y.to_bits(),
+        (N::Int(x), N::Int(y)) => x == y,
+        (N::Tensor { loc: l1, len: n1 }, N::Tensor { loc: l2, len: n2 }) => l1 == l2 && n1 == n2,
+        (N::Id(x), N::Id(y)) => x == y,
+        (N::Index { ints: i, .. }, N::Index { ints: j, .. }) => i == j,
+        (N::DefineTensor { ints: i, .. }, N::DefineTensor { ints: j, .. }) => i == j,
+        (N::Lookup(x), N::Lookup(y)) => x == y,
+        (N::StoreAtVal { loc: x, .. }, N::StoreAtVal { loc: y, .. }) => x == y,
+        (
+            N::ActHelper {
+                act: a1, args: r1, ..
+            },
+            N::ActHelper {
+                act: a2, args: r2, ..
+            },
+        ) => a1 == a2 && r1 == r2,
+        (N::ActItem { act: a1, .. }, N::ActItem { act: a2, .. }) => a1 == a2,
+        (N::LetFunc { func: f, .. }, N::LetFunc { func: g, .. }) => match (f, g) {
+            (FuncTerm::InitTensor(i), FuncTerm::InitTensor(j)) => i == j,
+            (FuncTerm::Apply(m, _), FuncTerm::Apply(n, _)) => m == n,
+            (FuncTerm::Linear(..), FuncTerm::Linear(..)) => true,
+            _ => false,
+        },
+        (
+            N::DefineTensorHelper { x, from, to, rest },
+            N::DefineTensorHelper {
+                x: x2,
+                from: f2,
+                to: t2,
+                rest: r2,
+            },
+        ) => x == x2 && from == f2 && to == t2 && rest == r2,
+        (
+            N::LinearHelper { y, i, j, w, x },
+            N::LinearHelper {
+                y: y2,
+                i: i2,
+                j: j2,
+                w: w2,
+                x: x2,
+            },
+        ) => (y, i, j, w, x) == (y2, i2, j2, w2, x2),
+        (
+            N::LinearRows {
+                y,
+                from,
+                to,
+                j,
+                w,
+                x,
+            },
+            N::LinearRows {
+                y: y2,
+                from: f2,
+                to: t2,
+                j: j2,
+                w: w2,
+                x: x2,
+            },
+        ) => (y, from, to, j, w, x) == (y2, f2, t2, j2, w2, x2),
+        (
+            N::LinearCols {
+                y,
+                y_row,
+                from,
+                to,
+                w,
+                w_row,
+                x,
+            },
+            N::LinearCols {
+                y: y2,
+                y_row: yr2,
+                from: f2,
+                to: t2,
+                w: w2,
+                w_row: wr2,
+                x: x2,
+            },
+        ) => (y, y_row, from, to, w, w_row, x) == (y2, yr2, f2, t2, w2, wr2, x2),
+        (
+            N::ArgMaxHelper {
+                x,
+                from,
+                to,
+                max,
+                index,
+            },
+            N::ArgMaxHelper {
+                x: x2,
+                from: f2,
+                to: t2,
+                max: m2,
+                index: i2,
+            },
+        ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
+        _ => mem::discriminant(a) == mem::discriminant(b),
+    }
+}
+
+fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
+    mem::discriminant(node).hash(state);
+    match node {
+        Node::Float(x) => x.to_bits().hash(state),
+        Node::Int(n) | Node::Lookup(n) | Node::StoreAtVal { loc: n, .. } => n.hash(state),
+        Node::Tensor { loc, len } => (loc, len).hash(state),
+        Node::Id(x) => x.hash(state),
+        Node::Index { ints, .. } | Node::DefineTensor { ints, .. } => ints.hash(state),
+        Node::ActHelper { act, args, .. } => (act, args).hash(state),
+        Node::ActItem { act, .. } => act.hash(state),
+        Node::LetFunc { func, .. } => match func {
+            FuncTerm::InitTensor(ints) => ints.hash(state),
+            FuncTerm::Apply(name, _) => name.hash(state),
+            FuncTerm::Linear(..) => 0u8.hash(state),
+        },
+        Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
+        Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
+        Node::LinearRows {
+            y,
+            from,
+            to,
+            j,
+            w,
+            x,
+        } => (y, from, to, j, w, x).hash(state),
+        Node::LinearCols {
+            y,
+            y_row,
+            from,
+            to,
+            w,
+            w_row,
+            x,
+        } => (y, y_row, from, to, w, w_row, x).hash(state),
+        Node::ArgMaxHelper {
+            x,
+            from,
+            to,
+            max,
+            index,
+        } => (x, from, to, max.to_bits(), index).hash(state),
+        _ => {}
+    }
+}
+
+pub fn structurally_equal(a: &Term, b: &Term) -> bool {
+    let mut stack = vec![(a.clone(), b.clone())];
+    let mut left = Vec::new();
+    let mut right = Vec::new();
+    while let Some((a, b)) = stack.pop() {
+        if a.ptr_eq(&b) {
+            continue;
+        }
+        let (na, nb) = (a.node(), b.node());
+        if !shallow_eq(na, nb) {
+            return false;
+        }
+        left.clear();
+        right.clear();
+        for_each_child(na, |c| left.push(c.clone()));
+        for_each_child(nb, |c| right.push(c.clone()));
+        if left.len() != right.len() {
+            return false;
+        }
+        stack.extend(left.drain(..).zip(right.drain(..)));
+    }
+    true
+}
+
+pub fn hash_structure<H: Hasher>(term: &Term, state: &mut H) {
+    let mut stack = vec![term.clone()];
+    while let Some(t) = stack.pop() {
+        let node = t.node();
+        shallow_hash(node, state);
+        for_each_child(node, |c| stack.push(c.clone()));
+    }
+}
+
+/// A copy of `node` whose children, left to right, are taken from `children`
+/// (the inverse of [`for_each_child`]).
+pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
+    let mut next = || {
+        children
+            .next()
+            .expect("rebuild: one new child per old child")
+    };
+    match node {
+        Node::Float(_)
+        | Node::Int(_)
+        | Node::Tensor { .. }
+        | Node::Id(_)
+        | Node::Lookup(_)
+        | Node::DefineTensorHelper { .. }
+        | Node::LinearHelper { .. }
+        | Node::LinearRows { .. }
+        | Node::LinearCols { .. }
+        | Node::ArgMaxHelper { .. }
+        | Node::Subst(_) => node.clone(),
+        Node::Index { ints, .. } => Node::Index {
+            base: next(),
+            ints: ints.clone(),
+        },
+        Node::ArgMax(_) => Node::ArgMax(next()),
+        Node::DefineTensor { ints, .. } => Node::DefineTensor {
+            x: next(),
+            ints: ints.clone(),
+        },
+        Node::StoreAtVal { loc, .. } => Node::StoreAtVal {
+            loc: *loc,
+            value: next(),
+        },
+        Node::ActItem { act, .. } => Node::ActItem {
+            act: *act,
+            arg: next(),
+        },
+        Node::Fun(_) => Node::Fun(next()),
+        Node::Max(..) => Node::Max(next(), next()),
+        Node::Min(..) => Node::Min(next(), next()),
+        Node::Mul(..) => Node::Mul(next(), next()),
+        Node::Add(..) => Node::Add(next(), next()),
+        Node::StoreVal { .. } => Node::StoreVal {
+            target: next(),
+            value: next(),
+        },
+        Node::ActHelper { act, args, .. } => Node::ActHelper {
+            act: *act,
+            y: next(),
+            x: next(),
+            args: args.clone(),
+        },
+        Node::Let { .. } => Node::Let {
+            target: next(),
+            value: next(),
+            body: next(),
+        },
+        Node::LinearMac(..) => Node::LinearMac(next(), next(), next()),
+        Node::LetFunc { func, .. } => {
+            let target = next();
+            let func = match func {
+                FuncTerm::InitTensor(ints) => FuncTerm::InitTensor(ints.clone()),
+                FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
+                FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
+            };
+            Node::LetFunc {
+                target,
+                func,
+                body: next(),
+            }
+        }
+    }
+}
