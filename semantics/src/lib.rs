@@ -7,7 +7,10 @@
 
 pub mod config;
 pub mod engine;
+pub mod inputs;
+pub mod observables;
 pub mod profile;
+pub mod report;
 pub mod rules;
 pub mod syntax;
 pub mod term;

@@ -43,6 +43,9 @@ pub struct SearchResult {
 
 pub fn search(profile: &'static Profile, initial: Config, options: SearchOptions) -> SearchResult {
     let mut coverage = Coverage::new(profile);
+    // Pending substitutions cache their result in a `OnceCell`; hashing and equality look at
+    // the substituted term, which the cache never changes.
+    #[allow(clippy::mutable_key_type)]
     let mut seen: HashSet<Config> = HashSet::new();
     let mut queue: VecDeque<(Config, u64)> = VecDeque::new();
     let mut finals = Vec::new();

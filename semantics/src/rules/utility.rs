@@ -39,7 +39,7 @@ pub static FUN_MERGE_2: Rule = Rule::top(
     "L455",
     "rule fun(E:Exp[I:Int][J:Int]) => fun(E[I,J]) [function]",
     &[Head::Fun],
-    |r| fun_merge(r, |is| is.single().map(|j| Ints::one(j))),
+    |r| fun_merge(r, |is| is.single().map(Ints::one)),
 );
 
 /// R73 `fun-merge-n` (L456): `rule fun(E:Exp[I:Int][Is:Ints]) => fun(E[I, Is]) [function]`

@@ -177,33 +177,33 @@ impl Func {
 }
 
 /// Moves the boxed children of `kind` onto `stack`, leaving `kind` childless.
-fn take_children(kind: ExpKind, stack: &mut Vec<Box<Exp>>) {
+fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
     match kind {
         ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
-        ExpKind::Index(e, _) | ExpKind::ArgMax(e) => stack.push(e),
+        ExpKind::Index(e, _) | ExpKind::ArgMax(e) => stack.push(*e),
         ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
-            stack.push(a);
-            stack.push(b);
+            stack.push(*a);
+            stack.push(*b);
         }
         ExpKind::Let {
             target,
             value,
             body,
         } => {
-            stack.push(target);
-            stack.push(value);
-            stack.push(body);
+            stack.push(*target);
+            stack.push(*value);
+            stack.push(*body);
         }
         ExpKind::LetFunc { target, func, body } => {
-            stack.push(target);
-            stack.push(body);
+            stack.push(*target);
+            stack.push(*body);
             match func.kind {
                 FuncKind::Relu(e)
                 | FuncKind::ReluTensor(e)
                 | FuncKind::Tanh(e)
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
-                | FuncKind::SigmoidTensor(e) => stack.push(e),
+                | FuncKind::SigmoidTensor(e) => stack.push(*e),
                 FuncKind::InitTensor(_) | FuncKind::Linear(..) => {}
             }
         }

@@ -1,0 +1,147 @@
+//! `--input NAME=[1.0,2.0]`, `--input NAME=[[1.0,2.0],[3.0,4.0]]`, `--input NAME=FILE.npy`.
+
+use std::path::Path;
+
+use knn_semantics::inputs::TensorInput;
+
+use crate::data::npy::read_npy;
+
+/// Parses one `--input` argument.
+pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
+    let Some((name, value)) = argument.split_once('=') else {
+        return Err(format!(
+            "`--input {argument}`: expected NAME=[v, …], NAME=[[…], …] or NAME=FILE.npy"
+        ));
+    };
+    let name = name.trim().to_string();
+    let value = value.trim();
+    let (shape, data) = if value.starts_with('[') {
+        parse_inline(value).map_err(|e| format!("`--input {argument}`: {e}"))?
+    } else {
+        let array = read_npy(Path::new(value)).map_err(|e| format!("`--input {argument}`: {e}"))?;
+        (array.shape, array.data)
+    };
+    let input = TensorInput { name, shape, data };
+    input
+        .validate()
+        .map_err(|e| format!("`--input {argument}`: {e}"))?;
+    Ok(input)
+}
+
+/// `[1.0, 2]` or `[[1, 2], [3, 4]]`: the shape and the row-major data. Numbers are anything
+/// Rust reads as an f64 (`1`, `-2.5e3`, `NaN`, `inf`) or K's `Infinity`.
+pub fn parse_inline(text: &str) -> Result<(Vec<usize>, Vec<f64>), String> {
+    let inner = strip_brackets(text).ok_or("a list must be written in brackets")?;
+    if inner.trim_start().starts_with('[') {
+        let rows = split_rows(inner)?;
+        let mut data = Vec::new();
+        let mut cols = None;
+        for row in &rows {
+            let values =
+                parse_numbers(strip_brackets(row).ok_or("each row must be written in brackets")?)?;
+            match cols {
+                None => cols = Some(values.len()),
+                Some(c) if c != values.len() => {
+                    return Err(format!(
+                        "rows have different lengths ({c} and {})",
+                        values.len()
+                    ));
+                }
+                _ => {}
+            }
+            data.extend(values);
+        }
+        Ok((vec![rows.len(), cols.unwrap_or(0)], data))
+    } else {
+        let data = parse_numbers(inner)?;
+        Ok((vec![data.len()], data))
+    }
+}
+
+fn strip_brackets(text: &str) -> Option<&str> {
+    text.trim().strip_prefix('[')?.strip_suffix(']')
+}
+
+/// The bracketed rows of a matrix, split at top-level commas.
+fn split_rows(inner: &str) -> Result<Vec<&str>, String> {
+    let mut rows = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth == 0 => return Err("unbalanced `]`".into()),
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                rows.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth > 1 {
+            return Err("inputs have rank 1 or 2".into());
+        }
+    }
+    if depth != 0 {
+        return Err("unbalanced `[`".into());
+    }
+    rows.push(inner[start..].trim());
+    Ok(rows)
+}
+
+fn parse_numbers(list: &str) -> Result<Vec<f64>, String> {
+    if list.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    list.split(',')
+        .map(|item| {
+            let item = item.trim();
+            match item {
+                "Infinity" | "+Infinity" => Ok(f64::INFINITY),
+                "-Infinity" => Ok(f64::NEG_INFINITY),
+                _ => item
+                    .parse::<f64>()
+                    .map_err(|_| format!("`{item}` is not a number")),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_and_matrices() {
+        assert_eq!(parse_inline("[1.0, 2]").unwrap(), (vec![2], vec![1.0, 2.0]));
+        assert_eq!(
+            parse_inline("[[1,2],[3,4],[5,6]]").unwrap(),
+            (vec![3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+        );
+        assert_eq!(parse_inline("[]").unwrap(), (vec![0], vec![]));
+        let (_, nan) = parse_inline("[NaN, -Infinity]").unwrap();
+        assert!(nan[0].is_nan() && nan[1] == f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn malformed_lists_are_refused_with_a_reason() {
+        assert!(
+            parse_inline("[[1,2],[3]]")
+                .unwrap_err()
+                .contains("different lengths")
+        );
+        assert!(
+            parse_inline("[1, x]")
+                .unwrap_err()
+                .contains("`x` is not a number")
+        );
+        assert!(parse_inline("[[[1]]]").unwrap_err().contains("rank 1 or 2"));
+        assert!(parse_inline("[1, 2").is_err());
+        assert!(parse_input("x").unwrap_err().contains("expected NAME="));
+        assert!(
+            parse_input("let=[1]")
+                .unwrap_err()
+                .contains("not an identifier")
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! The `knn` command line (ARCHITECTURE "The `knn` command").
+
+mod check;
+pub mod inputs;
+mod program;
+mod render;
+mod rules;
+mod run;
+mod search;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes (docs/cli.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// A result was reached (a value, or an empty `<k>`).
+    Result = 0,
+    /// Usage or I/O error.
+    Usage = 1,
+    /// Parse or static error.
+    Parse = 2,
+    /// No value: stuck, or a run-time error.
+    NoValue = 3,
+    /// A resource limit was hit.
+    Limit = 4,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit as u8)
+    }
+}
+
+const EXAMPLES: &str = "\
+Examples:
+  knn run examples/argmax.knn
+  knn run examples/linear.knn --output config
+  knn run net.knn --input x=[0.5,-1.0] --input W=weights.npy --output json
+  knn run examples/tanh_rank2.knn --trace --coverage
+  knn search examples/tanh_rank2.knn
+  knn rules --output json
+  knn check net.knn
+
+Exit codes: 0 result, 1 usage or I/O error, 2 parse error, 3 stuck or run-time error, 4 limit reached.";
+
+#[derive(Parser)]
+#[command(
+    name = "knn",
+    version,
+    about = "Run K-NN neural-network programs with the rules of the K definition",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a program to its final state with krun's rule choices.
+    ///
+    /// Today `run` uses the small-step reference engine and the published rules of k-nn.md
+    /// (quirks included); the revised rules and the big-step engine come with later releases.
+    Run(RunArgs),
+    /// Explore every rule choice and print every distinct final state (krun --search).
+    Search(SearchArgs),
+    /// List the rules of the definition: ID, kind, K source line, section.
+    Rules(RulesArgs),
+    /// Parse a program and report syntax errors without running it.
+    Check(CheckArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineChoice {
+    /// The rewriting engine that mirrors the K rules.
+    SmallStep,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Semantics {
+    /// The rules of k-nn.md as published.
+    Published,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The result alone.
+    Value,
+    /// The final configuration as krun prints it.
+    Config,
+    /// One JSON object (see docs/cli.md).
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PriorityChoice {
+    /// krun's priority classes (cooling after everything else).
+    Krun,
+    /// llvm-backend >= 2023 search mode: cooling competes with every other rule.
+    FlatCooling,
+}
+
+/// Options shared by `run` and `search`.
+#[derive(Args)]
+struct ProgramArgs {
+    /// The program (`-` reads standard input).
+    file: PathBuf,
+    /// Which rule set.
+    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    semantics: Semantics,
+    /// Bind a tensor before the program runs: NAME=[1.0,2.0], NAME=[[1,2],[3,4]] or NAME=FILE.npy.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Value)]
+    output: OutputFormat,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Which engine runs the program.
+    #[arg(long, value_enum, default_value_t = EngineChoice::SmallStep)]
+    engine: EngineChoice,
+    /// Stop after this many rewrite steps (exit code 4).
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// Print every rule applied, in order (on standard error, or in the JSON report).
+    #[arg(long)]
+    trace: bool,
+    /// Print how often each rule fired (on standard error, or in the JSON report).
+    #[arg(long)]
+    coverage: bool,
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    #[command(flatten)]
+    program: ProgramArgs,
+    /// Stop after exploring this many distinct configurations (exit code 4).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_states: usize,
+    /// How rules are grouped into priority classes while searching.
+    #[arg(long, value_enum, default_value_t = PriorityChoice::Krun)]
+    priorities: PriorityChoice,
+}
+
+#[derive(Args)]
+struct RulesArgs {
+    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    semantics: Semantics,
+    /// `text` (a table) or `json`.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    output: RulesFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// The program (`-` reads standard input).
+    file: PathBuf,
+    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    semantics: Semantics,
+}
+
+/// Parses the arguments and runs the command.
+pub fn main() -> Exit {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    Exit::Result
+                }
+                _ => Exit::Usage,
+            };
+        }
+    };
+    match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Search(args) => search::search(args),
+        Command::Rules(args) => rules::rules(args),
+        Command::Check(args) => check::check(args),
+    }
+}
+
+/// The profile a `--semantics` choice names.
+fn profile_of(semantics: Semantics) -> &'static knn_semantics::Profile {
+    match semantics {
+        Semantics::Published => knn_semantics::Profile::published(),
+    }
+}

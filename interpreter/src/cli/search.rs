@@ -1,0 +1,83 @@
+//! `knn search`: every distinct final state.
+
+use knn_semantics::config::config_to_string;
+use knn_semantics::engine::{Limit, Outcome, SearchOptions, search as search_engine};
+use knn_semantics::profile::Priorities;
+use knn_semantics::report::outcome_json;
+use serde_json::json;
+
+use super::render::{explain, value_text};
+use super::{Exit, OutputFormat, PriorityChoice, SearchArgs, profile_of, program::load};
+
+pub fn search(args: SearchArgs) -> Exit {
+    let profile = profile_of(args.program.semantics);
+    let config = match load(&args.program, profile) {
+        Ok(config) => config,
+        Err(exit) => return exit,
+    };
+    let priorities = match args.priorities {
+        PriorityChoice::Krun => Priorities::Krun,
+        PriorityChoice::FlatCooling => Priorities::FlatCooling,
+    };
+    let result = search_engine(
+        profile,
+        config,
+        SearchOptions {
+            max_states: args.max_states,
+            priorities,
+        },
+    );
+    match args.program.output {
+        OutputFormat::Json => {
+            let outcomes: Vec<_> = result
+                .finals
+                .iter()
+                .map(|f| outcome_json(&f.outcome, &f.config, f.depth, None))
+                .collect();
+            let mut report = json!({ "outcomes": outcomes, "states": result.states });
+            if let Some(Limit::States(n)) = result.limit {
+                report["limit"] = json!({ "kind": "states", "value": n });
+            }
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report).unwrap_or_default()
+            );
+        }
+        OutputFormat::Config => {
+            for (n, f) in result.finals.iter().enumerate() {
+                println!("Solution {}", n + 1);
+                print!("{}", config_to_string(&f.config));
+            }
+        }
+        OutputFormat::Value => {
+            for (n, f) in result.finals.iter().enumerate() {
+                let line = match &f.outcome {
+                    Outcome::Value(v) => format!("value {}", value_text(v, &f.config)),
+                    other => explain(other)
+                        .unwrap_or_default()
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string(),
+                };
+                println!("solution {}: {line}", n + 1);
+            }
+        }
+    }
+    if args.program.output != OutputFormat::Json {
+        eprintln!(
+            "{} final states, {} states explored",
+            result.finals.len(),
+            result.states
+        );
+    }
+    match result.limit {
+        Some(limit) => {
+            if args.program.output != OutputFormat::Json {
+                eprintln!("{}", explain(&Outcome::Limit(limit)).unwrap_or_default());
+            }
+            Exit::Limit
+        }
+        None => Exit::Result,
+    }
+}

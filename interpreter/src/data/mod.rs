@@ -1,0 +1,3 @@
+//! Data formats users bring: `.npy` arrays.
+
+pub mod npy;

@@ -1,0 +1,106 @@
+//! What both engines must agree on: the final value, and for every identifier in `<env>` its
+//! tensor's shape and elements, read through the store the way indexing reads it (a header
+//! `tensor(T, N)` says element `i` is at `T + i`; sub-tensors are headers stored as elements).
+
+use std::collections::BTreeMap;
+
+use crate::config::{Config, Store};
+use crate::term::Node;
+
+/// A dense tensor read out of the store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DenseTensor {
+    pub shape: Vec<usize>,
+    /// Row-major elements.
+    pub data: Vec<f64>,
+}
+
+/// Why a header does not describe a dense tensor of Floats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Malformed(pub String);
+
+/// The most levels of nesting followed before giving up (headers may refer to themselves,
+/// K-NN-SEMANTICS §3(b)).
+const MAX_RANK: usize = 16;
+
+/// The tensor whose element 0 is at `loc` and which has `len` elements.
+pub fn read_tensor(store: &Store, loc: i64, len: i64) -> Result<DenseTensor, Malformed> {
+    let mut shape = Vec::new();
+    // The headers of the current level, all of the same length.
+    let mut level: Vec<(i64, i64)> = vec![(loc, len)];
+    loop {
+        let n = level[0].1;
+        if n < 0 {
+            return Err(Malformed(format!("a header has the negative length {n}")));
+        }
+        shape.push(n as usize);
+        let mut floats = Vec::new();
+        let mut headers = Vec::new();
+        for &(start, count) in &level {
+            for i in 0..count {
+                match store.get(start + i).map(|t| t.node()) {
+                    Some(Node::Float(x)) => floats.push(*x),
+                    Some(Node::Tensor { loc, len }) => headers.push((*loc, *len)),
+                    Some(other) => {
+                        return Err(Malformed(format!(
+                            "location {} holds {:?}",
+                            start + i,
+                            other_name(other)
+                        )));
+                    }
+                    None => {
+                        return Err(Malformed(format!(
+                            "location {} is not in the store",
+                            start + i
+                        )));
+                    }
+                }
+            }
+        }
+        match (floats.is_empty(), headers.is_empty()) {
+            (_, true) => {
+                return Ok(DenseTensor {
+                    shape,
+                    data: floats,
+                });
+            }
+            (true, false) if headers.iter().all(|h| h.1 == headers[0].1) => {
+                if shape.len() >= MAX_RANK {
+                    return Err(Malformed(format!(
+                        "more than {MAX_RANK} levels of sub-tensors"
+                    )));
+                }
+                level = headers;
+            }
+            (true, false) => return Err(Malformed("sub-tensors of different lengths".to_string())),
+            (false, false) => {
+                return Err(Malformed(
+                    "a level mixes Floats and sub-tensors".to_string(),
+                ));
+            }
+        }
+    }
+}
+
+fn other_name(node: &Node) -> String {
+    match node {
+        Node::Int(n) => format!("the Int {n}"),
+        _ => "an unevaluated term".to_string(),
+    }
+}
+
+/// Every identifier of `<env>` with the tensor its header describes.
+pub fn env_tensors(config: &Config) -> BTreeMap<String, Result<DenseTensor, Malformed>> {
+    config
+        .env
+        .iter()
+        .map(|(x, &l)| {
+            let tensor = match config.store.get(l).map(|t| t.node()) {
+                Some(Node::Tensor { loc, len }) => read_tensor(&config.store, *loc, *len),
+                Some(_) => Err(Malformed(format!("the header cell {l} was overwritten"))),
+                None => Err(Malformed(format!("location {l} is not in the store"))),
+            };
+            (x.to_string(), tensor)
+        })
+        .collect()
+}

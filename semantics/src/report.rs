@@ -1,0 +1,96 @@
+//! The JSON report of a run (`--output json`, ARCHITECTURE "The `knn` command"):
+//! `{"status", "result", "stuck", "error", "steps", "observables", "rules"}`, fields that do not
+//! apply left out. Non-finite floats are the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
+
+use serde_json::{Map, Value, json};
+
+use crate::config::{Config, kitem_to_string};
+use crate::engine::{Coverage, Limit, Outcome};
+use crate::observables::{DenseTensor, env_tensors, read_tensor};
+use crate::term::{Node, Term};
+
+/// A float as JSON.
+pub fn float_json(x: f64) -> Value {
+    if x.is_nan() {
+        json!("NaN")
+    } else if x.is_infinite() {
+        json!(if x > 0.0 { "Infinity" } else { "-Infinity" })
+    } else {
+        json!(x)
+    }
+}
+
+fn tensor_json(t: &DenseTensor) -> Value {
+    json!({ "shape": t.shape, "data": t.data.iter().map(|x| float_json(*x)).collect::<Vec<_>>() })
+}
+
+/// The `result` object for a value.
+pub fn value_json(value: &Term, config: &Config) -> Value {
+    match value.node() {
+        Node::Float(x) => json!({ "kind": "float", "value": float_json(*x) }),
+        Node::Int(n) => json!({ "kind": "int", "value": n }),
+        Node::Tensor { loc, len } => {
+            let mut object = json!({ "kind": "tensor", "value": value.to_string() });
+            match read_tensor(&config.store, *loc, *len) {
+                Ok(t) => {
+                    object["shape"] = json!(t.shape);
+                    object["data"] = tensor_json(&t)["data"].clone();
+                }
+                Err(e) => object["malformed"] = json!(e.0),
+            }
+            object
+        }
+        _ => json!({ "kind": "term", "value": value.to_string() }),
+    }
+}
+
+/// Every identifier of `<env>` with its tensor.
+pub fn observables_json(config: &Config) -> Value {
+    let mut out = Map::new();
+    for (name, tensor) in env_tensors(config) {
+        let value = match tensor {
+            Ok(t) => tensor_json(&t),
+            Err(e) => json!({ "malformed": e.0 }),
+        };
+        out.insert(name, value);
+    }
+    Value::Object(out)
+}
+
+/// Rule ID ↦ count, for the rules that fired.
+pub fn rules_json(coverage: &Coverage) -> Value {
+    Value::Object(
+        coverage
+            .fired()
+            .map(|(rule, n)| (rule.id.to_string(), json!(n)))
+            .collect(),
+    )
+}
+
+/// The report of one final state.
+pub fn outcome_json(
+    outcome: &Outcome,
+    config: &Config,
+    steps: u64,
+    coverage: Option<&Coverage>,
+) -> Value {
+    let mut report = json!({ "status": outcome.status() });
+    match outcome {
+        Outcome::Value(v) => report["result"] = value_json(v, config),
+        Outcome::Empty => {}
+        Outcome::Stuck(item) => report["stuck"] = json!(kitem_to_string(item)),
+        Outcome::Aborted(reason) => {
+            report["error"] = json!({ "kind": "krun-abort", "message": reason })
+        }
+        Outcome::Limit(Limit::Steps(n)) => report["limit"] = json!({ "kind": "steps", "value": n }),
+        Outcome::Limit(Limit::States(n)) => {
+            report["limit"] = json!({ "kind": "states", "value": n })
+        }
+    }
+    report["steps"] = json!(steps);
+    report["observables"] = observables_json(config);
+    if let Some(coverage) = coverage {
+        report["rules"] = rules_json(coverage);
+    }
+    report
+}
