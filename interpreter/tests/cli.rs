@@ -15,12 +15,7 @@ fn knn(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("knn starts");
     if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
     }
     drop(child.stdin.take());
     child.wait_with_output().expect("knn finishes")
@@ -52,31 +47,10 @@ fn authors_programs_print_krun_configurations_byte_for_byte() {
         if path.extension().is_none_or(|e| e != "knn") {
             continue;
         }
-        let out = knn(
-            &[
-                "run",
-                "--semantics",
-                "published",
-                "--output",
-                "config",
-                path.to_str().unwrap(),
-            ],
-            None,
-        );
+        let out = knn(&["run", "--semantics", "published", "--output", "config", path.to_str().unwrap()], None);
         let expected = std::fs::read_to_string(path.with_extension("knn.out")).unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}: {}",
-            path.display(),
-            stderr(&out)
-        );
-        assert_eq!(
-            stdout(&out).trim_end(),
-            expected.trim_end(),
-            "{}",
-            path.display()
-        );
+        assert_eq!(out.status.code(), Some(0), "{}: {}", path.display(), stderr(&out));
+        assert_eq!(stdout(&out).trim_end(), expected.trim_end(), "{}", path.display());
         checked += 1;
     }
     assert_eq!(checked, 9);
@@ -84,21 +58,12 @@ fn authors_programs_print_krun_configurations_byte_for_byte() {
 
 #[test]
 fn values_print_alone() {
-    let out = knn(
-        &["run", authors().join("argmax.knn").to_str().unwrap()],
-        None,
-    );
+    let out = knn(&["run", authors().join("argmax.knn").to_str().unwrap()], None);
     assert_eq!(stdout(&out), "2\n");
-    let out = knn(
-        &["run", "-"],
-        Some("let a = 3.0 in let b = 5.0 in let c = 7.0 in a*(b+c)"),
-    );
+    let out = knn(&["run", "-"], Some("let a = 3.0 in let b = 5.0 in let c = 7.0 in a*(b+c)"));
     assert_eq!(stdout(&out), "36.0\n");
     // `a[2]` reads `b`'s header (K-NN-SEMANTICS 3(e)): a tensor value prints as its elements.
-    let out = knn(
-        &["run", "-"],
-        Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"),
-    );
+    let out = knn(&["run", "-"], Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"));
     assert_eq!(stdout(&out), "[0.0, 2.0]\n");
 }
 
@@ -120,34 +85,15 @@ fn parse_errors_name_the_file_line_and_column_and_exit_2() {
 fn outcomes_set_the_exit_code() {
     let stuck = knn(&["run", "-"], Some("1 + 2"));
     assert_eq!(stuck.status.code(), Some(3));
-    assert!(
-        stderr(&stuck).contains("no rule applies to `1 + 2`"),
-        "{}",
-        stderr(&stuck)
-    );
+    assert!(stderr(&stuck).contains("no rule applies to `1 + 2`"), "{}", stderr(&stuck));
 
-    let aborted = knn(
-        &["run", "-"],
-        Some("let t = initTensor(2) in let t = initTensor(3) in t[0]"),
-    );
+    let aborted = knn(&["run", "-"], Some("let t = initTensor(2) in let t = initTensor(3) in t[0]"));
     assert_eq!(aborted.status.code(), Some(3));
     assert!(stderr(&aborted).contains("duplicate keys"));
 
-    let limited = knn(
-        &[
-            "run",
-            "--max-steps",
-            "5",
-            authors().join("linear.knn").to_str().unwrap(),
-        ],
-        None,
-    );
+    let limited = knn(&["run", "--max-steps", "5", authors().join("linear.knn").to_str().unwrap()], None);
     assert_eq!(limited.status.code(), Some(4));
-    assert!(
-        stderr(&limited).contains("after 5 steps"),
-        "{}",
-        stderr(&limited)
-    );
+    assert!(stderr(&limited).contains("after 5 steps"), "{}", stderr(&limited));
 
     let empty = knn(&["run", "-"], Some("let n = 0 in n"));
     assert_eq!(empty.status.code(), Some(0));
@@ -173,17 +119,7 @@ fn usage_and_io_errors_exit_1() {
 #[test]
 fn an_input_binds_exactly_what_the_equivalent_lets_would() {
     let expected = std::fs::read_to_string(authors().join("argmax.knn.out")).unwrap();
-    let out = knn(
-        &[
-            "run",
-            "-",
-            "--output",
-            "config",
-            "--input",
-            "t=[4.0, 3.0, 7.0, 6.0]",
-        ],
-        Some("ArgMax(t)"),
-    );
+    let out = knn(&["run", "-", "--output", "config", "--input", "t=[4.0, 3.0, 7.0, 6.0]"], Some("ArgMax(t)"));
     assert_eq!(stdout(&out).trim_end(), expected.trim_end());
 
     let by_lets = knn(
@@ -193,17 +129,7 @@ fn an_input_binds_exactly_what_the_equivalent_lets_would() {
              let W[1, 1] = 3.0 in let W[2, 0] = -1.0 in let W[2, 1] = 2.0 in W[2, 1]",
         ),
     );
-    let by_input = knn(
-        &[
-            "run",
-            "-",
-            "--output",
-            "config",
-            "--input",
-            "W=[[1, -1], [2, 3], [-1, 2]]",
-        ],
-        Some("W[2, 1]"),
-    );
+    let by_input = knn(&["run", "-", "--output", "config", "--input", "W=[[1, -1], [2, 3], [-1, 2]]"], Some("W[2, 1]"));
     assert_eq!(by_lets.status.code(), Some(0));
     assert_eq!(stdout(&by_input), stdout(&by_lets));
 }
@@ -227,34 +153,13 @@ fn npy_inputs_in_f64_and_f32_match_inline_lists() {
     let dir = tempfile::tempdir().unwrap();
     let values = [4.0f64, 3.0, 7.0, 6.0];
     let f64_data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let f32_data: Vec<u8> = values
-        .iter()
-        .flat_map(|v| (*v as f32).to_le_bytes())
-        .collect();
+    let f32_data: Vec<u8> = values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect();
     let f64_file = temp_file(dir.path(), "a.npy", &npy_bytes("<f8", "(4,)", &f64_data));
     let f32_file = temp_file(dir.path(), "b.npy", &npy_bytes("<f4", "(2, 2)", &f32_data));
     let expected = std::fs::read_to_string(authors().join("argmax.knn.out")).unwrap();
-    let out = knn(
-        &[
-            "run",
-            "-",
-            "--output",
-            "config",
-            "--input",
-            &format!("t={f64_file}"),
-        ],
-        Some("ArgMax(t)"),
-    );
-    assert_eq!(
-        stdout(&out).trim_end(),
-        expected.trim_end(),
-        "{}",
-        stderr(&out)
-    );
-    let matrix = knn(
-        &["run", "-", "--input", &format!("m={f32_file}")],
-        Some("m[1, 0]"),
-    );
+    let out = knn(&["run", "-", "--output", "config", "--input", &format!("t={f64_file}")], Some("ArgMax(t)"));
+    assert_eq!(stdout(&out).trim_end(), expected.trim_end(), "{}", stderr(&out));
+    let matrix = knn(&["run", "-", "--input", &format!("m={f32_file}")], Some("m[1, 0]"));
     assert_eq!(stdout(&matrix), "7.0\n", "{}", stderr(&matrix));
 }
 
@@ -263,18 +168,11 @@ fn malformed_npy_files_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let truncated = temp_file(dir.path(), "t.npy", &npy_bytes("<f8", "(4,)", &[0u8; 12]));
     let ints = temp_file(dir.path(), "i.npy", &npy_bytes("<i8", "(1,)", &[0u8; 8]));
-    let rank3 = temp_file(
-        dir.path(),
-        "r.npy",
-        &npy_bytes("<f8", "(1, 1, 1)", &[0u8; 8]),
-    );
+    let rank3 = temp_file(dir.path(), "r.npy", &npy_bytes("<f8", "(1, 1, 1)", &[0u8; 8]));
     let garbage = temp_file(dir.path(), "g.npy", b"not an npy file at all");
-    for (file, message) in [
-        (truncated, "truncated"),
-        (ints, "float64 or float32"),
-        (rank3, "rank 3"),
-        (garbage, "not a valid .npy file"),
-    ] {
+    for (file, message) in
+        [(truncated, "truncated"), (ints, "float64 or float32"), (rank3, "rank 3"), (garbage, "not a valid .npy file")]
+    {
         let out = knn(&["run", "-", "--input", &format!("x={file}")], Some("1.0"));
         assert_eq!(out.status.code(), Some(1), "{file}");
         assert!(stderr(&out).contains(message), "{file}: {}", stderr(&out));
@@ -283,37 +181,20 @@ fn malformed_npy_files_are_clear_errors() {
 
 #[test]
 fn json_reports_follow_the_contract() {
-    let out = knn(
-        &[
-            "run",
-            "--output",
-            "json",
-            authors().join("argmax.knn").to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = knn(&["run", "--output", "json", authors().join("argmax.knn").to_str().unwrap()], None);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["status"], "done");
     assert_eq!(report["result"]["kind"], "int");
     assert_eq!(report["result"]["value"], 2);
     assert_eq!(report["observables"]["t"]["shape"], serde_json::json!([4]));
-    assert_eq!(
-        report["observables"]["t"]["data"],
-        serde_json::json!([4.0, 3.0, 7.0, 6.0])
-    );
+    assert_eq!(report["observables"]["t"]["data"], serde_json::json!([4.0, 3.0, 7.0, 6.0]));
     assert_eq!(report["rules"]["argmax-start"], 1);
     assert_eq!(report["rules"]["argmax-step-greater"], 2);
 
-    let stuck = knn(
-        &["run", "--output", "json", "-"],
-        Some("let x = relu(3.0) in x"),
-    );
+    let stuck = knn(&["run", "--output", "json", "-"], Some("let x = relu(3.0) in x"));
     let report: Value = serde_json::from_slice(&stuck.stdout).unwrap();
     assert_eq!(report["status"], "stuck");
-    assert_eq!(
-        report["stuck"],
-        "let x = relu ( 0.30000000000000000e1 ) in x"
-    );
+    assert_eq!(report["stuck"], "let x = relu ( 0.30000000000000000e1 ) in x");
     assert_eq!(stuck.status.code(), Some(3));
 }
 
@@ -330,10 +211,7 @@ fn search_reports_every_final_state() {
         .filter(|o| o["status"] == "done")
         .map(|o| o["result"]["value"].as_f64().unwrap())
         .collect();
-    assert!(
-        values.contains(&0.0) && values.contains(&0.7615941559557649),
-        "{values:?}"
-    );
+    assert!(values.contains(&0.0) && values.contains(&0.7615941559557649), "{values:?}");
     let limited = knn(&["search", "--max-states", "10", "-"], Some(program));
     assert_eq!(limited.status.code(), Some(4));
 }
@@ -345,10 +223,7 @@ fn rules_lists_the_inventory() {
     let rules = report["rules"].as_array().unwrap();
     // R01–R74 with the duplicated Linear block once, plus 28 generated heating/cooling rules.
     assert_eq!(rules.len(), 74 + 28);
-    let assign = rules
-        .iter()
-        .find(|r| r["id"] == "let-index-assign")
-        .unwrap();
+    let assign = rules.iter().find(|r| r["id"] == "let-index-assign").unwrap();
     assert_eq!(assign["number"], "R14");
     assert_eq!(assign["lines"], "L193");
     assert_eq!(assign["section"], "tensor");
@@ -357,21 +232,10 @@ fn rules_lists_the_inventory() {
 
 #[test]
 fn trace_and_coverage_go_to_standard_error() {
-    let out = knn(
-        &[
-            "run",
-            "--trace",
-            "--coverage",
-            authors().join("basic_syntax.knn").to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = knn(&["run", "--trace", "--coverage", authors().join("basic_syntax.knn").to_str().unwrap()], None);
     assert_eq!(stdout(&out), "36.0\n");
     let err = stderr(&out);
-    let trace: Vec<&str> = err
-        .lines()
-        .take_while(|l| !l.starts_with("rule coverage"))
-        .collect();
+    let trace: Vec<&str> = err.lines().take_while(|l| !l.starts_with("rule coverage")).collect();
     assert_eq!(trace.first().map(|l| l.trim()), Some("1 let-scalar-float"));
     assert!(err.contains("never fired"));
 }

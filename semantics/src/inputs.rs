@@ -52,20 +52,10 @@ impl fmt::Display for InputError {
             }
             InputError::Duplicate(n) => write!(f, "the input `{n}` is given twice"),
             InputError::Rank { name, rank } => {
-                write!(
-                    f,
-                    "the input `{name}` has rank {rank}; inputs must be vectors or matrices"
-                )
+                write!(f, "the input `{name}` has rank {rank}; inputs must be vectors or matrices")
             }
-            InputError::Size {
-                name,
-                expected,
-                found,
-            } => {
-                write!(
-                    f,
-                    "the input `{name}` needs {expected} elements for its shape, found {found}"
-                )
+            InputError::Size { name, expected, found } => {
+                write!(f, "the input `{name}` needs {expected} elements for its shape, found {found}")
             }
             InputError::Prelude { name, outcome } => {
                 write!(f, "binding `{name}` did not finish: {outcome}")
@@ -82,18 +72,11 @@ impl TensorInput {
             return Err(InputError::NotAnIdentifier(self.name.clone()));
         }
         if !(1..=2).contains(&self.shape.len()) {
-            return Err(InputError::Rank {
-                name: self.name.clone(),
-                rank: self.shape.len(),
-            });
+            return Err(InputError::Rank { name: self.name.clone(), rank: self.shape.len() });
         }
         let expected: usize = self.shape.iter().product();
         if expected != self.data.len() {
-            return Err(InputError::Size {
-                name: self.name.clone(),
-                expected,
-                found: self.data.len(),
-            });
+            return Err(InputError::Size { name: self.name.clone(), expected, found: self.data.len() });
         }
         Ok(())
     }
@@ -109,32 +92,12 @@ impl TensorInput {
                 [_, cols] => vec![(flat / cols) as i64, (flat % cols) as i64],
                 _ => unreachable!("validated rank"),
             };
-            let target = Term::new(
-                Node::Index {
-                    base: Term::id(&name, span),
-                    ints: ints(&index),
-                },
-                span,
-            );
-            term = Term::new(
-                Node::Let {
-                    target,
-                    value: Term::float(v, span),
-                    body: term,
-                },
-                span,
-            );
+            let target = Term::new(Node::Index { base: Term::id(&name, span), ints: ints(&index) }, span);
+            term = Term::new(Node::Let { target, value: Term::float(v, span), body: term }, span);
         }
         let dims: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
         let func = FuncTerm::InitTensor(ints(&dims));
-        Term::new(
-            Node::LetFunc {
-                target: Term::id(&name, span),
-                func,
-                body: term,
-            },
-            span,
-        )
+        Term::new(Node::LetFunc { target: Term::id(&name, span), func, body: term }, span)
     }
 }
 
@@ -143,26 +106,17 @@ fn ints(values: &[i64]) -> Ints {
 }
 
 /// `program` in a configuration where `inputs` are already bound.
-pub fn initial_config(
-    profile: &'static Profile,
-    program: Term,
-    inputs: &[TensorInput],
-) -> Result<Config, InputError> {
+pub fn initial_config(profile: &'static Profile, program: Term, inputs: &[TensorInput]) -> Result<Config, InputError> {
     let mut config = Config::default();
     for (k, input) in inputs.iter().enumerate() {
         input.validate()?;
         if inputs[..k].iter().any(|earlier| earlier.name == input.name) {
             return Err(InputError::Duplicate(input.name.clone()));
         }
-        config.k = vec![KItem::Term(
-            input.prelude(Term::float(0.0, Span::default())),
-        )];
+        config.k = vec![KItem::Term(input.prelude(Term::float(0.0, Span::default())))];
         let result = run(profile, config, RunOptions::default());
         if !matches!(result.outcome, Outcome::Value(_)) {
-            return Err(InputError::Prelude {
-                name: input.name.clone(),
-                outcome: format!("{:?}", result.outcome),
-            });
+            return Err(InputError::Prelude { name: input.name.clone(), outcome: format!("{:?}", result.outcome) });
         }
         config = result.config;
     }

@@ -42,41 +42,27 @@ pub fn read_tensor(store: &Store, loc: i64, len: i64) -> Result<DenseTensor, Mal
                     Some(Node::Float(x)) => floats.push(*x),
                     Some(Node::Tensor { loc, len }) => headers.push((*loc, *len)),
                     Some(other) => {
-                        return Err(Malformed(format!(
-                            "location {} holds {:?}",
-                            start + i,
-                            other_name(other)
-                        )));
+                        return Err(Malformed(format!("location {} holds {:?}", start + i, other_name(other))));
                     }
                     None => {
-                        return Err(Malformed(format!(
-                            "location {} is not in the store",
-                            start + i
-                        )));
+                        return Err(Malformed(format!("location {} is not in the store", start + i)));
                     }
                 }
             }
         }
         match (floats.is_empty(), headers.is_empty()) {
             (_, true) => {
-                return Ok(DenseTensor {
-                    shape,
-                    data: floats,
-                });
+                return Ok(DenseTensor { shape, data: floats });
             }
             (true, false) if headers.iter().all(|h| h.1 == headers[0].1) => {
                 if shape.len() >= MAX_RANK {
-                    return Err(Malformed(format!(
-                        "more than {MAX_RANK} levels of sub-tensors"
-                    )));
+                    return Err(Malformed(format!("more than {MAX_RANK} levels of sub-tensors")));
                 }
                 level = headers;
             }
             (true, false) => return Err(Malformed("sub-tensors of different lengths".to_string())),
             (false, false) => {
-                return Err(Malformed(
-                    "a level mixes Floats and sub-tensors".to_string(),
-                ));
+                return Err(Malformed("a level mixes Floats and sub-tensors".to_string()));
             }
         }
     }

@@ -42,13 +42,7 @@ impl Profile {
             // Stable: within a class, krun's order is kept.
             candidates.sort_by_key(|(_, rule)| rule.class);
         }
-        Profile {
-            name,
-            rules: inventory,
-            dispatch,
-            build_index,
-            grammar,
-        }
+        Profile { name, rules: inventory, dispatch, build_index, grammar }
     }
 
     /// The published rules of `k-nn.md`, quirks included.
@@ -67,27 +61,11 @@ impl Profile {
                 rules::utility::RULES,
             ]
             .concat();
-            let inventory = [
-                sections.as_slice(),
-                rules::strictness::HEATING,
-                rules::strictness::COOLING,
-            ]
-            .concat();
+            let inventory = [sections.as_slice(), rules::strictness::HEATING, rules::strictness::COOLING].concat();
             // Heating rules have variables in every position but the hole, so K's sorted rule
             // list puts them before the hand-written rules they overlap (§2.9).
-            let krun_order = [
-                rules::strictness::HEATING,
-                sections.as_slice(),
-                rules::strictness::COOLING,
-            ]
-            .concat();
-            Profile::new(
-                "published",
-                inventory,
-                &krun_order,
-                rules::tensor::build_index_published,
-                Grammar::K,
-            )
+            let krun_order = [rules::strictness::HEATING, sections.as_slice(), rules::strictness::COOLING].concat();
+            Profile::new("published", inventory, &krun_order, rules::tensor::build_index_published, Grammar::K)
         })
     }
 
@@ -123,10 +101,7 @@ impl Profile {
 
     /// Rules that can fire: every rule but contexts, which fire through their generated rules.
     pub fn fireable(&self) -> impl Iterator<Item = &'static Rule> + '_ {
-        self.rules
-            .iter()
-            .copied()
-            .filter(|r| r.kind != RuleKind::Context)
+        self.rules.iter().copied().filter(|r| r.kind != RuleKind::Context)
     }
 }
 

@@ -59,33 +59,19 @@ pub fn observables_json(config: &Config) -> Value {
 
 /// Rule ID ↦ count, for the rules that fired.
 pub fn rules_json(coverage: &Coverage) -> Value {
-    Value::Object(
-        coverage
-            .fired()
-            .map(|(rule, n)| (rule.id.to_string(), json!(n)))
-            .collect(),
-    )
+    Value::Object(coverage.fired().map(|(rule, n)| (rule.id.to_string(), json!(n))).collect())
 }
 
 /// The report of one final state.
-pub fn outcome_json(
-    outcome: &Outcome,
-    config: &Config,
-    steps: u64,
-    coverage: Option<&Coverage>,
-) -> Value {
+pub fn outcome_json(outcome: &Outcome, config: &Config, steps: u64, coverage: Option<&Coverage>) -> Value {
     let mut report = json!({ "status": outcome.status() });
     match outcome {
         Outcome::Value(v) => report["result"] = value_json(v, config),
         Outcome::Empty => {}
         Outcome::Stuck(item) => report["stuck"] = json!(kitem_to_string(item)),
-        Outcome::Aborted(reason) => {
-            report["error"] = json!({ "kind": "krun-abort", "message": reason })
-        }
+        Outcome::Aborted(reason) => report["error"] = json!({ "kind": "krun-abort", "message": reason }),
         Outcome::Limit(Limit::Steps(n)) => report["limit"] = json!({ "kind": "steps", "value": n }),
-        Outcome::Limit(Limit::States(n)) => {
-            report["limit"] = json!({ "kind": "states", "value": n })
-        }
+        Outcome::Limit(Limit::States(n)) => report["limit"] = json!({ "kind": "states", "value": n }),
     }
     report["steps"] = json!(steps);
     report["observables"] = observables_json(config);

@@ -8,23 +8,17 @@ use common::*;
 use knn_semantics::engine::Outcome;
 
 fn lines(text: &str) -> Vec<String> {
-    text.split(';')
-        .map(|l| l.trim().to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
+    text.split(';').map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
 fn as_f64(text: &str) -> f64 {
-    text.parse()
-        .unwrap_or_else(|_| panic!("not a float: {text}"))
+    text.parse().unwrap_or_else(|_| panic!("not a float: {text}"))
 }
 
 /// (a) rank-1 `reluTensor` with a negative element is a plain copy.
 #[test]
 fn a_rank1_relu_is_a_copy() {
-    let r = published(
-        "let t = initTensor(3) in let t[1] = -2.0 in let t[2] = 5.0 in (let u = reluTensor(t) in u[1])",
-    );
+    let r = published("let t = initTensor(3) in let t[1] = -2.0 in let t[2] = 5.0 in (let u = reluTensor(t) in u[1])");
     assert_eq!(value_text(&r), "-0.20000000000000000e1");
     assert_eq!(cell(&r.config, "env"), lines("t |-> 0; u |-> 4"));
     assert_eq!(
@@ -35,15 +29,8 @@ fn a_rank1_relu_is_a_copy() {
         )
     );
     assert_eq!(cell(&r.config, "nextLoc"), ["8"]);
-    assert_eq!(
-        cell(&r.config, "shape"),
-        ["t |-> 3"],
-        "u gets no shape entry"
-    );
-    assert!(
-        !rule_ids(&r).iter().any(|id| id.starts_with("max-")),
-        "no max is ever applied"
-    );
+    assert_eq!(cell(&r.config, "shape"), ["t |-> 3"], "u gets no shape entry");
+    assert!(!rule_ids(&r).iter().any(|id| id.starts_with("max-")), "no max is ever applied");
     // No path of `search` applies max either: every value it reaches is the copy.
     let s = search_published(
         "let t = initTensor(3) in let t[1] = -2.0 in let t[2] = 5.0 in (let u = reluTensor(t) in u[1])",
@@ -57,14 +44,8 @@ fn a_rank1_relu_is_a_copy() {
         })
         .collect();
     assert!(!values.is_empty());
-    assert!(
-        values.iter().all(|v| v == "-0.20000000000000000e1"),
-        "{values:?}"
-    );
-    assert_eq!(
-        s.coverage.count("max-right") + s.coverage.count("max-left"),
-        0
-    );
+    assert!(values.iter().all(|v| v == "-0.20000000000000000e1"), "{values:?}");
+    assert_eq!(s.coverage.count("max-right") + s.coverage.count("max-left"), 0);
 }
 
 /// (b) rank 2 clamps correctly, with the `$1` allocation layout.
@@ -74,10 +55,7 @@ fn b_rank2_relu_clamps() {
         "let m = initTensor(2, 2) in let m[0, 1] = -4.0 in let m[1, 0] = 3.0 in (let r = reluTensor(m) in r[0, 1] + r[1, 0])",
     );
     assert_eq!(value_text(&r), "0.30000000000000000e1");
-    assert_eq!(
-        cell(&r.config, "env"),
-        lines("$1 |-> 21; m |-> 0; r |-> 12")
-    );
+    assert_eq!(cell(&r.config, "env"), lines("$1 |-> 21; m |-> 0; r |-> 12"));
     assert_eq!(
         cell(&r.config, "store"),
         lines(
@@ -129,11 +107,7 @@ fn b_rank3_allocation_gets_stuck_when_middle_dimension_is_at_least_the_last() {
 #[test]
 fn b_rank3_allocation_completes_with_a_wrong_structure() {
     let r = published("let t = initTensor(1, 1, 2) in t[0, 1, 0]");
-    assert_eq!(
-        value_text(&r),
-        "0.00000000000000000e0",
-        "by accident, through the self-referencing cell 9"
-    );
+    assert_eq!(value_text(&r), "0.00000000000000000e0", "by accident, through the self-referencing cell 9");
     assert_eq!(cell(&r.config, "env"), lines("$1 |-> 15; t |-> 0"));
     assert_eq!(
         cell(&r.config, "store"),
@@ -164,18 +138,14 @@ fn b_rank3_relu_is_stuck_on_its_first_read() {
             "0.10000000000000000e1"
         ]
     );
-    assert_eq!(
-        cell(&r.config, "env"),
-        lines("$1 |-> 33; t |-> 0; u |-> 18")
-    );
+    assert_eq!(cell(&r.config, "env"), lines("$1 |-> 33; t |-> 0; u |-> 18"));
     assert_eq!(cell(&r.config, "nextLoc"), ["36"]);
 }
 
 /// (c) rank-1 `tanhTensor` is correct.
 #[test]
 fn c_rank1_tanh_is_correct() {
-    let r =
-        published("let v = initTensor(2) in let v[0] = -1.0 in (let h = tanhTensor(v) in h[0])");
+    let r = published("let v = initTensor(2) in let v[0] = -1.0 in (let h = tanhTensor(v) in h[0])");
     assert_eq!(value_text(&r), "-0.76159415595576485e0");
     assert_eq!(cell(&r.config, "env"), lines("h |-> 3; v |-> 0"));
     assert_eq!(cell(&r.config, "nextLoc"), ["6"]);
@@ -222,22 +192,15 @@ fn c_search_finds_both_outcomes_of_rank2_tanh() {
     assert!(values.contains(&0.7615941559557649), "{values:?}");
     assert!(values.contains(&0.0), "{values:?}");
     assert!(s.coverage.count("tanh-let-2d") > 0);
-    assert!(
-        s.coverage.count("storeval-split") > 0,
-        "the stuck storeval-split branch is explored"
-    );
+    assert!(s.coverage.count("storeval-split") > 0, "the stuck storeval-split branch is explored");
 }
 
 /// (c) sigmoid: the clamp is invisible, the values are right.
 #[test]
 fn c_sigmoid_values() {
-    let r = published(
-        "let m = initTensor(1, 2) in let m[0, 0] = -2.0 in (let s = sigmoidTensor(m) in s[0, 0])",
-    );
+    let r = published("let m = initTensor(1, 2) in let m[0, 0] = -2.0 in (let s = sigmoidTensor(m) in s[0, 0])");
     assert_eq!(as_f64(&value_text(&r)), 0.11920292202211755);
-    let r = published(
-        "let v = initTensor(2) in let v[1] = 2.0 in (let s = sigmoidTensor(v) in s[0] + s[1])",
-    );
+    let r = published("let v = initTensor(2) in let v[1] = 2.0 in (let s = sigmoidTensor(v) in s[0] + s[1])");
     assert_eq!(as_f64(&value_text(&r)), 1.3807970779778822);
 }
 
@@ -245,15 +208,11 @@ fn c_sigmoid_values() {
 #[test]
 fn c_chained_user_writes_are_clamped() {
     assert_eq!(
-        value_text(&published(
-            "let m = initTensor(2, 2) in let m[0][1] = -5.0 in m[0, 1]"
-        )),
+        value_text(&published("let m = initTensor(2, 2) in let m[0][1] = -5.0 in m[0, 1]")),
         "0.00000000000000000e0"
     );
     assert_eq!(
-        value_text(&published(
-            "let m = initTensor(2, 2) in let m[0, 1] = -5.0 in m[0, 1]"
-        )),
+        value_text(&published("let m = initTensor(2, 2) in let m[0, 1] = -5.0 in m[0, 1]")),
         "-0.50000000000000000e1"
     );
 }
@@ -270,39 +229,19 @@ fn d_argmax_table() {
     let tail = &ids[ids.len() - 6..];
     assert_eq!(
         tail,
-        [
-            "argmax-start",
-            "argmax-step-less",
-            "argmax-step-less",
-            "argmax-step-less",
-            "argmax-done",
-            "drop-int-zero"
-        ]
+        ["argmax-start", "argmax-step-less", "argmax-step-less", "argmax-step-less", "argmax-done", "drop-int-zero"]
     );
 
     let tie = s3("let s[0] = 1.0 in let s[1] = 5.0 in let s[2] = 5.0 in ArgMax(s)");
-    assert_eq!(
-        stuck_text(&tie),
-        "ArgMaxHelper ( s , 2 ... 3 , 0.50000000000000000e1 , 1 )"
-    );
+    assert_eq!(stuck_text(&tie), "ArgMaxHelper ( s , 2 ... 3 , 0.50000000000000000e1 , 1 )");
 
     let zero_first = s3("let s[1] = 2.0 in ArgMax(s)");
-    assert_eq!(
-        stuck_text(&zero_first),
-        "ArgMaxHelper ( s , 0 ... 3 , 0.00000000000000000e0 , 0 )"
-    );
+    assert_eq!(stuck_text(&zero_first), "ArgMaxHelper ( s , 0 ... 3 , 0.00000000000000000e0 , 0 )");
 
-    assert_eq!(
-        s2("let s[0] = 4.0 in let s[1] = 3.0 in ArgMax(s)").outcome,
-        Outcome::Empty
-    );
+    assert_eq!(s2("let s[0] = 4.0 in let s[1] = 3.0 in ArgMax(s)").outcome, Outcome::Empty);
 
     let bound_zero = s2("let s[0] = 4.0 in let s[1] = 3.0 in let k = ArgMax(s) in k");
-    assert_eq!(
-        k_items(&bound_zero.config),
-        ["let k = □ in k"],
-        "a lone freezer"
-    );
+    assert_eq!(k_items(&bound_zero.config), ["let k = □ in k"], "a lone freezer");
     assert!(is_frozen(bound_zero.config.k.last().unwrap()));
 
     let bound_one = s2("let s[0] = 3.0 in let s[1] = 4.0 in let k = ArgMax(s) in k");
@@ -315,10 +254,7 @@ fn d_argmax_table() {
     assert_eq!(stuck_text(&rank2), "ArgMax ( m )");
 
     let negative_zero = published("let s = initTensor(1) in let s[0] = -0.0 in ArgMax(s)");
-    assert_eq!(
-        stuck_text(&negative_zero),
-        "ArgMaxHelper ( s , 0 ... 1 , 0.00000000000000000e0 , 0 )"
-    );
+    assert_eq!(stuck_text(&negative_zero), "ArgMaxHelper ( s , 0 ... 1 , 0.00000000000000000e0 , 0 )");
     let nan = published("let s = initTensor(1) in let s[0] = NaN in ArgMax(s)");
     assert!(matches!(nan.outcome, Outcome::Stuck(_)));
 }
@@ -326,38 +262,21 @@ fn d_argmax_table() {
 /// (e) out-of-bounds reads and writes hit neighbouring tensors or get stuck.
 #[test]
 fn e_out_of_bounds_table() {
-    let ab = |tail: &str| {
-        published(&format!(
-            "let a = initTensor(2) in let b = initTensor(2) in {tail}"
-        ))
-    };
+    let ab = |tail: &str| published(&format!("let a = initTensor(2) in let b = initTensor(2) in {tail}"));
 
     let neighbour = ab("let b[0] = 7.0 in a[3]");
     assert_eq!(value_text(&neighbour), "0.70000000000000000e1");
-    assert_eq!(
-        cell(&neighbour.config, "store")[4],
-        "4 |-> 0.70000000000000000e1"
-    );
+    assert_eq!(cell(&neighbour.config, "store")[4], "4 |-> 0.70000000000000000e1");
 
-    assert_eq!(
-        value_text(&ab("a[2]")),
-        "tensor ( 4 , 2 )",
-        "a header leaks out as a value"
-    );
+    assert_eq!(value_text(&ab("a[2]")), "tensor ( 4 , 2 )", "a header leaks out as a value");
     assert_eq!(stuck_text(&ab("a[5]")), "lookup ( 6 )");
 
     let clobbered = ab("let a[2] = 9.0 in b[0]");
     assert_eq!(stuck_text(&clobbered), "0.90000000000000000e1 [ 0 ]");
-    assert_eq!(
-        cell(&clobbered.config, "store")[3],
-        "3 |-> 0.90000000000000000e1"
-    );
+    assert_eq!(cell(&clobbered.config, "store")[3], "3 |-> 0.90000000000000000e1");
 
     let missing_key = ab("let a[7] = 1.0 in a[0]");
-    assert_eq!(
-        k_items(&missing_key.config),
-        ["storeVal ( a [ 7 ] , 0.10000000000000000e1 )", "a [ 0 ]"]
-    );
+    assert_eq!(k_items(&missing_key.config), ["storeVal ( a [ 7 ] , 0.10000000000000000e1 )", "a [ 0 ]"]);
 
     let row_overflow = published("let m = initTensor(2, 2) in let m[0, 3] = 5.0 in m[1, 0]");
     assert_eq!(value_text(&row_overflow), "0.50000000000000000e1");
@@ -388,10 +307,7 @@ fn g_scalar_functions_are_stuck() {
     for f in ["relu", "tanh", "sigmoid"] {
         let program = format!("let x = {f}(3.0) in x");
         let r = published(&program);
-        assert_eq!(
-            stuck_text(&r),
-            format!("let x = {f} ( 0.30000000000000000e1 ) in x")
-        );
+        assert_eq!(stuck_text(&r), format!("let x = {f} ( 0.30000000000000000e1 ) in x"));
         assert_eq!(r.steps, 0);
     }
     assert_eq!(
@@ -417,10 +333,7 @@ fn h_linear_shape_mismatch() {
             "y [ 0 ]"
         ]
     );
-    assert_eq!(
-        cell(&shorter.config, "env"),
-        lines("$1 |-> 7; W |-> 2; x |-> 0; y |-> 10")
-    );
+    assert_eq!(cell(&shorter.config, "env"), lines("$1 |-> 7; W |-> 2; x |-> 0; y |-> 10"));
     assert_eq!(
         cell(&shorter.config, "store"),
         lines(
@@ -429,10 +342,7 @@ fn h_linear_shape_mismatch() {
              8 |-> 0.00000000000000000e0; 9 |-> 0.00000000000000000e0; 10 |-> tensor ( 11 , 1 ); 11 |-> 0.20000000000000000e1"
         )
     );
-    assert_eq!(
-        cell(&shorter.config, "shape"),
-        lines("W |-> 1 , 2; x |-> 1")
-    );
+    assert_eq!(cell(&shorter.config, "shape"), lines("W |-> 1 , 2; x |-> 1"));
 
     let longer = published(
         "let x = initTensor(3) in let W = initTensor(1, 2) in let x[0] = 1.0 in let x[1] = 1.0 in let x[2] = 100.0 in let W[0, 0] = 2.0 in let W[0, 1] = 3.0 in (let y = linear(W, x) in y[0])",
@@ -449,24 +359,15 @@ fn h_linear_shape_mismatch() {
 #[test]
 fn i_shadowing_table() {
     let scalar = published("let x = 1.0 in let x = 2.0 in x");
-    assert_eq!(
-        stuck_text(&scalar),
-        "let 0.10000000000000000e1 = 0.20000000000000000e1 in 0.10000000000000000e1"
-    );
+    assert_eq!(stuck_text(&scalar), "let 0.10000000000000000e1 = 0.20000000000000000e1 in 0.10000000000000000e1");
 
     let tensors = published("let t = initTensor(2) in let t = initTensor(3) in t[0]");
-    assert!(
-        matches!(&tensors.outcome, Outcome::Aborted(reason) if reason.contains("duplicate keys"))
-    );
-    assert_eq!(
-        k_items(&tensors.config),
-        ["let t = initTensor ( 3 ) in t [ 0 ]"]
-    );
+    assert!(matches!(&tensors.outcome, Outcome::Aborted(reason) if reason.contains("duplicate keys")));
+    assert_eq!(k_items(&tensors.config), ["let t = initTensor ( 3 ) in t [ 0 ]"]);
     assert_eq!(cell(&tensors.config, "env"), ["t |-> 0"]);
     assert_eq!(cell(&tensors.config, "shape"), ["t |-> 2"]);
 
-    let relu_in_place =
-        published("let t = initTensor(2) in let t[0] = 5.0 in (let t = reluTensor(t) in t[0])");
+    let relu_in_place = published("let t = initTensor(2) in let t[0] = 5.0 in (let t = reluTensor(t) in t[0])");
     assert_eq!(value_text(&relu_in_place), "0.00000000000000000e0");
     assert_eq!(cell(&relu_in_place.config, "env"), ["t |-> 3"]);
     assert_eq!(
@@ -480,15 +381,9 @@ fn i_shadowing_table() {
     let scalar_then_tensor = published("let t = 5.0 in (let t = initTensor(2) in t[0])");
     assert_eq!(
         k_items(&scalar_then_tensor.config),
-        [
-            "defineTensor ( 0.50000000000000000e1 , 2 )",
-            "0.50000000000000000e1 [ 0 ]"
-        ]
+        ["defineTensor ( 0.50000000000000000e1 , 2 )", "0.50000000000000000e1 [ 0 ]"]
     );
-    assert_eq!(
-        cell(&scalar_then_tensor.config, "shape"),
-        ["0.50000000000000000e1 |-> 2"]
-    );
+    assert_eq!(cell(&scalar_then_tensor.config, "shape"), ["0.50000000000000000e1 |-> 2"]);
 
     let tensor_then_scalar = published("let t = initTensor(2) in let t = 5.0 in t");
     assert_eq!(value_text(&tensor_then_scalar), "0.50000000000000000e1");
@@ -506,10 +401,7 @@ fn k_zero_dimensions() {
     let empty = published("let X = initTensor(0) in X[0]");
     assert_eq!(stuck_text(&empty), "lookup ( 1 )");
     assert_eq!(cell(&empty.config, "store"), ["0 |-> tensor ( 1 , 0 )"]);
-    assert_eq!(
-        published("let X = initTensor(0) in ArgMax(X)").outcome,
-        Outcome::Empty
-    );
+    assert_eq!(published("let X = initTensor(0) in ArgMax(X)").outcome, Outcome::Empty);
 
     let rows_of_nothing = published("let X = initTensor(2, 0) in X[0, 0]");
     assert_eq!(value_text(&rows_of_nothing), "tensor ( 5 , 0 )");
@@ -520,10 +412,7 @@ fn k_zero_dimensions() {
              4 |-> tensor ( 5 , 0 ); 5 |-> tensor ( 6 , 0 )"
         )
     );
-    assert_eq!(
-        cell(&rows_of_nothing.config, "env"),
-        lines("$1 |-> 5; X |-> 0")
-    );
+    assert_eq!(cell(&rows_of_nothing.config, "env"), lines("$1 |-> 5; X |-> 0"));
 
     let no_rows = published("let X = initTensor(0, 3) in X[0, 1]");
     assert_eq!(value_text(&no_rows), "0.00000000000000000e0");
@@ -551,9 +440,7 @@ fn m_layers_cannot_chain() {
     let store = cell(&r.config, "store");
     assert_eq!(
         &store[15..18],
-        lines(
-            "15 |-> tensor ( 16 , 2 ); 16 |-> -0.10000000000000000e1; 17 |-> 0.00000000000000000e0"
-        )
+        lines("15 |-> tensor ( 16 , 2 ); 16 |-> -0.10000000000000000e1; 17 |-> 0.00000000000000000e0")
     );
 
     let stacked = published(
@@ -565,16 +452,10 @@ fn m_layers_cannot_chain() {
 /// (j) the sigmoid rule is the logistic function; tanh overflows to NaN above ~354.9.
 #[test]
 fn j_tanh_overflows_and_sigmoid_is_logistic() {
-    let big =
-        published("let v = initTensor(1) in let v[0] = 400.0 in (let h = tanhTensor(v) in h[0])");
+    let big = published("let v = initTensor(1) in let v[0] = 400.0 in (let h = tanhTensor(v) in h[0])");
     assert_eq!(value_text(&big), "NaN");
-    let big2 = published(
-        "let m = initTensor(1, 1) in let m[0, 0] = 400.0 in (let h = tanhTensor(m) in h[0, 0])",
-    );
-    assert_eq!(
-        k_items(&big2.config)[0],
-        "max ( NaN , 0.00000000000000000e0 )"
-    );
+    let big2 = published("let m = initTensor(1, 1) in let m[0, 0] = 400.0 in (let h = tanhTensor(m) in h[0, 0])");
+    assert_eq!(k_items(&big2.config)[0], "max ( NaN , 0.00000000000000000e0 )");
     let zero = published("let v = initTensor(1) in (let s = sigmoidTensor(v) in s[0])");
     assert_eq!(value_text(&zero), "0.50000000000000000e0");
 }

@@ -14,12 +14,7 @@ use knn_semantics::term::term_of_program;
 const DEPTH: usize = 100_000;
 
 fn on_small_stack<F: FnOnce() + Send + 'static>(f: F) {
-    std::thread::Builder::new()
-        .stack_size(512 * 1024)
-        .spawn(f)
-        .unwrap()
-        .join()
-        .unwrap();
+    std::thread::Builder::new().stack_size(512 * 1024).spawn(f).unwrap().join().unwrap();
 }
 
 fn float_value(outcome: &Outcome) -> f64 {
@@ -94,9 +89,6 @@ fn a_deep_stuck_configuration_prints() {
         assert_eq!(printed.matches("□ + 0.10000000000000000e1").count(), DEPTH);
         let term = term_of_program(&parse_program(&source, Grammar::K).unwrap());
         assert_eq!(term.size(), 2 * DEPTH + 1);
-        assert_eq!(
-            term.to_string().len(),
-            source.len() + DEPTH * ("0.10000000000000000e1".len() - "1.0".len())
-        );
+        assert_eq!(term.to_string().len(), source.len() + DEPTH * ("0.10000000000000000e1".len() - "1.0".len()));
     });
 }

@@ -31,25 +31,12 @@ fn published_profile_reproduces_krun_output_byte_for_byte() {
     for path in programs() {
         let source = std::fs::read_to_string(&path).unwrap();
         let expected = std::fs::read_to_string(path.with_extension("knn.out")).unwrap();
-        let program = parse_program(&source, profile.grammar)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let result = run(
-            profile,
-            Config::initial(term_of_program(&program)),
-            RunOptions::default(),
-        );
-        assert!(
-            matches!(result.outcome, Outcome::Value(_)),
-            "{}: {:?}",
-            path.display(),
-            result.outcome
-        );
+        let program = parse_program(&source, profile.grammar).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let result = run(profile, Config::initial(term_of_program(&program)), RunOptions::default());
+        assert!(matches!(result.outcome, Outcome::Value(_)), "{}: {:?}", path.display(), result.outcome);
         let actual = config_to_string(&result.config);
         if actual.trim_end() != expected.trim_end() {
-            failures.push(format!(
-                "== {}\n-- expected\n{expected}\n-- actual\n{actual}",
-                path.display()
-            ));
+            failures.push(format!("== {}\n-- expected\n{expected}\n-- actual\n{actual}", path.display()));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -11,12 +11,7 @@ pub fn check(args: CheckArgs) -> Exit {
     };
     match parse(&source, profile) {
         Ok(program) => {
-            eprintln!(
-                "{}: ok ({} nodes, {} semantics)",
-                source.name,
-                program.size(),
-                profile.name
-            );
+            eprintln!("{}: ok ({} nodes, {} semantics)", source.name, program.size(), profile.name);
             Exit::Result
         }
         Err(exit) => exit,

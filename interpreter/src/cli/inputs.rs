@@ -9,9 +9,7 @@ use crate::data::npy::read_npy;
 /// Parses one `--input` argument.
 pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
     let Some((name, value)) = argument.split_once('=') else {
-        return Err(format!(
-            "`--input {argument}`: expected NAME=[v, …], NAME=[[…], …] or NAME=FILE.npy"
-        ));
+        return Err(format!("`--input {argument}`: expected NAME=[v, …], NAME=[[…], …] or NAME=FILE.npy"));
     };
     let name = name.trim().to_string();
     let value = value.trim();
@@ -22,9 +20,7 @@ pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
         (array.shape, array.data)
     };
     let input = TensorInput { name, shape, data };
-    input
-        .validate()
-        .map_err(|e| format!("`--input {argument}`: {e}"))?;
+    input.validate().map_err(|e| format!("`--input {argument}`: {e}"))?;
     Ok(input)
 }
 
@@ -37,15 +33,11 @@ pub fn parse_inline(text: &str) -> Result<(Vec<usize>, Vec<f64>), String> {
         let mut data = Vec::new();
         let mut cols = None;
         for row in &rows {
-            let values =
-                parse_numbers(strip_brackets(row).ok_or("each row must be written in brackets")?)?;
+            let values = parse_numbers(strip_brackets(row).ok_or("each row must be written in brackets")?)?;
             match cols {
                 None => cols = Some(values.len()),
                 Some(c) if c != values.len() => {
-                    return Err(format!(
-                        "rows have different lengths ({c} and {})",
-                        values.len()
-                    ));
+                    return Err(format!("rows have different lengths ({c} and {})", values.len()));
                 }
                 _ => {}
             }
@@ -99,9 +91,7 @@ fn parse_numbers(list: &str) -> Result<Vec<f64>, String> {
             match item {
                 "Infinity" | "+Infinity" => Ok(f64::INFINITY),
                 "-Infinity" => Ok(f64::NEG_INFINITY),
-                _ => item
-                    .parse::<f64>()
-                    .map_err(|_| format!("`{item}` is not a number")),
+                _ => item.parse::<f64>().map_err(|_| format!("`{item}` is not a number")),
             }
         })
         .collect()
@@ -114,10 +104,7 @@ mod tests {
     #[test]
     fn vectors_and_matrices() {
         assert_eq!(parse_inline("[1.0, 2]").unwrap(), (vec![2], vec![1.0, 2.0]));
-        assert_eq!(
-            parse_inline("[[1,2],[3,4],[5,6]]").unwrap(),
-            (vec![3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
-        );
+        assert_eq!(parse_inline("[[1,2],[3,4],[5,6]]").unwrap(), (vec![3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
         assert_eq!(parse_inline("[]").unwrap(), (vec![0], vec![]));
         let (_, nan) = parse_inline("[NaN, -Infinity]").unwrap();
         assert!(nan[0].is_nan() && nan[1] == f64::NEG_INFINITY);
@@ -125,23 +112,11 @@ mod tests {
 
     #[test]
     fn malformed_lists_are_refused_with_a_reason() {
-        assert!(
-            parse_inline("[[1,2],[3]]")
-                .unwrap_err()
-                .contains("different lengths")
-        );
-        assert!(
-            parse_inline("[1, x]")
-                .unwrap_err()
-                .contains("`x` is not a number")
-        );
+        assert!(parse_inline("[[1,2],[3]]").unwrap_err().contains("different lengths"));
+        assert!(parse_inline("[1, x]").unwrap_err().contains("`x` is not a number"));
         assert!(parse_inline("[[[1]]]").unwrap_err().contains("rank 1 or 2"));
         assert!(parse_inline("[1, 2").is_err());
         assert!(parse_input("x").unwrap_err().contains("expected NAME="));
-        assert!(
-            parse_input("let=[1]")
-                .unwrap_err()
-                .contains("not an identifier")
-        );
+        assert!(parse_input("let=[1]").unwrap_err().contains("not an identifier"));
     }
 }

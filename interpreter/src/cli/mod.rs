@@ -179,9 +179,7 @@ pub fn main() -> Exit {
         Err(e) => {
             let _ = e.print();
             return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
-                    Exit::Result
-                }
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => Exit::Result,
                 _ => Exit::Usage,
             };
         }

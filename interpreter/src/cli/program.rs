@@ -18,8 +18,9 @@ pub struct Source {
 }
 
 pub fn read_source(path: &Path) -> Result<Source, Exit> {
-    let name = path.display().to_string();
-    let text = if name == "-" {
+    let stdin = path.as_os_str() == "-";
+    let name = if stdin { "<stdin>".to_string() } else { path.display().to_string() };
+    let text = if stdin {
         let mut text = String::new();
         std::io::stdin().read_to_string(&mut text).map(|_| text)
     } else {
@@ -37,22 +38,15 @@ pub fn read_source(path: &Path) -> Result<Source, Exit> {
 /// Parses with the profile's grammar; prints the diagnostic on failure.
 pub fn parse(source: &Source, profile: &Profile) -> Result<Exp, Exit> {
     parse_program(&source.text, profile.grammar).map_err(|e| {
-        eprint!(
-            "{}",
-            e.render(&source.name, &source.text, std::io::stderr().is_terminal())
-        );
+        eprint!("{}", e.render(&source.name, &source.text, std::io::stderr().is_terminal()));
         Exit::Parse
     })
 }
 
 /// Reads, parses and binds the inputs: the initial configuration.
 pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<Config, Exit> {
-    let inputs = args
-        .inputs
-        .iter()
-        .map(|a| parse_input(a))
-        .collect::<Result<Vec<TensorInput>, String>>()
-        .map_err(|e| {
+    let inputs =
+        args.inputs.iter().map(|a| parse_input(a)).collect::<Result<Vec<TensorInput>, String>>().map_err(|e| {
             eprintln!("error: {e}");
             Exit::Usage
         })?;

@@ -32,9 +32,7 @@ pub fn tensor_text(t: &DenseTensor) -> String {
             }
             [rows, rest @ ..] => {
                 let size: usize = rest.iter().product();
-                let items: Vec<String> = (0..*rows)
-                    .map(|r| level(rest, &data[r * size..(r + 1) * size]))
-                    .collect();
+                let items: Vec<String> = (0..*rows).map(|r| level(rest, &data[r * size..(r + 1) * size])).collect();
                 format!("[{}]", items.join(", "))
             }
         }
@@ -65,12 +63,10 @@ pub fn explain(outcome: &Outcome) -> Option<String> {
             kitem_to_string(item)
         )),
         Outcome::Aborted(reason) => Some(format!("error: krun stops here: {reason}")),
-        Outcome::Limit(Limit::Steps(n)) => Some(format!(
-            "limit: stopped after {n} steps (raise --max-steps)"
-        )),
-        Outcome::Limit(Limit::States(n)) => Some(format!(
-            "limit: stopped after exploring {n} states (raise --max-states)"
-        )),
+        Outcome::Limit(Limit::Steps(n)) => Some(format!("limit: stopped after {n} steps (raise --max-steps)")),
+        Outcome::Limit(Limit::States(n)) => {
+            Some(format!("limit: stopped after exploring {n} states (raise --max-states)"))
+        }
     }
 }
 

@@ -24,16 +24,10 @@ pub fn rules(args: RulesArgs) -> Exit {
                 })
                 .collect();
             let report = json!({ "semantics": profile.name, "rules": rules });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
+            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
         RulesFormat::Text => {
-            println!(
-                "{:<5} {:<28} {:<9} {:<11} {:<9} K source",
-                "#", "id", "kind", "section", "lines"
-            );
+            println!("{:<5} {:<28} {:<9} {:<11} {:<9} K source", "#", "id", "kind", "section", "lines");
             for r in profile.rules() {
                 println!(
                     "{:<5} {:<28} {:<9} {:<11} {:<9} {}",
@@ -45,11 +39,7 @@ pub fn rules(args: RulesArgs) -> Exit {
                     r.k
                 );
             }
-            println!(
-                "{} rules and contexts ({} semantics)",
-                profile.rules().len(),
-                profile.name
-            );
+            println!("{} rules and contexts ({} semantics)", profile.rules().len(), profile.name);
         }
     }
     Exit::Result

@@ -15,10 +15,7 @@ pub fn run(args: RunArgs) -> Exit {
         Ok(config) => config,
         Err(exit) => return exit,
     };
-    let options = RunOptions {
-        max_steps: args.max_steps,
-        trace: args.trace,
-    };
+    let options = RunOptions { max_steps: args.max_steps, trace: args.trace };
     let result = run_engine(profile, config, options);
     match args.program.output {
         OutputFormat::Value => {
@@ -28,19 +25,11 @@ pub fn run(args: RunArgs) -> Exit {
         }
         OutputFormat::Config => print!("{}", config_to_string(&result.config)),
         OutputFormat::Json => {
-            let mut report = outcome_json(
-                &result.outcome,
-                &result.config,
-                result.steps,
-                Some(&result.coverage),
-            );
+            let mut report = outcome_json(&result.outcome, &result.config, result.steps, Some(&result.coverage));
             if args.trace {
                 report["trace"] = json!(result.trace.iter().map(|s| s.rule.id).collect::<Vec<_>>());
             }
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
+            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
     }
     if args.program.output != OutputFormat::Json {

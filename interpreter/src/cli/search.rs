@@ -19,29 +19,16 @@ pub fn search(args: SearchArgs) -> Exit {
         PriorityChoice::Krun => Priorities::Krun,
         PriorityChoice::FlatCooling => Priorities::FlatCooling,
     };
-    let result = search_engine(
-        profile,
-        config,
-        SearchOptions {
-            max_states: args.max_states,
-            priorities,
-        },
-    );
+    let result = search_engine(profile, config, SearchOptions { max_states: args.max_states, priorities });
     match args.program.output {
         OutputFormat::Json => {
-            let outcomes: Vec<_> = result
-                .finals
-                .iter()
-                .map(|f| outcome_json(&f.outcome, &f.config, f.depth, None))
-                .collect();
+            let outcomes: Vec<_> =
+                result.finals.iter().map(|f| outcome_json(&f.outcome, &f.config, f.depth, None)).collect();
             let mut report = json!({ "outcomes": outcomes, "states": result.states });
             if let Some(Limit::States(n)) = result.limit {
                 report["limit"] = json!({ "kind": "states", "value": n });
             }
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report).unwrap_or_default()
-            );
+            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
         OutputFormat::Config => {
             for (n, f) in result.finals.iter().enumerate() {
@@ -53,23 +40,14 @@ pub fn search(args: SearchArgs) -> Exit {
             for (n, f) in result.finals.iter().enumerate() {
                 let line = match &f.outcome {
                     Outcome::Value(v) => format!("value {}", value_text(v, &f.config)),
-                    other => explain(other)
-                        .unwrap_or_default()
-                        .lines()
-                        .next()
-                        .unwrap_or_default()
-                        .to_string(),
+                    other => explain(other).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
                 };
                 println!("solution {}: {line}", n + 1);
             }
         }
     }
     if args.program.output != OutputFormat::Json {
-        eprintln!(
-            "{} final states, {} states explored",
-            result.finals.len(),
-            result.states
-        );
+        eprintln!("{} final states, {} states explored", result.finals.len(), result.states);
     }
     match result.limit {
         Some(limit) => {

@@ -69,10 +69,7 @@ impl Context {
     /// The context with the hole filled by `hole`, built as is (no `[anywhere]` rule applied).
     pub fn plug_raw(&self, hole: Term, span: Span) -> Term {
         let node = match self {
-            Context::IndexBase { ints } => Node::Index {
-                base: hole,
-                ints: ints.clone(),
-            },
+            Context::IndexBase { ints } => Node::Index { base: hole, ints: ints.clone() },
             Context::MaxLeft(b) => Node::Max(hole, b.clone()),
             Context::MaxRight(a) => Node::Max(a.clone(), hole),
             Context::MinLeft(b) => Node::Min(hole, b.clone()),
@@ -81,29 +78,13 @@ impl Context {
             Context::MulRight(a) => Node::Mul(a.clone(), hole),
             Context::AddLeft(b) => Node::Add(hole, b.clone()),
             Context::AddRight(a) => Node::Add(a.clone(), hole),
-            Context::LetValue { target, body } => Node::Let {
-                target: target.clone(),
-                value: hole,
-                body: body.clone(),
-            },
-            Context::StoreValValue { target } => Node::StoreVal {
-                target: target.clone(),
-                value: hole,
-            },
+            Context::LetValue { target, body } => Node::Let { target: target.clone(), value: hole, body: body.clone() },
+            Context::StoreValValue { target } => Node::StoreVal { target: target.clone(), value: hole },
             Context::StoreValBase { ints, value } => Node::StoreVal {
-                target: Term::new(
-                    Node::Index {
-                        base: hole,
-                        ints: ints.clone(),
-                    },
-                    span,
-                ),
+                target: Term::new(Node::Index { base: hole, ints: ints.clone() }, span),
                 value: value.clone(),
             },
-            Context::ActItem(act) => Node::ActItem {
-                act: *act,
-                arg: hole,
-            },
+            Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
         };
         Term::new(node, span)
     }
@@ -227,10 +208,7 @@ pub struct Config {
 impl Config {
     /// The initial configuration: `<k> $PGM </k>`, empty maps, `<nextLoc> 0 </nextLoc>`.
     pub fn initial(program: Term) -> Config {
-        Config {
-            k: vec![KItem::Term(program)],
-            ..Config::default()
-        }
+        Config { k: vec![KItem::Term(program)], ..Config::default() }
     }
 
     /// The first item of `<k>`.

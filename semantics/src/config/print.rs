@@ -40,29 +40,10 @@ pub fn k_to_string(config: &Config) -> String {
 pub fn config_to_string(config: &Config) -> String {
     let mut out = String::from("<T>\n");
     cell(&mut out, "k", std::iter::once(k_to_string(config)));
-    cell(
-        &mut out,
-        "env",
-        config.env.iter().map(|(x, loc)| format!("{x} |-> {loc}")),
-    );
-    cell(
-        &mut out,
-        "store",
-        config.store.iter().map(|(loc, v)| format!("{loc} |-> {v}")),
-    );
-    cell(
-        &mut out,
-        "nextLoc",
-        std::iter::once(config.store.next_loc().to_string()),
-    );
-    cell(
-        &mut out,
-        "shape",
-        config
-            .shape
-            .iter()
-            .map(|(key, ints)| format!("{} |-> {}", key.0, ints_text(ints))),
-    );
+    cell(&mut out, "env", config.env.iter().map(|(x, loc)| format!("{x} |-> {loc}")));
+    cell(&mut out, "store", config.store.iter().map(|(loc, v)| format!("{loc} |-> {v}")));
+    cell(&mut out, "nextLoc", std::iter::once(config.store.next_loc().to_string()));
+    cell(&mut out, "shape", config.shape.iter().map(|(key, ints)| format!("{} |-> {}", key.0, ints_text(ints))));
     out.push_str("</T>\n");
     out
 }

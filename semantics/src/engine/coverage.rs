@@ -13,10 +13,7 @@ pub struct Coverage {
 
 impl Coverage {
     pub fn new(profile: &'static Profile) -> Coverage {
-        Coverage {
-            profile,
-            counts: vec![0; profile.rules().len()],
-        }
+        Coverage { profile, counts: vec![0; profile.rules().len()] }
     }
 
     /// Records a step whose rule is at `position` in the profile's inventory.
@@ -48,21 +45,12 @@ impl Coverage {
     }
 
     pub fn count(&self, id: &str) -> u64 {
-        self.profile
-            .rules()
-            .iter()
-            .position(|r| r.id == id)
-            .map_or(0, |p| self.counts[p])
+        self.profile.rules().iter().position(|r| r.id == id).map_or(0, |p| self.counts[p])
     }
 
     /// `(rule, count)` for every rule that fired, in inventory order.
     pub fn fired(&self) -> impl Iterator<Item = (&'static Rule, u64)> + '_ {
-        self.profile
-            .rules()
-            .iter()
-            .zip(&self.counts)
-            .filter(|(_, n)| **n > 0)
-            .map(|(r, n)| (*r, *n))
+        self.profile.rules().iter().zip(&self.counts).filter(|(_, n)| **n > 0).map(|(r, n)| (*r, *n))
     }
 
     /// Fireable rules (contexts excluded) that never fired.

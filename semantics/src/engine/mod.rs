@@ -31,11 +31,7 @@ pub struct Successor {
 }
 
 /// Applies one rule in place. `None` if it does not match (the configuration is untouched).
-fn try_rule(
-    profile: &Profile,
-    config: &mut Config,
-    rule: &'static Rule,
-) -> Option<(Step, Option<String>)> {
+fn try_rule(profile: &Profile, config: &mut Config, rule: &'static Rule) -> Option<(Step, Option<String>)> {
     let apply = rule.apply?;
     let mut rewrite = Rewrite::new(config, profile.build_index);
     if !apply(&mut rewrite) {
@@ -55,16 +51,8 @@ pub fn successors(profile: &Profile, config: &Config, priorities: Priorities) ->
     for &(_, rule) in profile.candidates(Head::of(top)) {
         let mut next = config.clone();
         if let Some((step, abort)) = try_rule(profile, &mut next, rule) {
-            let config = if abort.is_some() {
-                config.clone()
-            } else {
-                next
-            };
-            found.push(Successor {
-                step,
-                config,
-                abort,
-            });
+            let config = if abort.is_some() { config.clone() } else { next };
+            found.push(Successor { step, config, abort });
         }
     }
     let Some(best) = found.iter().map(|s| priorities.class_of(s.step.rule)).min() else {
@@ -125,13 +113,7 @@ pub fn run(profile: &'static Profile, mut config: Config, options: RunOptions) -
             trace.push(step);
         }
     };
-    Run {
-        outcome,
-        config,
-        steps,
-        trace,
-        coverage,
-    }
+    Run { outcome, config, steps, trace, coverage }
 }
 
 impl Outcome {

@@ -16,10 +16,7 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
-        SearchOptions {
-            max_states: 100_000,
-            priorities: Priorities::Krun,
-        }
+        SearchOptions { max_states: 100_000, priorities: Priorities::Krun }
     }
 }
 
@@ -55,21 +52,13 @@ pub fn search(profile: &'static Profile, initial: Config, options: SearchOptions
     while let Some((config, depth)) = queue.pop_front() {
         let next = successors(profile, &config, options.priorities);
         if next.is_empty() {
-            finals.push(Final {
-                outcome: Outcome::terminal(&config),
-                config,
-                depth,
-            });
+            finals.push(Final { outcome: Outcome::terminal(&config), config, depth });
             continue;
         }
         for successor in next {
             coverage.record_step(&successor.step);
             if let Some(reason) = successor.abort {
-                finals.push(Final {
-                    outcome: Outcome::Aborted(reason),
-                    config: successor.config,
-                    depth,
-                });
+                finals.push(Final { outcome: Outcome::Aborted(reason), config: successor.config, depth });
                 continue;
             }
             if seen.len() >= options.max_states {
@@ -84,10 +73,5 @@ pub fn search(profile: &'static Profile, initial: Config, options: SearchOptions
             break;
         }
     }
-    SearchResult {
-        finals,
-        states: seen.len(),
-        limit,
-        coverage,
-    }
+    SearchResult { finals, states: seen.len(), limit, coverage }
 }

@@ -22,9 +22,7 @@ fn helper(act: Act, y: Term, x: Term, args: HelperArgs, span: Span) -> Term {
 fn top_helper(r: &Rewrite<'_>, act: Act) -> Option<(Term, Term, HelperArgs, Span)> {
     let top = r.top()?;
     match top.node() {
-        Node::ActHelper { act: a, y, x, args } if *a == act => {
-            Some((y.clone(), x.clone(), args.clone(), top.span()))
-        }
+        Node::ActHelper { act: a, y, x, args } if *a == act => Some((y.clone(), x.clone(), args.clone(), top.span())),
         _ => None,
     }
 }
@@ -33,12 +31,7 @@ fn top_helper(r: &Rewrite<'_>, act: Act) -> Option<(Term, Term, HelperArgs, Span
 /// with `<shape>... Y |-> Is ...</shape>` (R21, R38, R49).
 pub fn let_tensor(r: &mut Rewrite<'_>, act: Act) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc {
-        target: x,
-        func: FuncTerm::Apply(name, y),
-        body: e,
-    } = top.node()
-    else {
+    let Node::LetFunc { target: x, func: FuncTerm::Apply(name, y), body: e } = top.node() else {
         return false;
     };
     if name.tensor_act() != Some(act) || x.as_id().is_none() {
@@ -49,17 +42,10 @@ pub fn let_tensor(r: &mut Rewrite<'_>, act: Act) -> bool {
         return false;
     };
     let span = top.span();
-    let define = Term::new(
-        Node::DefineTensor {
-            x: x.clone(),
-            ints: is.clone(),
-        },
-        span,
-    );
+    let define = Term::new(Node::DefineTensor { x: x.clone(), ints: is.clone() }, span);
     let helper = helper(act, y.clone(), x.clone(), HelperArgs::Dims(is), span);
     let e = e.clone();
-    r.cfg
-        .replace_top([KItem::Term(define), KItem::Term(helper), KItem::Term(e)]);
+    r.cfg.replace_top([KItem::Term(define), KItem::Term(helper), KItem::Term(e)]);
     true
 }
 
@@ -71,17 +57,7 @@ pub fn nd_range(r: &mut Rewrite<'_>, act: Act) -> bool {
     let Some((i, rest)) = ints.split_first() else {
         return false;
     };
-    r.cfg.replace_top_term(helper(
-        act,
-        y,
-        x,
-        HelperArgs::RangeDims {
-            from: 0,
-            to: i,
-            rest,
-        },
-        span,
-    ));
+    r.cfg.replace_top_term(helper(act, y, x, HelperArgs::RangeDims { from: 0, to: i, rest }, span));
     true
 }
 
@@ -91,30 +67,14 @@ pub fn range_1d(r: &mut Rewrite<'_>, act: Act) -> bool {
         return false;
     };
     let Some(i) = ints.single() else { return false };
-    r.cfg.replace_top_term(helper(
-        act,
-        y,
-        x,
-        HelperArgs::Range { from: 0, to: i },
-        span,
-    ));
+    r.cfg.replace_top_term(helper(act, y, x, HelperArgs::Range { from: 0, to: i }, span));
     true
 }
 
 /// `actTensorHelper(Y, X, I...J:Int, Is:Ints) => actTensorHelper(Y[I], X[I], Is:Ints)
 ///  ~> actTensorHelper(Y, X, (I +Int 1)...J:Int, Is:Ints) when I <Int J` (R24, R41, R52)
 pub fn nd_step(r: &mut Rewrite<'_>, act: Act) -> bool {
-    let Some((
-        y,
-        x,
-        HelperArgs::RangeDims {
-            from: i,
-            to: j,
-            rest,
-        },
-        span,
-    )) = top_helper(r, act)
-    else {
+    let Some((y, x, HelperArgs::RangeDims { from: i, to: j, rest }, span)) = top_helper(r, act) else {
         return false;
     };
     if !lt(i, j) {
@@ -122,17 +82,7 @@ pub fn nd_step(r: &mut Rewrite<'_>, act: Act) -> bool {
     }
     let (y_i, x_i) = (r.index1(y.clone(), i, span), r.index1(x.clone(), i, span));
     let inner = helper(act, y_i, x_i, HelperArgs::Dims(rest.clone()), span);
-    let next = helper(
-        act,
-        y,
-        x,
-        HelperArgs::RangeDims {
-            from: i + 1,
-            to: j,
-            rest,
-        },
-        span,
-    );
+    let next = helper(act, y, x, HelperArgs::RangeDims { from: i + 1, to: j, rest }, span);
     r.cfg.replace_top([KItem::Term(inner), KItem::Term(next)]);
     true
 }
@@ -187,14 +137,7 @@ pub fn elem(r: &mut Rewrite<'_>, act: Act, item: fn(Term, Span) -> Term) -> bool
         return false;
     }
     let value = item(y, span);
-    let assign = Term::new(
-        Node::Let {
-            target: x,
-            value,
-            body: Term::int(0, span),
-        },
-        span,
-    );
+    let assign = Term::new(Node::Let { target: x, value, body: Term::int(0, span) }, span);
     r.cfg.replace_top_term(assign);
     true
 }
@@ -213,8 +156,7 @@ pub fn item_merge_index(r: &mut Rewrite<'_>, act: Act) -> bool {
     };
     let (e, span) = (e.clone(), top.span());
     let merged = r.index(e, Ints::cons(i, &Ints::one(j)), span);
-    r.cfg
-        .replace_top_term(Term::new(Node::ActItem { act, arg: merged }, span));
+    r.cfg.replace_top_term(Term::new(Node::ActItem { act, arg: merged }, span));
     true
 }
 
@@ -222,12 +164,7 @@ pub fn item_merge_index(r: &mut Rewrite<'_>, act: Act) -> bool {
 /// (R48, R59)
 pub fn let_2d_item(r: &mut Rewrite<'_>, act: Act) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::Let {
-        target,
-        value,
-        body: e3,
-    } = top.node()
-    else {
+    let Node::Let { target, value, body: e3 } = top.node() else {
         return false;
     };
     let Node::ActItem { act: a, .. } = value.node() else {
@@ -241,13 +178,6 @@ pub fn let_2d_item(r: &mut Rewrite<'_>, act: Act) -> bool {
     };
     let (e, value, e3, span) = (e.clone(), value.clone(), e3.clone(), top.span());
     let target = r.index(e, Ints::cons(i, &Ints::one(j)), span);
-    r.cfg.replace_top_term(Term::new(
-        Node::Let {
-            target,
-            value,
-            body: e3,
-        },
-        span,
-    ));
+    r.cfg.replace_top_term(Term::new(Node::Let { target, value, body: e3 }, span));
     true
 }

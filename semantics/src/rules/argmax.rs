@@ -30,13 +30,7 @@ fn argmax_start(r: &mut Rewrite<'_>) -> bool {
     let Some(i) = r.cfg.shape_of(x).and_then(|is| is.single()) else {
         return false;
     };
-    let helper = Node::ArgMaxHelper {
-        x: x.clone(),
-        from: 0,
-        to: i,
-        max: 0.0,
-        index: 0,
-    };
+    let helper = Node::ArgMaxHelper { x: x.clone(), from: 0, to: i, max: 0.0, index: 0 };
     let helper = Term::new(helper, top.span());
     r.cfg.replace_top_term(helper);
     true
@@ -86,14 +80,7 @@ fn element(r: &Rewrite<'_>, x: &Sym, i: i64) -> Option<f64> {
 
 fn argmax_step(r: &mut Rewrite<'_>, condition: fn(f64, f64) -> bool, keep: Keep) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::ArgMaxHelper {
-        x,
-        from: i,
-        to: j,
-        max: f,
-        index: ii,
-    } = top.node()
-    else {
+    let Node::ArgMaxHelper { x, from: i, to: j, max: f, index: ii } = top.node() else {
         return false;
     };
     let Some(f2) = element(r, x, *i) else {
@@ -106,13 +93,7 @@ fn argmax_step(r: &mut Rewrite<'_>, condition: fn(f64, f64) -> bool, keep: Keep)
         Keep::Element => (f2, *i),
         Keep::Running => (*f, *ii),
     };
-    let next = Node::ArgMaxHelper {
-        x: x.clone(),
-        from: i + 1,
-        to: *j,
-        max,
-        index,
-    };
+    let next = Node::ArgMaxHelper { x: x.clone(), from: i + 1, to: *j, max, index };
     let next = Term::new(next, top.span());
     r.cfg.replace_top_term(next);
     true
@@ -131,10 +112,7 @@ pub static ARGMAX_DONE: Rule = Rule::top(
 
 fn argmax_done(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::ArgMaxHelper {
-        from, to, index, ..
-    } = top.node()
-    else {
+    let Node::ArgMaxHelper { from, to, index, .. } = top.node() else {
         return false;
     };
     if from != to {
@@ -146,9 +124,4 @@ fn argmax_done(r: &mut Rewrite<'_>) -> bool {
 }
 
 /// The rules of this section, in file order.
-pub static RULES: &[&Rule] = &[
-    &ARGMAX_START,
-    &ARGMAX_STEP_GREATER,
-    &ARGMAX_STEP_LESS,
-    &ARGMAX_DONE,
-];
+pub static RULES: &[&Rule] = &[&ARGMAX_START, &ARGMAX_STEP_GREATER, &ARGMAX_STEP_LESS, &ARGMAX_DONE];

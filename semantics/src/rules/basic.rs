@@ -30,12 +30,7 @@ pub static LET_SCALAR_INT: Rule = Rule::top(
 
 /// `let X:Id = E1 in E2 => E2[E1 / X]` where `E1` has the sort `is_sort` checks.
 fn let_scalar(r: &mut Rewrite<'_>, is_sort: fn(&Term) -> bool) -> bool {
-    let Some(Node::Let {
-        target,
-        value: e1,
-        body: e2,
-    }) = r.top_node()
-    else {
+    let Some(Node::Let { target, value: e1, body: e2 }) = r.top_node() else {
         return false;
     };
     let Some(x) = target.as_id() else {
@@ -50,26 +45,16 @@ fn let_scalar(r: &mut Rewrite<'_>, is_sort: fn(&Term) -> bool) -> bool {
 }
 
 /// R03 `mul-float` (L138): `rule I1 * I2 => I1 *Float I2` (sort inference makes I1, I2 Floats)
-pub static MUL_FLOAT: Rule = Rule::top(
-    SECTION,
-    "mul-float",
-    "R03",
-    "L138",
-    "rule I1 * I2 => I1 *Float I2",
-    &[Head::Mul],
-    |r| float_op(r, |n| matches!(n, Node::Mul(..)), |a, b| a * b),
-);
+pub static MUL_FLOAT: Rule =
+    Rule::top(SECTION, "mul-float", "R03", "L138", "rule I1 * I2 => I1 *Float I2", &[Head::Mul], |r| {
+        float_op(r, |n| matches!(n, Node::Mul(..)), |a, b| a * b)
+    });
 
 /// R04 `add-float` (L139): `rule I1 + I2 => I1 +Float I2`
-pub static ADD_FLOAT: Rule = Rule::top(
-    SECTION,
-    "add-float",
-    "R04",
-    "L139",
-    "rule I1 + I2 => I1 +Float I2",
-    &[Head::Add],
-    |r| float_op(r, |n| matches!(n, Node::Add(..)), |a, b| a + b),
-);
+pub static ADD_FLOAT: Rule =
+    Rule::top(SECTION, "add-float", "R04", "L139", "rule I1 + I2 => I1 +Float I2", &[Head::Add], |r| {
+        float_op(r, |n| matches!(n, Node::Add(..)), |a, b| a + b)
+    });
 
 /// `I1 op I2 => I1 opFloat I2` for the binary node `is_op` recognises. IEEE binary64, round to
 /// nearest, as MPFR computes `*Float` and `+Float` at precision 53.

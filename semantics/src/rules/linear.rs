@@ -27,12 +27,7 @@ pub static LET_LINEAR: Rule = Rule::top(
 
 fn let_linear(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc {
-        target,
-        func: FuncTerm::Linear(w, x),
-        body: e,
-    } = top.node()
-    else {
+    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e } = top.node() else {
         return false;
     };
     let (Some(y), Some(w), Some(x)) = (target.as_id(), w.as_id(), x.as_id()) else {
@@ -42,26 +37,10 @@ fn let_linear(r: &mut Rewrite<'_>) -> bool {
         return false;
     };
     let span = top.span();
-    let define = Term::new(
-        Node::DefineTensor {
-            x: target.clone(),
-            ints: Ints::one(i),
-        },
-        span,
-    );
-    let helper = Term::new(
-        Node::LinearHelper {
-            y: y.clone(),
-            i,
-            j,
-            w: w.clone(),
-            x: x.clone(),
-        },
-        span,
-    );
+    let define = Term::new(Node::DefineTensor { x: target.clone(), ints: Ints::one(i) }, span);
+    let helper = Term::new(Node::LinearHelper { y: y.clone(), i, j, w: w.clone(), x: x.clone() }, span);
     let e = e.clone();
-    r.cfg
-        .replace_top([KItem::Term(define), KItem::Term(helper), KItem::Term(e)]);
+    r.cfg.replace_top([KItem::Term(define), KItem::Term(helper), KItem::Term(e)]);
     true
 }
 
@@ -81,14 +60,7 @@ fn linear_rows_range(r: &mut Rewrite<'_>) -> bool {
     let Node::LinearHelper { y, i, j, w, x } = top.node() else {
         return false;
     };
-    let rows = Node::LinearRows {
-        y: y.clone(),
-        from: 0,
-        to: *i,
-        j: *j,
-        w: w.clone(),
-        x: x.clone(),
-    };
+    let rows = Node::LinearRows { y: y.clone(), from: 0, to: *i, j: *j, w: w.clone(), x: x.clone() };
     let rows = Term::new(rows, top.span());
     r.cfg.replace_top_term(rows);
     true
@@ -109,42 +81,16 @@ pub static LINEAR_ROWS_STEP: Rule = Rule::top(
 
 fn linear_rows_step(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LinearRows {
-        y,
-        from: i1,
-        to: i2,
-        j,
-        w,
-        x,
-    } = top.node()
-    else {
+    let Node::LinearRows { y, from: i1, to: i2, j, w, x } = top.node() else {
         return false;
     };
     if !lt(*i1, *i2) {
         return false;
     }
     let span = top.span();
-    let row = Node::LinearCols {
-        y: y.clone(),
-        y_row: *i1,
-        from: 0,
-        to: *j,
-        w: w.clone(),
-        w_row: *i1,
-        x: x.clone(),
-    };
-    let next = Node::LinearRows {
-        y: y.clone(),
-        from: i1 + 1,
-        to: *i2,
-        j: *j,
-        w: w.clone(),
-        x: x.clone(),
-    };
-    r.cfg.replace_top([
-        KItem::Term(Term::new(row, span)),
-        KItem::Term(Term::new(next, span)),
-    ]);
+    let row = Node::LinearCols { y: y.clone(), y_row: *i1, from: 0, to: *j, w: w.clone(), w_row: *i1, x: x.clone() };
+    let next = Node::LinearRows { y: y.clone(), from: i1 + 1, to: *i2, j: *j, w: w.clone(), x: x.clone() };
+    r.cfg.replace_top([KItem::Term(Term::new(row, span)), KItem::Term(Term::new(next, span))]);
     true
 }
 
@@ -188,16 +134,7 @@ pub static LINEAR_COLS_STEP: Rule = Rule::top(
 
 fn linear_cols_step(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LinearCols {
-        y,
-        y_row: i1,
-        from: j1,
-        to: j2,
-        w,
-        w_row,
-        x,
-    } = top.node()
-    else {
+    let Node::LinearCols { y, y_row: i1, from: j1, to: j2, w, w_row, x } = top.node() else {
         return false;
     };
     if i1 != w_row || !lt(*j1, *j2) {
@@ -210,18 +147,7 @@ fn linear_cols_step(r: &mut Rewrite<'_>) -> bool {
     let w_i1_j1 = r.index1(w_i1, j1, span);
     let x_j1 = r.index1(Term::id(&x, span), j1, span);
     let mac = Term::new(Node::LinearMac(y_i1, w_i1_j1, x_j1), span);
-    let next = Term::new(
-        Node::LinearCols {
-            y,
-            y_row: i1,
-            from: j1 + 1,
-            to: j2,
-            w,
-            w_row: i1,
-            x,
-        },
-        span,
-    );
+    let next = Term::new(Node::LinearCols { y, y_row: i1, from: j1 + 1, to: j2, w, w_row: i1, x }, span);
     r.cfg.replace_top([KItem::Term(mac), KItem::Term(next)]);
     true
 }
@@ -267,11 +193,7 @@ fn linear_mac(r: &mut Rewrite<'_>) -> bool {
     let span = top.span();
     let product = Term::new(Node::Mul(e2.clone(), e3.clone()), span);
     let sum = Term::new(Node::Add(e1.clone(), product), span);
-    let assign = Node::Let {
-        target: e1.clone(),
-        value: sum,
-        body: Term::int(0, span),
-    };
+    let assign = Node::Let { target: e1.clone(), value: sum, body: Term::int(0, span) };
     r.cfg.replace_top_term(Term::new(assign, span));
     true
 }

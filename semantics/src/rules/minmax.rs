@@ -65,12 +65,7 @@ enum Pick {
 }
 
 /// `op(A:Float, B:Float) => A or B when condition(A, B)`.
-fn choose(
-    r: &mut Rewrite<'_>,
-    extremum: Extremum,
-    condition: fn(f64, f64) -> bool,
-    pick: Pick,
-) -> bool {
+fn choose(r: &mut Rewrite<'_>, extremum: Extremum, condition: fn(f64, f64) -> bool, pick: Pick) -> bool {
     let Some(top) = r.top() else { return false };
     let (a, b) = match (top.node(), &extremum) {
         (Node::Min(a, b), Extremum::Min) | (Node::Max(a, b), Extremum::Max) => (a, b),
@@ -145,11 +140,4 @@ fn item_float(r: &mut Rewrite<'_>, act: Act, f: fn(f64) -> f64) -> bool {
 }
 
 /// The rules of this section, in file order.
-pub static RULES: &[&Rule] = &[
-    &MIN_LEFT,
-    &MIN_RIGHT,
-    &MAX_RIGHT,
-    &MAX_LEFT,
-    &TANH_ITEM_FLOAT,
-    &SIGMOID_ITEM_FLOAT,
-];
+pub static RULES: &[&Rule] = &[&MIN_LEFT, &MIN_RIGHT, &MAX_RIGHT, &MAX_LEFT, &TANH_ITEM_FLOAT, &SIGMOID_ITEM_FLOAT];

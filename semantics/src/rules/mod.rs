@@ -214,17 +214,7 @@ impl Rule {
         heads: &'static [Head],
         apply: Apply,
     ) -> Rule {
-        Rule {
-            id,
-            number,
-            lines,
-            k,
-            section,
-            kind: RuleKind::TopOfK,
-            class: Class::Normal,
-            heads,
-            apply: Some(apply),
-        }
+        Rule { id, number, lines, k, section, kind: RuleKind::TopOfK, class: Class::Normal, heads, apply: Some(apply) }
     }
 
     /// A rule that fires while a term is built (`[anywhere]`, `[function]`) or a context.
@@ -236,17 +226,7 @@ impl Rule {
         lines: &'static str,
         k: &'static str,
     ) -> Rule {
-        Rule {
-            id,
-            number,
-            lines,
-            k,
-            section,
-            kind,
-            class: Class::Normal,
-            heads: &[],
-            apply: None,
-        }
+        Rule { id, number, lines, k, section, kind, class: Class::Normal, heads: &[], apply: None }
     }
 
     pub const fn with_class(mut self, class: Class) -> Rule {
@@ -284,12 +264,7 @@ pub struct Rewrite<'a> {
 
 impl<'a> Rewrite<'a> {
     pub fn new(cfg: &'a mut Config, build_index: BuildIndex) -> Rewrite<'a> {
-        Rewrite {
-            cfg,
-            build_index,
-            side: SideFirings::new(),
-            abort: None,
-        }
+        Rewrite { cfg, build_index, side: SideFirings::new(), abort: None }
     }
 
     /// The term at the top of `<k>`.

@@ -127,12 +127,7 @@ pub static RELU_LET_2D_MAX: Rule = Rule::top(
 
 fn relu_let_2d_max(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::Let {
-        target,
-        value: e2,
-        body: e3,
-    } = top.node()
-    else {
+    let Node::Let { target, value: e2, body: e3 } = top.node() else {
         return false;
     };
     let Some((e, i, j)) = as_double_index(target) else {
@@ -141,29 +136,15 @@ fn relu_let_2d_max(r: &mut Rewrite<'_>) -> bool {
     let (e, e2, e3, span) = (e.clone(), e2.clone(), e3.clone(), top.span());
     let target = r.index(e, Ints::cons(i, &Ints::one(j)), span);
     let clamped = Term::new(Node::Max(e2, Term::float(0.0, span)), span);
-    r.cfg.replace_top_term(Term::new(
-        Node::Let {
-            target,
-            value: clamped,
-            body: e3,
-        },
-        span,
-    ));
+    r.cfg.replace_top_term(Term::new(Node::Let { target, value: clamped, body: e3 }, span));
     true
 }
 
 /// R30 `drop-int-zero` (L259): `rule <k> 0 => . ...</k>`
 ///
 /// Meant for the `in 0` bodies of the helpers, it also erases real results equal to `0`.
-pub static DROP_INT_ZERO: Rule = Rule::top(
-    SECTION,
-    "drop-int-zero",
-    "R30",
-    "L259",
-    "rule <k> 0 => . ...</k>",
-    &[Head::Int],
-    drop_int_zero,
-);
+pub static DROP_INT_ZERO: Rule =
+    Rule::top(SECTION, "drop-int-zero", "R30", "L259", "rule <k> 0 => . ...</k>", &[Head::Int], drop_int_zero);
 
 fn drop_int_zero(r: &mut Rewrite<'_>) -> bool {
     if r.top().and_then(Term::as_int) != Some(0) {

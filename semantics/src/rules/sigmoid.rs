@@ -106,24 +106,12 @@ pub static SIGMOID_HELPER_ELEM: Rule = Rule::top(
 
 /// `sigmoidItem(E1[I])`
 fn sigmoid_item(e1_i: Term, span: Span) -> Term {
-    Term::new(
-        Node::ActItem {
-            act: ACT,
-            arg: e1_i,
-        },
-        span,
-    )
+    Term::new(Node::ActItem { act: ACT, arg: e1_i }, span)
 }
 
 /// R57 `ctx-sigmoid-item` (L364): `context sigmoidItem(HOLE)`
-pub static CTX_SIGMOID_ITEM: Rule = Rule::passive(
-    SECTION,
-    RuleKind::Context,
-    "ctx-sigmoid-item",
-    "R57",
-    "L364",
-    "context sigmoidItem(HOLE)",
-);
+pub static CTX_SIGMOID_ITEM: Rule =
+    Rule::passive(SECTION, RuleKind::Context, "ctx-sigmoid-item", "R57", "L364", "context sigmoidItem(HOLE)");
 
 /// R58 `sigmoid-item-merge-index` (L365): `rule sigmoidItem(E:Exp[I:Int][J:Int]) => sigmoidItem(E:Exp[I:Int,J:Int])`
 ///

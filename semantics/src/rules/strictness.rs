@@ -31,12 +31,7 @@ impl Rule {
         }
     }
 
-    const fn cool(
-        id: &'static str,
-        lines: &'static str,
-        k: &'static str,
-        apply: super::Apply,
-    ) -> Rule {
+    const fn cool(id: &'static str, lines: &'static str, k: &'static str, apply: super::Apply) -> Rule {
         Rule {
             id,
             number: "",
@@ -60,18 +55,14 @@ fn heat(r: &mut Rewrite<'_>, split: fn(&Node) -> Option<(Term, Context)>) -> boo
     if hole.is_value() {
         return false;
     }
-    let frozen = KItem::Frozen(Freezer {
-        context,
-        span: top.span(),
-    });
+    let frozen = KItem::Frozen(Freezer { context, span: top.span() });
     r.cfg.replace_top([KItem::Term(hole), frozen]);
     true
 }
 
 /// `HOLE ~> C[□] => C[HOLE] requires isKResult(HOLE)` for the contexts `accepts` recognises.
 fn cool(r: &mut Rewrite<'_>, accepts: fn(&Context) -> bool) -> bool {
-    let (Some(KItem::Term(value)), Some(KItem::Frozen(freezer))) = (r.cfg.top(), r.cfg.second())
-    else {
+    let (Some(KItem::Term(value)), Some(KItem::Frozen(freezer))) = (r.cfg.top(), r.cfg.second()) else {
         return false;
     };
     if !value.is_value() || !accepts(&freezer.context) {
@@ -93,13 +84,7 @@ pub fn plug(r: &mut Rewrite<'_>, freezer: &Freezer, value: Term) -> Term {
         Context::IndexBase { ints } => r.index(value, ints.clone(), span),
         Context::StoreValBase { ints, value: v } => {
             let target = r.index(value, ints.clone(), span);
-            Term::new(
-                Node::StoreVal {
-                    target,
-                    value: v.clone(),
-                },
-                span,
-            )
+            Term::new(Node::StoreVal { target, value: v.clone() }, span)
         }
         context => context.plug_raw(value, span),
     }
@@ -113,9 +98,7 @@ pub static HEAT_INDEX_1: Rule = Rule::heat(
     &[Head::Index],
     |r| {
         heat(r, |n| match n {
-            Node::Index { base, ints } => {
-                Some((base.clone(), Context::IndexBase { ints: ints.clone() }))
-            }
+            Node::Index { base, ints } => Some((base.clone(), Context::IndexBase { ints: ints.clone() })),
             _ => None,
         })
     },
@@ -300,17 +283,9 @@ pub static HEAT_LET_2: Rule = Rule::heat(
     &[Head::Let],
     |r| {
         heat(r, |n| match n {
-            Node::Let {
-                target,
-                value,
-                body,
-            } => Some((
-                value.clone(),
-                Context::LetValue {
-                    target: target.clone(),
-                    body: body.clone(),
-                },
-            )),
+            Node::Let { target, value, body } => {
+                Some((value.clone(), Context::LetValue { target: target.clone(), body: body.clone() }))
+            }
             _ => None,
         })
     },
@@ -331,12 +306,9 @@ pub static HEAT_STOREVAL_VALUE: Rule = Rule::heat(
     &[Head::StoreVal],
     |r| {
         heat(r, |n| match n {
-            Node::StoreVal { target, value } => Some((
-                value.clone(),
-                Context::StoreValValue {
-                    target: target.clone(),
-                },
-            )),
+            Node::StoreVal { target, value } => {
+                Some((value.clone(), Context::StoreValValue { target: target.clone() }))
+            }
             _ => None,
         })
     },
@@ -364,13 +336,7 @@ pub static HEAT_STOREVAL_BASE: Rule = Rule::heat(
                 return None;
             };
             ints.split_first()?;
-            Some((
-                base.clone(),
-                Context::StoreValBase {
-                    ints: ints.clone(),
-                    value: value.clone(),
-                },
-            ))
+            Some((base.clone(), Context::StoreValBase { ints: ints.clone(), value: value.clone() }))
         })
     },
 );

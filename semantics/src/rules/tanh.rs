@@ -106,24 +106,12 @@ pub static TANH_HELPER_ELEM: Rule = Rule::top(
 
 /// `tanhItem(E1[I])`
 fn tanh_item(e1_i: Term, span: Span) -> Term {
-    Term::new(
-        Node::ActItem {
-            act: ACT,
-            arg: e1_i,
-        },
-        span,
-    )
+    Term::new(Node::ActItem { act: ACT, arg: e1_i }, span)
 }
 
 /// R46 `ctx-tanh-item` (L329): `context tanhItem(HOLE)`
-pub static CTX_TANH_ITEM: Rule = Rule::passive(
-    SECTION,
-    RuleKind::Context,
-    "ctx-tanh-item",
-    "R46",
-    "L329",
-    "context tanhItem(HOLE)",
-);
+pub static CTX_TANH_ITEM: Rule =
+    Rule::passive(SECTION, RuleKind::Context, "ctx-tanh-item", "R46", "L329", "context tanhItem(HOLE)");
 
 /// R47 `tanh-item-merge-index` (L330): `rule tanhItem(E:Exp[I:Int][J:Int]) => tanhItem(E:Exp[I:Int,J:Int])`
 ///

@@ -23,30 +23,17 @@ pub static LET_INIT_TENSOR: Rule = Rule::top(
 
 fn let_init_tensor(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc {
-        target: x,
-        func: FuncTerm::InitTensor(is),
-        body: e,
-    } = top.node()
-    else {
+    let Node::LetFunc { target: x, func: FuncTerm::InitTensor(is), body: e } = top.node() else {
         return false;
     };
     let key = MapKey(x.clone());
     if r.cfg.shape.contains_key(&key) {
         // `.Map => X |-> Is` is a map concatenation: with X already a key the LLVM backend's
         // MAP.concat hook raises "Duplicate keys in map concatenation" and krun stops (§3(i)).
-        r.abort = Some(format!(
-            "duplicate keys in map concatenation: <shape> already has the key {x}"
-        ));
+        r.abort = Some(format!("duplicate keys in map concatenation: <shape> already has the key {x}"));
         return true;
     }
-    let define = Term::new(
-        Node::DefineTensor {
-            x: x.clone(),
-            ints: is.clone(),
-        },
-        top.span(),
-    );
+    let define = Term::new(Node::DefineTensor { x: x.clone(), ints: is.clone() }, top.span());
     let (is, e) = (is.clone(), e.clone());
     r.cfg.shape.insert(key, is);
     r.cfg.replace_top([KItem::Term(define), KItem::Term(e)]);
@@ -86,18 +73,13 @@ fn define_tensor_1d(r: &mut Rewrite<'_>) -> bool {
     let (x, span) = (x.clone(), top.span());
     let l = r.cfg.store.next_loc();
     r.cfg.env.insert(x, l);
-    r.cfg
-        .store
-        .push(Term::new(Node::Tensor { loc: l + 1, len: n }, span));
+    r.cfg.store.push(Term::new(Node::Tensor { loc: l + 1, len: n }, span));
     // `(L +Int 1) ... (L +Int N) |-> 0.0`: the range-map function (R70/R71) unfolds N times.
     let zero = Term::float(0.0, span);
     for _ in 0..n {
         r.cfg.store.push(zero.clone());
     }
-    r.fired(
-        &super::utility::RANGE_MAP_CONS,
-        u32::try_from(n).unwrap_or(u32::MAX),
-    );
+    r.fired(&super::utility::RANGE_MAP_CONS, u32::try_from(n).unwrap_or(u32::MAX));
     r.fired(&super::utility::RANGE_MAP_EMPTY, 1);
     r.cfg.pop_top();
     true
@@ -124,22 +106,8 @@ fn define_tensor_nd(r: &mut Rewrite<'_>) -> bool {
         return false;
     };
     let span = top.span();
-    let outer = Term::new(
-        Node::DefineTensor {
-            x: x_term.clone(),
-            ints: Ints::one(i),
-        },
-        span,
-    );
-    let helper = Term::new(
-        Node::DefineTensorHelper {
-            x: x.clone(),
-            from: 0,
-            to: i,
-            rest,
-        },
-        span,
-    );
+    let outer = Term::new(Node::DefineTensor { x: x_term.clone(), ints: Ints::one(i) }, span);
+    let helper = Term::new(Node::DefineTensorHelper { x: x.clone(), from: 0, to: i, rest }, span);
     r.cfg.replace_top([KItem::Term(outer), KItem::Term(helper)]);
     true
 }
@@ -159,13 +127,7 @@ pub static DEFINE_TENSOR_HELPER_STEP: Rule = Rule::top(
 
 fn define_tensor_helper_step(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::DefineTensorHelper {
-        x,
-        from: i,
-        to: j,
-        rest,
-    } = top.node()
-    else {
+    let Node::DefineTensorHelper { x, from: i, to: j, rest } = top.node() else {
         return false;
     };
     if !lt(*i, *j) {
@@ -173,15 +135,7 @@ fn define_tensor_helper_step(r: &mut Rewrite<'_>) -> bool {
     }
     let (x, i, j, rest, span) = (x.clone(), *i, *j, rest.clone(), top.span());
     let [define, store] = allocate_row(r, &x, i, &rest, span);
-    let next = Term::new(
-        Node::DefineTensorHelper {
-            x,
-            from: i + 1,
-            to: j,
-            rest,
-        },
-        span,
-    );
+    let next = Term::new(Node::DefineTensorHelper { x, from: i + 1, to: j, rest }, span);
     r.cfg.replace_top([define, store, KItem::Term(next)]);
     true
 }
@@ -200,13 +154,7 @@ pub static DEFINE_TENSOR_HELPER_LAST: Rule = Rule::top(
 
 fn define_tensor_helper_last(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::DefineTensorHelper {
-        x,
-        from: i,
-        to: j,
-        rest,
-    } = top.node()
-    else {
+    let Node::DefineTensorHelper { x, from: i, to: j, rest } = top.node() else {
         return false;
     };
     if i != j {
@@ -222,21 +170,9 @@ fn define_tensor_helper_last(r: &mut Rewrite<'_>) -> bool {
 /// name `$1`, then store its header in element `I` of `X` (§2.8).
 fn allocate_row(r: &mut Rewrite<'_>, x: &Sym, i: i64, rest: &Ints, span: Span) -> [KItem; 2] {
     let dollar_one = Term::id(&Sym::dollar_one(), span);
-    let define = Term::new(
-        Node::DefineTensor {
-            x: dollar_one.clone(),
-            ints: rest.clone(),
-        },
-        span,
-    );
+    let define = Term::new(Node::DefineTensor { x: dollar_one.clone(), ints: rest.clone() }, span);
     let target = r.index1(Term::id(x, span), i, span);
-    let store = Term::new(
-        Node::StoreVal {
-            target,
-            value: dollar_one,
-        },
-        span,
-    );
+    let store = Term::new(Node::StoreVal { target, value: dollar_one }, span);
     [KItem::Term(define), KItem::Term(store)]
 }
 
@@ -348,12 +284,7 @@ pub static LET_INDEX_ASSIGN: Rule = Rule::top(
 
 fn let_index_assign(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::Let {
-        target,
-        value: e,
-        body: e1,
-    } = top.node()
-    else {
+    let Node::Let { target, value: e, body: e1 } = top.node() else {
         return false;
     };
     let Node::Index { base, .. } = target.node() else {
@@ -363,27 +294,15 @@ fn let_index_assign(r: &mut Rewrite<'_>) -> bool {
         return false;
     }
     // `X[Is]` with an identifier base is built as is: no `[anywhere]` rule applies.
-    let store = Term::new(
-        Node::StoreVal {
-            target: target.clone(),
-            value: e.clone(),
-        },
-        top.span(),
-    );
+    let store = Term::new(Node::StoreVal { target: target.clone(), value: e.clone() }, top.span());
     let e1 = e1.clone();
     r.cfg.replace_top([KItem::Term(store), KItem::Term(e1)]);
     true
 }
 
 /// R15 `ctx-storeval-value` (L195): `context storeVal(_, HOLE)`
-pub static CTX_STOREVAL_VALUE: Rule = Rule::passive(
-    SECTION,
-    RuleKind::Context,
-    "ctx-storeval-value",
-    "R15",
-    "L195",
-    "context storeVal(_, HOLE)",
-);
+pub static CTX_STOREVAL_VALUE: Rule =
+    Rule::passive(SECTION, RuleKind::Context, "ctx-storeval-value", "R15", "L195", "context storeVal(_, HOLE)");
 
 /// R16 `ctx-storeval-base` (L196): `context storeVal(HOLE[_:Int, _:Ints],_)`
 pub static CTX_STOREVAL_BASE: Rule = Rule::passive(
@@ -423,8 +342,7 @@ fn storeval_split(r: &mut Rewrite<'_>) -> bool {
     let (x, v, span) = (x.clone(), v.clone(), top.span());
     let x_i = r.index1(x, i, span);
     let target = r.index(x_i, rest, span);
-    r.cfg
-        .replace_top_term(Term::new(Node::StoreVal { target, value: v }, span));
+    r.cfg.replace_top_term(Term::new(Node::StoreVal { target, value: v }, span));
     true
 }
 
@@ -495,13 +413,7 @@ fn storeval_lookup(r: &mut Rewrite<'_>) -> bool {
     let Some(Node::Tensor { loc: t, .. }) = r.cfg.store.get(*l).map(Term::node) else {
         return false;
     };
-    let store_at = Term::new(
-        Node::StoreAtVal {
-            loc: t + i,
-            value: v.clone(),
-        },
-        top.span(),
-    );
+    let store_at = Term::new(Node::StoreAtVal { loc: t + i, value: v.clone() }, top.span());
     r.cfg.replace_top_term(store_at);
     true
 }

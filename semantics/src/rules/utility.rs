@@ -62,11 +62,7 @@ fn fun_merge(r: &mut Rewrite<'_>, rest: fn(&Ints) -> Option<Ints>) -> bool {
     let Node::Fun(arg) = top.node() else {
         return false;
     };
-    let Node::Index {
-        base: inner,
-        ints: outer,
-    } = arg.node()
-    else {
+    let Node::Index { base: inner, ints: outer } = arg.node() else {
         return false;
     };
     let Some((e, i)) = inner.as_single_index() else {
@@ -106,10 +102,4 @@ fn fun_unwrap(r: &mut Rewrite<'_>) -> bool {
 }
 
 /// The rules of this section, in krun's order (`fun-merge-n` before `fun-merge-2`).
-pub static RULES: &[&Rule] = &[
-    &RANGE_MAP_EMPTY,
-    &RANGE_MAP_CONS,
-    &FUN_MERGE_N,
-    &FUN_MERGE_2,
-    &FUN_UNWRAP,
-];
+pub static RULES: &[&Rule] = &[&RANGE_MAP_EMPTY, &RANGE_MAP_CONS, &FUN_MERGE_N, &FUN_MERGE_2, &FUN_UNWRAP];

@@ -15,18 +15,12 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Span {
-        Span {
-            start: clamp_u32(start),
-            end: clamp_u32(end),
-        }
+        Span { start: clamp_u32(start), end: clamp_u32(end) }
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 
     pub fn range(self) -> std::ops::Range<usize> {
@@ -122,11 +116,7 @@ impl Exp {
             ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
                 vec![a, b]
             }
-            ExpKind::Let {
-                target,
-                value,
-                body,
-            } => vec![target, value, body],
+            ExpKind::Let { target, value, body } => vec![target, value, body],
             ExpKind::LetFunc { target, func, body } => match func.argument() {
                 Some(arg) => vec![target, arg, body],
                 None => vec![target, body],
@@ -185,11 +175,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
             stack.push(*a);
             stack.push(*b);
         }
-        ExpKind::Let {
-            target,
-            value,
-            body,
-        } => {
+        ExpKind::Let { target, value, body } => {
             stack.push(*target);
             stack.push(*value);
             stack.push(*body);
@@ -257,9 +243,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
         | (K::Let { .. }, K::Let { .. }) => true,
         (K::LetFunc { func: f, .. }, K::LetFunc { func: g, .. }) => match (&f.kind, &g.kind) {
             (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,
-            (FuncKind::Linear(w1, x1), FuncKind::Linear(w2, x2)) => {
-                w1.name == w2.name && x1.name == x2.name
-            }
+            (FuncKind::Linear(w1, x1), FuncKind::Linear(w2, x2)) => w1.name == w2.name && x1.name == x2.name,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

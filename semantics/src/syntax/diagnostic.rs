@@ -18,12 +18,7 @@ pub struct SyntaxError {
 
 impl SyntaxError {
     pub fn new(span: Span, message: impl Into<String>) -> SyntaxError {
-        SyntaxError {
-            span,
-            message: message.into(),
-            expected: Vec::new(),
-            hint: None,
-        }
+        SyntaxError { span, message: message.into(), expected: Vec::new(), hint: None }
     }
 
     pub fn expected<I, S>(mut self, what: I) -> SyntaxError
@@ -66,11 +61,7 @@ impl SyntaxError {
             .with_config(
                 Config::default()
                     .with_color(color)
-                    .with_char_set(if color {
-                        CharSet::Unicode
-                    } else {
-                        CharSet::Ascii
-                    })
+                    .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii })
                     .with_index_type(IndexType::Byte),
             )
             .with_message(format!("{path}:{line}:{col}: {}", self.message))
@@ -80,11 +71,7 @@ impl SyntaxError {
         }
         let mut out = Vec::new();
         // Writing into a Vec cannot fail; an error here would be a bug in ariadne.
-        if report
-            .finish()
-            .write((path, Source::from(source)), &mut out)
-            .is_err()
-        {
+        if report.finish().write((path, Source::from(source)), &mut out).is_err() {
             return format!("error: {path}:{line}:{col}: {}\n", self.message);
         }
         String::from_utf8_lossy(&out).into_owned()
@@ -145,10 +132,7 @@ mod tests {
             .expected(["`in`"])
             .hint("a let needs `in` before its body");
         let text = err.render("prog.knn", source, false);
-        assert!(
-            text.contains("prog.knn:2:1: unexpected identifier"),
-            "{text}"
-        );
+        assert!(text.contains("prog.knn:2:1: unexpected identifier"), "{text}");
         assert!(text.contains("expected `in`"), "{text}");
         assert!(text.contains("a let needs `in`"), "{text}");
         assert!(text.contains("^") || text.contains("|"), "{text}");

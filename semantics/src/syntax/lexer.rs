@@ -80,10 +80,7 @@ impl Keyword {
 
     /// Keywords that start a `Func` (the right-hand side of a let-Func).
     pub fn is_func(self) -> bool {
-        !matches!(
-            self,
-            Keyword::Let | Keyword::In | Keyword::Max | Keyword::Min | Keyword::ArgMax
-        )
+        !matches!(self, Keyword::Let | Keyword::In | Keyword::Max | Keyword::Min | Keyword::ArgMax)
     }
 }
 
@@ -116,11 +113,11 @@ impl TokenKind {
     /// How the token is named in "expected …, found …" messages.
     pub fn describe(&self, text: &str) -> String {
         match self {
-            TokenKind::Float(_) => format!("the float `{text}`"),
-            TokenKind::Int(_) => format!("the integer `{text}`"),
-            TokenKind::Id(_) => format!("the identifier `{text}`"),
+            TokenKind::Float(_) => format!("float `{text}`"),
+            TokenKind::Int(_) => format!("integer `{text}`"),
+            TokenKind::Id(_) => format!("identifier `{text}`"),
             TokenKind::Keyword(_) => format!("`{text}`"),
-            TokenKind::Eof => "the end of the program".to_string(),
+            TokenKind::Eof => "end of program".to_string(),
             _ => format!("`{text}`"),
         }
     }
@@ -141,10 +138,7 @@ pub fn tokenize(source: &str) -> Result<Vec<Token>, SyntaxError> {
         pos = skip_layout(source, token.span.end as usize)?;
         tokens.push(token);
     }
-    tokens.push(Token {
-        kind: TokenKind::Eof,
-        span: Span::new(source.len(), source.len()),
-    });
+    tokens.push(Token { kind: TokenKind::Eof, span: Span::new(source.len(), source.len()) });
     Ok(tokens)
 }
 
@@ -155,18 +149,13 @@ fn skip_layout(source: &str, mut pos: usize) -> Result<usize, SyntaxError> {
             pos += 1;
         }
         if source[pos..].starts_with("//") {
-            pos = source[pos..]
-                .find('\n')
-                .map_or(source.len(), |n| pos + n + 1);
+            pos = source[pos..].find('\n').map_or(source.len(), |n| pos + n + 1);
         } else if source[pos..].starts_with("/*") {
             match source[pos + 2..].find("*/") {
                 Some(n) => pos = pos + 2 + n + 2,
                 None => {
-                    return Err(SyntaxError::new(
-                        Span::new(pos, pos + 2),
-                        "this block comment is never closed",
-                    )
-                    .expected(["`*/`"]));
+                    return Err(SyntaxError::new(Span::new(pos, pos + 2), "this block comment is never closed")
+                        .expected(["`*/`"]));
                 }
             }
         } else {
@@ -194,54 +183,29 @@ fn next_token(source: &str, pos: usize) -> Result<Token, SyntaxError> {
     let rest = &source[pos..];
     let mut candidates: Vec<Candidate> = Vec::with_capacity(4);
     if let Ok((after, _)) = float_literal(rest) {
-        candidates.push(Candidate {
-            len: rest.len() - after.len(),
-            prec: 1,
-            kind: CandidateKind::Float,
-        });
+        candidates.push(Candidate { len: rest.len() - after.len(), prec: 1, kind: CandidateKind::Float });
     }
     if let Ok((after, _)) = special_float_literal(rest) {
-        candidates.push(Candidate {
-            len: rest.len() - after.len(),
-            prec: 3,
-            kind: CandidateKind::SpecialFloat,
-        });
+        candidates.push(Candidate { len: rest.len() - after.len(), prec: 3, kind: CandidateKind::SpecialFloat });
     }
     if let Ok((after, _)) = digit1::<&str, ()>(rest) {
-        candidates.push(Candidate {
-            len: rest.len() - after.len(),
-            prec: 2,
-            kind: CandidateKind::Int,
-        });
+        candidates.push(Candidate { len: rest.len() - after.len(), prec: 2, kind: CandidateKind::Int });
     }
     if let Ok((after, _)) = word(rest) {
-        candidates.push(Candidate {
-            len: rest.len() - after.len(),
-            prec: 1,
-            kind: CandidateKind::Word,
-        });
+        candidates.push(Candidate { len: rest.len() - after.len(), prec: 1, kind: CandidateKind::Word });
     }
     if let Some(symbol) = symbol(rest) {
-        candidates.push(Candidate {
-            len: 1,
-            prec: 0,
-            kind: CandidateKind::Symbol(symbol),
-        });
+        candidates.push(Candidate { len: 1, prec: 0, kind: CandidateKind::Symbol(symbol) });
     }
     // Longest match first, then the higher `prec`.
     let Some(best) = candidates.into_iter().max_by_key(|c| (c.len, c.prec)) else {
         let c = rest.chars().next().unwrap_or(' ');
-        return Err(SyntaxError::new(
-            Span::new(pos, pos + c.len_utf8()),
-            format!("unexpected character `{c}`"),
-        ));
+        return Err(SyntaxError::new(Span::new(pos, pos + c.len_utf8()), format!("unexpected character `{c}`")));
     };
     let span = Span::new(pos, pos + best.len);
     let text = &rest[..best.len];
     let kind = match best.kind {
-        CandidateKind::Float | CandidateKind::SpecialFloat => {
-            TokenKind::Float(float_value(text, span)?)
-        }
+        CandidateKind::Float | CandidateKind::SpecialFloat => TokenKind::Float(float_value(text, span)?),
         CandidateKind::Int => TokenKind::Int(int_value(text, span)?),
         CandidateKind::Word => word_token(source, pos, text, span)?,
         CandidateKind::Symbol(symbol) => symbol,
@@ -254,10 +218,7 @@ fn word_token(source: &str, pos: usize, text: &str, span: Span) -> Result<TokenK
         return Ok(TokenKind::Keyword(keyword));
     }
     // K's Id regex has the look-behind `(?<![A-Za-z0-9_])`: `2x` is not `2` followed by `x`.
-    let glued = source[..pos]
-        .chars()
-        .next_back()
-        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let glued = source[..pos].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
     if glued {
         return Err(SyntaxError::new(
             span,
@@ -293,18 +254,12 @@ fn word(input: &str) -> Lex<'_> {
 }
 
 fn float_suffix(input: &str) -> Lex<'_> {
-    recognize(alt((
-        recognize(one_of("fFdD")),
-        recognize((one_of("pP"), digit1, one_of("xX"), digit1)),
-    )))
-    .parse(input)
+    recognize(alt((recognize(one_of("fFdD")), recognize((one_of("pP"), digit1, one_of("xX"), digit1))))).parse(input)
 }
 
 fn float_literal(input: &str) -> Lex<'_> {
-    let mantissa = alt((
-        recognize((opt(one_of("+-")), digit1, opt((tag("."), digit0)))),
-        recognize((tag("."), digit1)),
-    ));
+    let mantissa =
+        alt((recognize((opt(one_of("+-")), digit1, opt((tag("."), digit0)))), recognize((tag("."), digit1))));
     let exponent = (one_of("eE"), opt(one_of("+-")), digit1);
     recognize((mantissa, opt(exponent), opt(float_suffix))).parse(input)
 }
@@ -335,15 +290,9 @@ fn float_value(text: &str, span: Span) -> Result<f64, SyntaxError> {
     let value = match number.trim_start_matches(['+', '-']) {
         "Infinity" => f64::INFINITY,
         "NaN" => f64::NAN,
-        _ => number
-            .parse::<f64>()
-            .map_err(|_| SyntaxError::new(span, format!("malformed float `{text}`")))?,
+        _ => number.parse::<f64>().map_err(|_| SyntaxError::new(span, format!("malformed float `{text}`")))?,
     };
-    Ok(if number.starts_with('-') && value.is_infinite() {
-        f64::NEG_INFINITY
-    } else {
-        value
-    })
+    Ok(if number.starts_with('-') && value.is_infinite() { f64::NEG_INFINITY } else { value })
 }
 
 fn split_suffix(text: &str) -> (&str, &str) {
@@ -361,11 +310,8 @@ fn split_suffix(text: &str) -> (&str, &str) {
 fn int_value(text: &str, span: Span) -> Result<i64, SyntaxError> {
     match text.parse::<i64>() {
         Ok(n) if n <= MAX_INT_LITERAL => Ok(n),
-        _ => Err(
-            SyntaxError::new(span, format!("the integer `{text}` is too large")).hint(format!(
-                "integer literals are at most {MAX_INT_LITERAL} (2^62 - 1)"
-            )),
-        ),
+        _ => Err(SyntaxError::new(span, format!("the integer `{text}` is too large"))
+            .hint(format!("integer literals are at most {MAX_INT_LITERAL} (2^62 - 1)"))),
     }
 }
 
@@ -374,11 +320,7 @@ mod tests {
     use super::*;
 
     fn kinds(source: &str) -> Vec<TokenKind> {
-        tokenize(source)
-            .unwrap()
-            .into_iter()
-            .map(|t| t.kind)
-            .collect()
+        tokenize(source).unwrap().into_iter().map(|t| t.kind).collect()
     }
 
     #[test]
@@ -390,60 +332,28 @@ mod tests {
         assert_eq!(kinds("-1"), vec![TokenKind::Float(-1.0), TokenKind::Eof]);
         assert_eq!(kinds("+2"), vec![TokenKind::Float(2.0), TokenKind::Eof]);
         assert_eq!(kinds("1e3"), vec![TokenKind::Float(1000.0), TokenKind::Eof]);
-        assert_eq!(
-            kinds("2.5E-1d"),
-            vec![TokenKind::Float(0.25), TokenKind::Eof]
-        );
-        assert_eq!(
-            kinds("3p53x11"),
-            vec![TokenKind::Float(3.0), TokenKind::Eof]
-        );
-        assert_eq!(
-            kinds("1.0+2.0"),
-            vec![TokenKind::Float(1.0), TokenKind::Float(2.0), TokenKind::Eof]
-        );
+        assert_eq!(kinds("2.5E-1d"), vec![TokenKind::Float(0.25), TokenKind::Eof]);
+        assert_eq!(kinds("3p53x11"), vec![TokenKind::Float(3.0), TokenKind::Eof]);
+        assert_eq!(kinds("1.0+2.0"), vec![TokenKind::Float(1.0), TokenKind::Float(2.0), TokenKind::Eof]);
         assert_eq!(
             kinds("a +b"),
-            vec![
-                TokenKind::Id("a".into()),
-                TokenKind::Plus,
-                TokenKind::Id("b".into()),
-                TokenKind::Eof
-            ]
+            vec![TokenKind::Id("a".into()), TokenKind::Plus, TokenKind::Id("b".into()), TokenKind::Eof]
         );
     }
 
     #[test]
     fn special_floats_beat_identifiers() {
-        assert_eq!(
-            kinds("Infinity"),
-            vec![TokenKind::Float(f64::INFINITY), TokenKind::Eof]
-        );
-        assert_eq!(
-            kinds("-Infinity"),
-            vec![TokenKind::Float(f64::NEG_INFINITY), TokenKind::Eof]
-        );
+        assert_eq!(kinds("Infinity"), vec![TokenKind::Float(f64::INFINITY), TokenKind::Eof]);
+        assert_eq!(kinds("-Infinity"), vec![TokenKind::Float(f64::NEG_INFINITY), TokenKind::Eof]);
         assert!(matches!(kinds("NaN")[0], TokenKind::Float(x) if x.is_nan()));
-        assert_eq!(
-            kinds("Infinityx"),
-            vec![TokenKind::Id("Infinityx".into()), TokenKind::Eof]
-        );
+        assert_eq!(kinds("Infinityx"), vec![TokenKind::Id("Infinityx".into()), TokenKind::Eof]);
     }
 
     #[test]
     fn keywords_are_reserved_but_tensor_is_an_identifier() {
-        assert_eq!(
-            kinds("let"),
-            vec![TokenKind::Keyword(Keyword::Let), TokenKind::Eof]
-        );
-        assert_eq!(
-            kinds("lets"),
-            vec![TokenKind::Id("lets".into()), TokenKind::Eof]
-        );
-        assert_eq!(
-            kinds("tensor"),
-            vec![TokenKind::Id("tensor".into()), TokenKind::Eof]
-        );
+        assert_eq!(kinds("let"), vec![TokenKind::Keyword(Keyword::Let), TokenKind::Eof]);
+        assert_eq!(kinds("lets"), vec![TokenKind::Id("lets".into()), TokenKind::Eof]);
+        assert_eq!(kinds("tensor"), vec![TokenKind::Id("tensor".into()), TokenKind::Eof]);
         assert!(is_identifier("tensor"));
         assert!(!is_identifier("linear"));
         assert!(!is_identifier("9a"));
@@ -451,10 +361,7 @@ mod tests {
 
     #[test]
     fn comments_are_layout() {
-        assert_eq!(
-            kinds("1 // one\n/* two\n */ 2"),
-            vec![TokenKind::Int(1), TokenKind::Int(2), TokenKind::Eof]
-        );
+        assert_eq!(kinds("1 // one\n/* two\n */ 2"), vec![TokenKind::Int(1), TokenKind::Int(2), TokenKind::Eof]);
         let err = tokenize("1 /* open").unwrap_err();
         assert!(err.message.contains("never closed"));
     }
@@ -462,23 +369,8 @@ mod tests {
     #[test]
     fn bad_literals_are_errors() {
         assert!(tokenize("1.0f").unwrap_err().message.contains("binary64"));
-        assert!(
-            tokenize("99999999999999999999")
-                .unwrap_err()
-                .message
-                .contains("too large")
-        );
-        assert!(
-            tokenize("2x")
-                .unwrap_err()
-                .message
-                .contains("cannot start right after")
-        );
-        assert!(
-            tokenize("a $ b")
-                .unwrap_err()
-                .message
-                .contains("unexpected character `$`")
-        );
+        assert!(tokenize("99999999999999999999").unwrap_err().message.contains("too large"));
+        assert!(tokenize("2x").unwrap_err().message.contains("cannot start right after"));
+        assert!(tokenize("a $ b").unwrap_err().message.contains("unexpected character `$`"));
     }
 }

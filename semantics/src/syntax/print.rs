@@ -33,11 +33,7 @@ enum Piece<'e> {
 /// A float literal that K reads back as the same binary64 value.
 pub fn float_literal(x: f64) -> String {
     if x.is_infinite() {
-        if x > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
+        if x > 0.0 { "Infinity".into() } else { "-Infinity".into() }
     } else if x.is_nan() {
         "NaN".into()
     } else {
@@ -47,10 +43,7 @@ pub fn float_literal(x: f64) -> String {
 }
 
 pub fn ints_text(ints: &[i64]) -> String {
-    ints.iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+    ints.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// The program as source text, without recursion on its depth.
@@ -62,11 +55,7 @@ pub fn to_source(exp: &Exp) -> String {
             Piece::Text(t) => out.push_str(t),
             Piece::Owned(t) => out.push_str(&t),
             Piece::Exp(e, needed) if level(e) < needed => {
-                stack.extend([
-                    Piece::Text(")"),
-                    Piece::Exp(e, Level::LetFunc),
-                    Piece::Text("("),
-                ]);
+                stack.extend([Piece::Text(")"), Piece::Exp(e, Level::LetFunc), Piece::Text("(")]);
             }
             Piece::Exp(e, _) => push_pieces(e, &mut stack),
         }
@@ -81,32 +70,13 @@ fn push_pieces<'e>(e: &'e Exp, stack: &mut Vec<Piece<'e>>) {
         ExpKind::Float(x) => vec![Owned(float_literal(*x))],
         ExpKind::Int(n) => vec![Owned(n.to_string())],
         ExpKind::Id(name) => vec![Owned(name.clone())],
-        ExpKind::Index(base, ints) => vec![
-            P(base, Level::Atom),
-            Owned(format!("[{}]", ints_text(ints))),
-        ],
-        ExpKind::Max(a, b) => vec![
-            Text("max("),
-            P(a, Level::LetFunc),
-            Text(", "),
-            P(b, Level::LetFunc),
-            Text(")"),
-        ],
-        ExpKind::Min(a, b) => vec![
-            Text("min("),
-            P(a, Level::LetFunc),
-            Text(", "),
-            P(b, Level::LetFunc),
-            Text(")"),
-        ],
+        ExpKind::Index(base, ints) => vec![P(base, Level::Atom), Owned(format!("[{}]", ints_text(ints)))],
+        ExpKind::Max(a, b) => vec![Text("max("), P(a, Level::LetFunc), Text(", "), P(b, Level::LetFunc), Text(")")],
+        ExpKind::Min(a, b) => vec![Text("min("), P(a, Level::LetFunc), Text(", "), P(b, Level::LetFunc), Text(")")],
         ExpKind::ArgMax(a) => vec![Text("ArgMax("), P(a, Level::LetFunc), Text(")")],
         ExpKind::Mul(a, b) => vec![P(a, Level::Product), Text(" * "), P(b, Level::Atom)],
         ExpKind::Add(a, b) => vec![P(a, Level::Sum), Text(" + "), P(b, Level::Product)],
-        ExpKind::Let {
-            target,
-            value,
-            body,
-        } => vec![
+        ExpKind::Let { target, value, body } => vec![
             Text("let "),
             P(target, Level::LetFunc),
             Text(" = "),
@@ -147,8 +117,7 @@ mod tests {
     fn round_trip(source: &str) -> String {
         let e = parse_program(source, Grammar::K).unwrap();
         let printed = to_source(&e);
-        let again =
-            parse_program(&printed, Grammar::K).unwrap_or_else(|err| panic!("{printed}: {err}"));
+        let again = parse_program(&printed, Grammar::K).unwrap_or_else(|err| panic!("{printed}: {err}"));
         assert!(e == again, "{source} printed as {printed}");
         printed
     }
@@ -161,34 +130,18 @@ mod tests {
         assert_eq!(round_trip("(a+b)+c"), "a + b + c");
         assert_eq!(round_trip("(a + b)[0, 1]"), "(a + b)[0, 1]");
         assert_eq!(
-            round_trip(
-                "let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"
-            ),
+            round_trip("let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"),
             "let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"
         );
-        assert_eq!(
-            round_trip("1.0 + (let x = 1.0 in x)"),
-            "1.0 + (let x = 1.0 in x)"
-        );
+        assert_eq!(round_trip("1.0 + (let x = 1.0 in x)"), "1.0 + (let x = 1.0 in x)");
     }
 
     #[test]
     fn floats_read_back_bit_for_bit() {
-        for x in [
-            0.1,
-            -0.0,
-            1e300,
-            5e-324,
-            -2.5,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
+        for x in [0.1, -0.0, 1e300, 5e-324, -2.5, f64::INFINITY, f64::NEG_INFINITY] {
             let printed = round_trip(&float_literal(x));
             let e = parse_program(&printed, Grammar::K).unwrap();
-            assert!(
-                matches!(e.kind, ExpKind::Float(y) if y.to_bits() == x.to_bits()),
-                "{x}"
-            );
+            assert!(matches!(e.kind, ExpKind::Float(y) if y.to_bits() == x.to_bits()), "{x}");
         }
         round_trip("NaN");
     }

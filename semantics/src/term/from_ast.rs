@@ -30,20 +30,13 @@ pub fn term_of_program(program: &Exp) -> Term {
                     ExpKind::Float(x) => Node::Float(*x),
                     ExpKind::Int(n) => Node::Int(*n),
                     ExpKind::Id(name) => Node::Id(Sym::new(name)),
-                    ExpKind::Index(_, ints) => Node::Index {
-                        base: next(),
-                        ints: ints_of(ints),
-                    },
+                    ExpKind::Index(_, ints) => Node::Index { base: next(), ints: ints_of(ints) },
                     ExpKind::Max(..) => Node::Max(next(), next()),
                     ExpKind::Min(..) => Node::Min(next(), next()),
                     ExpKind::ArgMax(_) => Node::ArgMax(next()),
                     ExpKind::Mul(..) => Node::Mul(next(), next()),
                     ExpKind::Add(..) => Node::Add(next(), next()),
-                    ExpKind::Let { .. } => Node::Let {
-                        target: next(),
-                        value: next(),
-                        body: next(),
-                    },
+                    ExpKind::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
                     ExpKind::LetFunc { func, .. } => {
                         let target = next();
                         let func_term = match &func.kind {
@@ -53,23 +46,13 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 Term::id(&Sym::new(&x.name), x.span),
                             ),
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
-                            FuncKind::ReluTensor(_) => {
-                                FuncTerm::Apply(FuncName::ReluTensor, next())
-                            }
+                            FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),
-                            FuncKind::TanhTensor(_) => {
-                                FuncTerm::Apply(FuncName::TanhTensor, next())
-                            }
+                            FuncKind::TanhTensor(_) => FuncTerm::Apply(FuncName::TanhTensor, next()),
                             FuncKind::Sigmoid(_) => FuncTerm::Apply(FuncName::Sigmoid, next()),
-                            FuncKind::SigmoidTensor(_) => {
-                                FuncTerm::Apply(FuncName::SigmoidTensor, next())
-                            }
+                            FuncKind::SigmoidTensor(_) => FuncTerm::Apply(FuncName::SigmoidTensor, next()),
                         };
-                        Node::LetFunc {
-                            target,
-                            func: func_term,
-                            body: next(),
-                        }
+                        Node::LetFunc { target, func: func_term, body: next() }
                     }
                 };
                 results.push(Term::new(node, e.span));

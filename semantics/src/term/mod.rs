@@ -133,9 +133,7 @@ impl Ints {
     /// The split matched by the pattern `I:Int, Rest:Ints` (two or more elements).
     pub fn split_first(&self) -> Option<(i64, Ints)> {
         match self.0.as_slice() {
-            [first, rest @ ..] if !rest.is_empty() => {
-                Some((*first, Ints(SmallVec::from_slice(rest))))
-            }
+            [first, rest @ ..] if !rest.is_empty() => Some((*first, Ints(SmallVec::from_slice(rest)))),
             _ => None,
         }
     }
@@ -388,10 +386,7 @@ impl Term {
     /// `isKResult`: Floats, Ints and `tensor(_, _)` headers (`syntax KResult ::= Float | Int |
     /// Val`, L131 and L157; `Ints` lists never occur as terms here).
     pub fn is_value(&self) -> bool {
-        matches!(
-            self.node(),
-            Node::Float(_) | Node::Int(_) | Node::Tensor { .. }
-        )
+        matches!(self.node(), Node::Float(_) | Node::Int(_) | Node::Tensor { .. })
     }
 
     pub fn is_float(&self) -> bool {

@@ -37,11 +37,7 @@ fn text(s: impl Into<String>) -> Piece {
 
 /// `1 , 2 , 3`.
 pub fn ints_text(ints: &Ints) -> String {
-    ints.as_slice()
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(" , ")
+    ints.as_slice().iter().map(i64::to_string).collect::<Vec<_>>().join(" , ")
 }
 
 /// `term` in krun's syntax.
@@ -97,29 +93,18 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         Node::Tensor { loc, len } => vec![text(format!("tensor ( {loc} , {len} )"))],
         Node::Id(x) => vec![text(x.as_str())],
         Node::Index { base, ints } => {
-            vec![
-                Piece::Term(base.clone(), Level::Atom),
-                text(format!(" [ {} ]", ints_text(ints))),
-            ]
+            vec![Piece::Term(base.clone(), Level::Atom), text(format!(" [ {} ]", ints_text(ints)))]
         }
         Node::Max(a, b) => call("max", vec![inner(a), inner(b)]),
         Node::Min(a, b) => call("min", vec![inner(a), inner(b)]),
         Node::ArgMax(a) => call("ArgMax", vec![inner(a)]),
-        Node::Mul(a, b) => vec![
-            Piece::Term(a.clone(), Level::Product),
-            text(" * "),
-            Piece::Term(b.clone(), Level::Atom),
-        ],
-        Node::Add(a, b) => vec![
-            Piece::Term(a.clone(), Level::Sum),
-            text(" + "),
-            Piece::Term(b.clone(), Level::Product),
-        ],
-        Node::Let {
-            target,
-            value,
-            body,
-        } => vec![
+        Node::Mul(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Product), text(" * "), Piece::Term(b.clone(), Level::Atom)]
+        }
+        Node::Add(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Sum), text(" + "), Piece::Term(b.clone(), Level::Product)]
+        }
+        Node::Let { target, value, body } => vec![
             text("let "),
             inner(target),
             text(" = "),
@@ -139,26 +124,19 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             v.extend([text(" in "), inner(body)]);
             v
         }
-        Node::DefineTensor { x, ints } => {
-            call("defineTensor", vec![inner(x), text(ints_text(ints))])
+        Node::DefineTensor { x, ints } => call("defineTensor", vec![inner(x), text(ints_text(ints))]),
+        Node::DefineTensorHelper { x, from, to, rest } => {
+            call("defineTensorHelper", vec![text(x.as_str()), range(*from, *to), text(ints_text(rest))])
         }
-        Node::DefineTensorHelper { x, from, to, rest } => call(
-            "defineTensorHelper",
-            vec![text(x.as_str()), range(*from, *to), text(ints_text(rest))],
-        ),
         Node::Lookup(loc) => call("lookup", vec![text(loc.to_string())]),
         Node::StoreVal { target, value } => call("storeVal", vec![inner(target), inner(value)]),
-        Node::StoreAtVal { loc, value } => {
-            call("storeAtVal", vec![text(loc.to_string()), inner(value)])
-        }
+        Node::StoreAtVal { loc, value } => call("storeAtVal", vec![text(loc.to_string()), inner(value)]),
         Node::ActHelper { act, y, x, args } => {
             let mut v = vec![inner(y), inner(x)];
             match args {
                 HelperArgs::Elem => {}
                 HelperArgs::Dims(ints) => v.push(text(ints_text(ints))),
-                HelperArgs::RangeDims { from, to, rest } => {
-                    v.extend([range(*from, *to), text(ints_text(rest))])
-                }
+                HelperArgs::RangeDims { from, to, rest } => v.extend([range(*from, *to), text(ints_text(rest))]),
                 HelperArgs::Range { from, to } => v.push(range(*from, *to)),
             }
             call(act.helper_name(), v)
@@ -166,40 +144,13 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         Node::ActItem { act, arg } => call(act.item_name(), vec![inner(arg)]),
         Node::LinearHelper { y, i, j, w, x } => call(
             "linearHelper",
-            vec![
-                text(y.as_str()),
-                text(i.to_string()),
-                text(j.to_string()),
-                text(w.as_str()),
-                text(x.as_str()),
-            ],
+            vec![text(y.as_str()), text(i.to_string()), text(j.to_string()), text(w.as_str()), text(x.as_str())],
         ),
-        Node::LinearRows {
-            y,
-            from,
-            to,
-            j,
-            w,
-            x,
-        } => call(
+        Node::LinearRows { y, from, to, j, w, x } => call(
             "linearHelper",
-            vec![
-                text(y.as_str()),
-                range(*from, *to),
-                text(j.to_string()),
-                text(w.as_str()),
-                text(x.as_str()),
-            ],
+            vec![text(y.as_str()), range(*from, *to), text(j.to_string()), text(w.as_str()), text(x.as_str())],
         ),
-        Node::LinearCols {
-            y,
-            y_row,
-            from,
-            to,
-            w,
-            w_row,
-            x,
-        } => call(
+        Node::LinearCols { y, y_row, from, to, w, w_row, x } => call(
             "linearHelper",
             vec![
                 text(format!("{y} [ {y_row} ]")),
@@ -209,20 +160,9 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             ],
         ),
         Node::LinearMac(a, b, c) => call("linearHelper", vec![inner(a), inner(b), inner(c)]),
-        Node::ArgMaxHelper {
-            x,
-            from,
-            to,
-            max,
-            index,
-        } => call(
+        Node::ArgMaxHelper { x, from, to, max, index } => call(
             "ArgMaxHelper",
-            vec![
-                text(x.as_str()),
-                range(*from, *to),
-                text(k_float(*max)),
-                text(index.to_string()),
-            ],
+            vec![text(x.as_str()), range(*from, *to), text(k_float(*max)), text(index.to_string())],
         ),
         Node::Fun(a) => call("fun", vec![inner(a)]),
         Node::Subst(_) => {
@@ -241,35 +181,21 @@ mod tests {
     use crate::term::term_of_program;
 
     fn krun(source: &str) -> String {
-        term_to_string(&term_of_program(
-            &parse_program(source, Grammar::K).unwrap(),
-        ))
+        term_to_string(&term_of_program(&parse_program(source, Grammar::K).unwrap()))
     }
 
     #[test]
     fn spacing_and_floats_as_krun_prints_them() {
         assert_eq!(krun("2.0*u[1,2]"), "0.20000000000000000e1 * u [ 1 , 2 ]");
-        assert_eq!(
-            krun("let x = relu(3.0) in x"),
-            "let x = relu ( 0.30000000000000000e1 ) in x"
-        );
-        assert_eq!(
-            krun("let y = linear(W, x) in y[0]"),
-            "let y = linear ( W , x ) in y [ 0 ]"
-        );
-        assert_eq!(
-            krun("let t = initTensor(2,3) in ArgMax(t)"),
-            "let t = initTensor ( 2 , 3 ) in ArgMax ( t )"
-        );
+        assert_eq!(krun("let x = relu(3.0) in x"), "let x = relu ( 0.30000000000000000e1 ) in x");
+        assert_eq!(krun("let y = linear(W, x) in y[0]"), "let y = linear ( W , x ) in y [ 0 ]");
+        assert_eq!(krun("let t = initTensor(2,3) in ArgMax(t)"), "let t = initTensor ( 2 , 3 ) in ArgMax ( t )");
     }
 
     #[test]
     fn brackets_follow_priorities() {
         assert_eq!(krun("a*(b+c)"), "a * ( b + c )");
         assert_eq!(krun("(a+b)[0]"), "( a + b ) [ 0 ]");
-        assert_eq!(
-            krun("1 + (let x = 1.0 in x)"),
-            "1 + ( let x = 0.10000000000000000e1 in x )"
-        );
+        assert_eq!(krun("1 + (let x = 1.0 in x)"), "1 + ( let x = 0.10000000000000000e1 in x )");
     }
 }

@@ -41,11 +41,7 @@ impl Lazy {
 
 impl Clone for Lazy {
     fn clone(&self) -> Lazy {
-        Lazy {
-            body: self.body.clone(),
-            map: self.map.clone(),
-            forced: self.forced.clone(),
-        }
+        Lazy { body: self.body.clone(), map: self.map.clone(), forced: self.forced.clone() }
     }
 }
 
@@ -89,14 +85,7 @@ fn delay(body: &Term, map: &SubstMap) -> Term {
 }
 
 fn lazy_term(body: &Term, map: SubstMap) -> Term {
-    Term::new(
-        Node::Subst(Box::new(Lazy {
-            body: body.clone(),
-            map,
-            forced: OnceCell::new(),
-        })),
-        body.span(),
-    )
+    Term::new(Node::Subst(Box::new(Lazy { body: body.clone(), map, forced: OnceCell::new() })), body.span())
 }
 
 enum Task {
@@ -115,9 +104,7 @@ fn apply(term: &Term, map: &SubstMap) -> Term {
     while let Some(task) = tasks.pop() {
         match task {
             Task::Visit(t) => match &t.0.node {
-                Node::Subst(lazy) => {
-                    results.push((delay(&lazy.body, &compose(&lazy.map, map)), true))
-                }
+                Node::Subst(lazy) => results.push((delay(&lazy.body, &compose(&lazy.map, map)), true)),
                 Node::Id(x) => match map.get(x) {
                     Some(value) => results.push((Term::new(value.node().clone(), t.span()), true)),
                     None => results.push((t.clone(), false)),
@@ -171,10 +158,7 @@ mod tests {
     fn replaces_every_occurrence_including_binders() {
         let body = term("let x = 2.0 in x + y");
         let out = substitute(&body, &Sym::new("x"), &term("1.0"));
-        assert_eq!(
-            out.to_string(),
-            "let 0.10000000000000000e1 = 0.20000000000000000e1 in 0.10000000000000000e1 + y"
-        );
+        assert_eq!(out.to_string(), "let 0.10000000000000000e1 = 0.20000000000000000e1 in 0.10000000000000000e1 + y");
     }
 
     #[test]

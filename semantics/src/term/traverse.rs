@@ -30,19 +30,12 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Min(a, b)
         | Node::Mul(a, b)
         | Node::Add(a, b)
-        | Node::StoreVal {
-            target: a,
-            value: b,
-        }
+        | Node::StoreVal { target: a, value: b }
         | Node::ActHelper { y: a, x: b, .. } => {
             f(a);
             f(b);
         }
-        Node::Let {
-            target,
-            value,
-            body,
-        } => {
+        Node::Let { target, value, body } => {
             f(target);
             f(value);
             f(body);
@@ -91,16 +84,9 @@ fn into_children(node: Node, out: &mut Vec<Term>) {
         | Node::Min(a, b)
         | Node::Mul(a, b)
         | Node::Add(a, b)
-        | Node::StoreVal {
-            target: a,
-            value: b,
-        }
+        | Node::StoreVal { target: a, value: b }
         | Node::ActHelper { y: a, x: b, .. } => out.extend([a, b]),
-        Node::Let {
-            target,
-            value,
-            body,
-        } => out.extend([target, value, body]),
+        Node::Let { target, value, body } => out.extend([target, value, body]),
         Node::LinearMac(a, b, c) => out.extend([a, b, c]),
         Node::LetFunc { target, func, body } => {
             out.extend([target, body]);
@@ -116,10 +102,7 @@ fn into_children(node: Node, out: &mut Vec<Term>) {
 
 /// Drops `node`'s subtree without recursion: uniquely owned children are taken apart here.
 pub fn drop_iteratively(node: &mut Node) {
-    if matches!(
-        node,
-        Node::Float(_) | Node::Int(_) | Node::Id(_) | Node::Lookup(_) | Node::Tensor { .. }
-    ) {
+    if matches!(node, Node::Float(_) | Node::Int(_) | Node::Id(_) | Node::Lookup(_) | Node::Tensor { .. }) {
         return;
     }
     let mut stack = Vec::new();
@@ -143,14 +126,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         (N::DefineTensor { ints: i, .. }, N::DefineTensor { ints: j, .. }) => i == j,
         (N::Lookup(x), N::Lookup(y)) => x == y,
         (N::StoreAtVal { loc: x, .. }, N::StoreAtVal { loc: y, .. }) => x == y,
-        (
-            N::ActHelper {
-                act: a1, args: r1, ..
-            },
-            N::ActHelper {
-                act: a2, args: r2, ..
-            },
-        ) => a1 == a2 && r1 == r2,
+        (N::ActHelper { act: a1, args: r1, .. }, N::ActHelper { act: a2, args: r2, .. }) => a1 == a2 && r1 == r2,
         (N::ActItem { act: a1, .. }, N::ActItem { act: a2, .. }) => a1 == a2,
         (N::LetFunc { func: f, .. }, N::LetFunc { func: g, .. }) => match (f, g) {
             (FuncTerm::InitTensor(i), FuncTerm::InitTensor(j)) => i == j,
@@ -158,78 +134,22 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::Linear(..), FuncTerm::Linear(..)) => true,
             _ => false,
         },
+        (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
+            x == x2 && from == f2 && to == t2 && rest == r2
+        }
+        (N::LinearHelper { y, i, j, w, x }, N::LinearHelper { y: y2, i: i2, j: j2, w: w2, x: x2 }) => {
+            (y, i, j, w, x) == (y2, i2, j2, w2, x2)
+        }
+        (N::LinearRows { y, from, to, j, w, x }, N::LinearRows { y: y2, from: f2, to: t2, j: j2, w: w2, x: x2 }) => {
+            (y, from, to, j, w, x) == (y2, f2, t2, j2, w2, x2)
+        }
         (
-            N::DefineTensorHelper { x, from, to, rest },
-            N::DefineTensorHelper {
-                x: x2,
-                from: f2,
-                to: t2,
-                rest: r2,
-            },
-        ) => x == x2 && from == f2 && to == t2 && rest == r2,
-        (
-            N::LinearHelper { y, i, j, w, x },
-            N::LinearHelper {
-                y: y2,
-                i: i2,
-                j: j2,
-                w: w2,
-                x: x2,
-            },
-        ) => (y, i, j, w, x) == (y2, i2, j2, w2, x2),
-        (
-            N::LinearRows {
-                y,
-                from,
-                to,
-                j,
-                w,
-                x,
-            },
-            N::LinearRows {
-                y: y2,
-                from: f2,
-                to: t2,
-                j: j2,
-                w: w2,
-                x: x2,
-            },
-        ) => (y, from, to, j, w, x) == (y2, f2, t2, j2, w2, x2),
-        (
-            N::LinearCols {
-                y,
-                y_row,
-                from,
-                to,
-                w,
-                w_row,
-                x,
-            },
-            N::LinearCols {
-                y: y2,
-                y_row: yr2,
-                from: f2,
-                to: t2,
-                w: w2,
-                w_row: wr2,
-                x: x2,
-            },
+            N::LinearCols { y, y_row, from, to, w, w_row, x },
+            N::LinearCols { y: y2, y_row: yr2, from: f2, to: t2, w: w2, w_row: wr2, x: x2 },
         ) => (y, y_row, from, to, w, w_row, x) == (y2, yr2, f2, t2, w2, wr2, x2),
         (
-            N::ArgMaxHelper {
-                x,
-                from,
-                to,
-                max,
-                index,
-            },
-            N::ArgMaxHelper {
-                x: x2,
-                from: f2,
-                to: t2,
-                max: m2,
-                index: i2,
-            },
+            N::ArgMaxHelper { x, from, to, max, index },
+            N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
         ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
         _ => mem::discriminant(a) == mem::discriminant(b),
     }
@@ -252,30 +172,9 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
-        Node::LinearRows {
-            y,
-            from,
-            to,
-            j,
-            w,
-            x,
-        } => (y, from, to, j, w, x).hash(state),
-        Node::LinearCols {
-            y,
-            y_row,
-            from,
-            to,
-            w,
-            w_row,
-            x,
-        } => (y, y_row, from, to, w, w_row, x).hash(state),
-        Node::ArgMaxHelper {
-            x,
-            from,
-            to,
-            max,
-            index,
-        } => (x, from, to, max.to_bits(), index).hash(state),
+        Node::LinearRows { y, from, to, j, w, x } => (y, from, to, j, w, x).hash(state),
+        Node::LinearCols { y, y_row, from, to, w, w_row, x } => (y, y_row, from, to, w, w_row, x).hash(state),
+        Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
         _ => {}
     }
 }
@@ -316,11 +215,7 @@ pub fn hash_structure<H: Hasher>(term: &Term, state: &mut H) {
 /// A copy of `node` whose children, left to right, are taken from `children`
 /// (the inverse of [`for_each_child`]).
 pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
-    let mut next = || {
-        children
-            .next()
-            .expect("rebuild: one new child per old child")
-    };
+    let mut next = || children.next().expect("rebuild: one new child per old child");
     match node {
         Node::Float(_)
         | Node::Int(_)
@@ -333,43 +228,19 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
         | Node::Subst(_) => node.clone(),
-        Node::Index { ints, .. } => Node::Index {
-            base: next(),
-            ints: ints.clone(),
-        },
+        Node::Index { ints, .. } => Node::Index { base: next(), ints: ints.clone() },
         Node::ArgMax(_) => Node::ArgMax(next()),
-        Node::DefineTensor { ints, .. } => Node::DefineTensor {
-            x: next(),
-            ints: ints.clone(),
-        },
-        Node::StoreAtVal { loc, .. } => Node::StoreAtVal {
-            loc: *loc,
-            value: next(),
-        },
-        Node::ActItem { act, .. } => Node::ActItem {
-            act: *act,
-            arg: next(),
-        },
+        Node::DefineTensor { ints, .. } => Node::DefineTensor { x: next(), ints: ints.clone() },
+        Node::StoreAtVal { loc, .. } => Node::StoreAtVal { loc: *loc, value: next() },
+        Node::ActItem { act, .. } => Node::ActItem { act: *act, arg: next() },
         Node::Fun(_) => Node::Fun(next()),
         Node::Max(..) => Node::Max(next(), next()),
         Node::Min(..) => Node::Min(next(), next()),
         Node::Mul(..) => Node::Mul(next(), next()),
         Node::Add(..) => Node::Add(next(), next()),
-        Node::StoreVal { .. } => Node::StoreVal {
-            target: next(),
-            value: next(),
-        },
-        Node::ActHelper { act, args, .. } => Node::ActHelper {
-            act: *act,
-            y: next(),
-            x: next(),
-            args: args.clone(),
-        },
-        Node::Let { .. } => Node::Let {
-            target: next(),
-            value: next(),
-            body: next(),
-        },
+        Node::StoreVal { .. } => Node::StoreVal { target: next(), value: next() },
+        Node::ActHelper { act, args, .. } => Node::ActHelper { act: *act, y: next(), x: next(), args: args.clone() },
+        Node::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
         Node::LinearMac(..) => Node::LinearMac(next(), next(), next()),
         Node::LetFunc { func, .. } => {
             let target = next();
@@ -378,11 +249,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
             };
-            Node::LetFunc {
-                target,
-                func,
-                body: next(),
-            }
+            Node::LetFunc { target, func, body: next() }
         }
     }
 }

@@ -9,28 +9,16 @@ use knn_semantics::{Config, Profile, Run, RunOptions, run, search};
 
 pub fn initial(source: &str) -> Config {
     let profile = Profile::published();
-    let program =
-        parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}\n{e}"));
+    let program = parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}\n{e}"));
     Config::initial(term_of_program(&program))
 }
 
 pub fn published(source: &str) -> Run {
-    run(
-        Profile::published(),
-        initial(source),
-        RunOptions {
-            max_steps: Some(1_000_000),
-            trace: true,
-        },
-    )
+    run(Profile::published(), initial(source), RunOptions { max_steps: Some(1_000_000), trace: true })
 }
 
 pub fn search_published(source: &str) -> SearchResult {
-    search(
-        Profile::published(),
-        initial(source),
-        SearchOptions::default(),
-    )
+    search(Profile::published(), initial(source), SearchOptions::default())
 }
 
 /// The `<k>` cell's items, top first, in krun syntax.
@@ -50,10 +38,7 @@ pub fn cell(config: &Config, name: &str) -> Vec<String> {
     let close = format!("  </{name}>\n");
     let start = text.find(&open).unwrap() + open.len();
     let end = text[start..].find(&close).unwrap() + start;
-    text[start..end]
-        .lines()
-        .map(|l| l.trim().to_string())
-        .collect()
+    text[start..end].lines().map(|l| l.trim().to_string()).collect()
 }
 
 pub fn value_text(run: &Run) -> String {
