@@ -1,13 +1,15 @@
 //! Tensors bound before a program runs (`--input NAME=…`). The initial configuration gets
 //! exactly the `<env>`, `<store>`, `<nextLoc>` and `<shape>` that
 //! `let NAME = initTensor(dims) in let NAME[i, …] = v in … in PROGRAM` would have produced:
-//! that prelude is run with the profile's own rules, so the layout is the profile's (under the
-//! published rules, `$1` and the extra sub-tensor included).
+//! that prelude is run with the profile's own rules up to the moment `PROGRAM` reaches the top
+//! of `<k>`, and the program takes its place there. The layout is therefore the profile's
+//! (under the published rules, `$1` and the extra sub-tensor included), and whatever the
+//! prelude leaves below the program in `<k>` stays, as it would after the real `let`s.
 
 use std::fmt;
 
-use crate::config::{Config, KItem};
-use crate::engine::{Outcome, RunOptions, run};
+use crate::config::Config;
+use crate::engine::{Outcome, RunOptions, run_until};
 use crate::profile::Profile;
 use crate::syntax::Span;
 use crate::syntax::lexer::is_identifier;
@@ -107,19 +109,22 @@ fn ints(values: &[i64]) -> Ints {
 
 /// `program` in a configuration where `inputs` are already bound.
 pub fn initial_config(profile: &'static Profile, program: Term, inputs: &[TensorInput]) -> Result<Config, InputError> {
-    let mut config = Config::default();
     for (k, input) in inputs.iter().enumerate() {
         input.validate()?;
         if inputs[..k].iter().any(|earlier| earlier.name == input.name) {
             return Err(InputError::Duplicate(input.name.clone()));
         }
-        config.k = vec![KItem::Term(input.prelude(Term::float(0.0, Span::default())))];
-        let result = run(profile, config, RunOptions::default());
-        if !matches!(result.outcome, Outcome::Value(_)) {
-            return Err(InputError::Prelude { name: input.name.clone(), outcome: format!("{:?}", result.outcome) });
-        }
-        config = result.config;
     }
-    config.k = vec![KItem::Term(program)];
+    // The prelude's innermost body: a placeholder recognised by identity, never rewritten.
+    let slot = Term::float(0.0, Span::default());
+    let prelude = inputs.iter().rev().fold(slot.clone(), |body, input| input.prelude(body));
+    let at_slot = |c: &Config| c.top_term().is_some_and(|t| t.ptr_eq(&slot));
+    let result = run_until(profile, Config::initial(prelude), RunOptions::default(), at_slot);
+    if result.outcome != Outcome::Paused {
+        let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+        return Err(InputError::Prelude { name: names.join(", "), outcome: format!("{:?}", result.outcome) });
+    }
+    let mut config = result.config;
+    config.replace_top_term(program);
     Ok(config)
 }

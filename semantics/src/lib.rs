@@ -16,5 +16,5 @@ pub mod syntax;
 pub mod term;
 
 pub use config::Config;
-pub use engine::{Outcome, Run, RunOptions, run, search, successors};
+pub use engine::{Outcome, Run, RunOptions, run, run_until, search, successors};
 pub use profile::Profile;

@@ -67,7 +67,7 @@ pub fn outcome_json(outcome: &Outcome, config: &Config, steps: u64, coverage: Op
     let mut report = json!({ "status": outcome.status() });
     match outcome {
         Outcome::Value(v) => report["result"] = value_json(v, config),
-        Outcome::Empty => {}
+        Outcome::Empty | Outcome::Paused => {}
         Outcome::Stuck(item) => report["stuck"] = json!(kitem_to_string(item)),
         Outcome::Aborted(reason) => report["error"] = json!({ "kind": "krun-abort", "message": reason }),
         Outcome::Limit(Limit::Steps(n)) => report["limit"] = json!({ "kind": "steps", "value": n }),

@@ -43,7 +43,7 @@ pub fn tensor_text(t: &DenseTensor) -> String {
 /// The exit code of an outcome.
 pub fn exit_of(outcome: &Outcome) -> Exit {
     match outcome {
-        Outcome::Value(_) | Outcome::Empty => Exit::Result,
+        Outcome::Value(_) | Outcome::Empty | Outcome::Paused => Exit::Result,
         Outcome::Stuck(_) | Outcome::Aborted(_) => Exit::NoValue,
         Outcome::Limit(_) => Exit::Limit,
     }
@@ -52,7 +52,7 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
 /// What to tell the user on standard error when there is no value to print.
 pub fn explain(outcome: &Outcome) -> Option<String> {
     match outcome {
-        Outcome::Value(_) => None,
+        Outcome::Value(_) | Outcome::Paused => None,
         Outcome::Empty => Some(
             "note: the program ended with an empty <k> cell: no value (a result 0 is erased by \
              `drop-int-zero` under the published rules)"

@@ -83,11 +83,25 @@ pub struct Run {
 
 /// Runs to a final state with krun's choice policy: the first rule, in the order krun tries
 /// them, that applies at the top of `<k>` (§2.9).
-pub fn run(profile: &'static Profile, mut config: Config, options: RunOptions) -> Run {
+pub fn run(profile: &'static Profile, config: Config, options: RunOptions) -> Run {
+    run_until(profile, config, options, |_| false)
+}
+
+/// Like [`run`], but stops (with the outcome [`Outcome::Paused`]) as soon as `pause` holds for
+/// the configuration about to be rewritten.
+pub fn run_until(
+    profile: &'static Profile,
+    mut config: Config,
+    options: RunOptions,
+    pause: impl Fn(&Config) -> bool,
+) -> Run {
     let mut coverage = Coverage::new(profile);
     let mut trace = Vec::new();
     let mut steps: u64 = 0;
     let outcome = loop {
+        if pause(&config) {
+            break Outcome::Paused;
+        }
         let Some(top) = config.top() else {
             break Outcome::Empty;
         };

@@ -19,6 +19,8 @@ pub enum Outcome {
     Aborted(String),
     /// A resource limit was reached.
     Limit(Limit),
+    /// `run_until` stopped where its caller asked.
+    Paused,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +40,7 @@ impl Outcome {
             Outcome::Stuck(_) => "stuck",
             Outcome::Aborted(_) => "error",
             Outcome::Limit(_) => "limit",
+            Outcome::Paused => "paused",
         }
     }
 }
