@@ -4,9 +4,10 @@
 
 use super::ast::{Exp, ExpKind, Func, FuncKind};
 
-/// How loosely an expression binds; a context that needs a tighter one adds parentheses.
+/// K's priority groups, loosest first: how loosely an expression binds. A position that needs
+/// a tighter one adds parentheses. Shared by the source printer and krun's term printer.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Level {
+pub enum Level {
     LetFunc,
     LetExp,
     Sum,

@@ -6,15 +6,7 @@
 use super::float_format::k_float;
 use super::traverse::for_each_child;
 use super::{FuncTerm, HelperArgs, Ints, Node, Term};
-
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Level {
-    LetFunc,
-    LetExp,
-    Sum,
-    Product,
-    Atom,
-}
+use crate::syntax::print::Level;
 
 fn level(node: &Node) -> Level {
     match node {

@@ -31,10 +31,11 @@ impl Lazy {
         self.forced.get_or_init(|| apply(&self.body, &self.map))
     }
 
-    pub(super) fn into_terms(self, out: &mut Vec<Term>) {
-        out.push(self.body);
-        if let Some(forced) = self.forced.into_inner() {
-            out.push(forced);
+    /// The body and, if it was forced, the cached result.
+    pub(super) fn raw_terms(&self, out: &mut Vec<Term>) {
+        out.push(self.body.clone());
+        if let Some(forced) = self.forced.get() {
+            out.push(forced.clone());
         }
     }
 }

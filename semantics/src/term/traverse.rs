@@ -61,56 +61,29 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
     }
 }
 
-/// Moves the owned children of `node` onto `out`.
-fn into_children(node: Node, out: &mut Vec<Term>) {
-    match node {
-        Node::Float(_)
-        | Node::Int(_)
-        | Node::Tensor { .. }
-        | Node::Id(_)
-        | Node::Lookup(_)
-        | Node::DefineTensorHelper { .. }
-        | Node::LinearHelper { .. }
-        | Node::LinearRows { .. }
-        | Node::LinearCols { .. }
-        | Node::ArgMaxHelper { .. } => {}
-        Node::Index { base: a, .. }
-        | Node::ArgMax(a)
-        | Node::DefineTensor { x: a, .. }
-        | Node::StoreAtVal { value: a, .. }
-        | Node::ActItem { arg: a, .. }
-        | Node::Fun(a) => out.push(a),
-        Node::Max(a, b)
-        | Node::Min(a, b)
-        | Node::Mul(a, b)
-        | Node::Add(a, b)
-        | Node::StoreVal { target: a, value: b }
-        | Node::ActHelper { y: a, x: b, .. } => out.extend([a, b]),
-        Node::Let { target, value, body } => out.extend([target, value, body]),
-        Node::LinearMac(a, b, c) => out.extend([a, b, c]),
-        Node::LetFunc { target, func, body } => {
-            out.extend([target, body]);
-            match func {
-                FuncTerm::InitTensor(_) => {}
-                FuncTerm::Apply(_, arg) => out.push(arg),
-                FuncTerm::Linear(w, x) => out.extend([w, x]),
-            }
-        }
-        Node::Subst(lazy) => lazy.into_terms(out),
-    }
-}
-
-/// Drops `node`'s subtree without recursion: uniquely owned children are taken apart here.
+/// Drops `node`'s subtree without recursion. The children are cloned onto a stack before the
+/// node is cleared, so a child the node owned alone is owned by the stack alone and is taken
+/// apart there, one level at a time.
 pub fn drop_iteratively(node: &mut Node) {
     if matches!(node, Node::Float(_) | Node::Int(_) | Node::Id(_) | Node::Lookup(_) | Node::Tensor { .. }) {
         return;
     }
     let mut stack = Vec::new();
-    into_children(mem::replace(node, Node::Int(0)), &mut stack);
+    push_raw_children(node, &mut stack);
+    *node = Node::Int(0);
     while let Some(term) = stack.pop() {
         if let Ok(mut data) = Rc::try_unwrap(term.0) {
-            into_children(mem::replace(&mut data.node, Node::Int(0)), &mut stack);
+            push_raw_children(&data.node, &mut stack);
+            data.node = Node::Int(0);
         }
+    }
+}
+
+/// The children as stored: a pending substitution's body and cached result, never forcing it.
+fn push_raw_children(node: &Node, stack: &mut Vec<Term>) {
+    match node {
+        Node::Subst(lazy) => lazy.raw_terms(stack),
+        _ => for_each_child(node, |c| stack.push(c.clone())),
     }
 }
 
