@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod errors;
 pub mod inputs;
 pub mod observables;
 pub mod profile;

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::config::{Config, kitem_to_string};
 use crate::engine::{Coverage, Limit, Outcome};
 use crate::observables::{DenseTensor, env_tensors, read_tensor};
+use crate::syntax::diagnostic::line_col;
 use crate::term::{Node, Term};
 
 /// A float as JSON.
@@ -62,10 +63,26 @@ pub fn rules_json(coverage: &Coverage) -> Value {
     Value::Object(coverage.fired().map(|(rule, n)| (rule.id.to_string(), json!(n))).collect())
 }
 
-/// The report of one final state.
-pub fn outcome_json(outcome: &Outcome, config: &Config, steps: u64, coverage: Option<&Coverage>) -> Value {
+/// The report of one final state. With the program's `source`, errors carry their line and
+/// column.
+pub fn outcome_json(
+    outcome: &Outcome,
+    config: &Config,
+    steps: u64,
+    coverage: Option<&Coverage>,
+    source: Option<&str>,
+) -> Value {
     let mut report = json!({ "status": outcome.status() });
     match outcome {
+        Outcome::Error { kind, detail, span } => {
+            let mut error = json!({ "kind": kind.id(), "message": detail });
+            if let Some(source) = source {
+                let (line, column) = line_col(source, span.start as usize);
+                error["line"] = json!(line);
+                error["column"] = json!(column);
+            }
+            report["error"] = error;
+        }
         Outcome::Value(v) => report["result"] = value_json(v, config),
         Outcome::Empty | Outcome::Paused => {}
         Outcome::Stuck(item) => report["stuck"] = json!(kitem_to_string(item)),

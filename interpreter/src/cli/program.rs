@@ -43,8 +43,8 @@ pub fn parse(source: &Source, profile: &Profile) -> Result<Exp, Exit> {
     })
 }
 
-/// Reads, parses and binds the inputs: the initial configuration.
-pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<Config, Exit> {
+/// Reads, parses and binds the inputs: the source and the initial configuration.
+pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<(Source, Config), Exit> {
     let inputs =
         args.inputs.iter().map(|a| parse_input(a)).collect::<Result<Vec<TensorInput>, String>>().map_err(|e| {
             eprintln!("error: {e}");
@@ -52,8 +52,9 @@ pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<Config, Exi
         })?;
     let source = read_source(&args.file)?;
     let program = parse(&source, profile)?;
-    initial_config(profile, term_of_program(&program), &inputs).map_err(|e| {
+    let config = initial_config(profile, term_of_program(&program), &inputs).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Usage
-    })
+    })?;
+    Ok((source, config))
 }

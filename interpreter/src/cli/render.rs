@@ -7,7 +7,12 @@ use knn_semantics::observables::{DenseTensor, read_tensor};
 use knn_semantics::syntax::print::float_literal;
 use knn_semantics::term::{Node, Term};
 
+use std::io::IsTerminal;
+
+use knn_semantics::syntax::diagnostic::render_report;
+
 use super::Exit;
+use super::program::Source;
 
 /// A value as a user reads it: `4.0`, `2`, `[1.0, 2.0]`, `[[1.0, 2.0], [3.0, 4.0]]`.
 pub fn value_text(value: &Term, config: &Config) -> String {
@@ -44,14 +49,20 @@ pub fn tensor_text(t: &DenseTensor) -> String {
 pub fn exit_of(outcome: &Outcome) -> Exit {
     match outcome {
         Outcome::Value(_) | Outcome::Empty | Outcome::Paused => Exit::Result,
-        Outcome::Stuck(_) | Outcome::Aborted(_) => Exit::NoValue,
+        Outcome::Stuck(_) | Outcome::Aborted(_) | Outcome::Error { .. } => Exit::NoValue,
         Outcome::Limit(_) => Exit::Limit,
     }
 }
 
-/// What to tell the user on standard error when there is no value to print.
-pub fn explain(outcome: &Outcome) -> Option<String> {
-    match outcome {
+/// What to tell the user on standard error when there is no value to print (each message
+/// ends with a newline).
+pub fn explain(outcome: &Outcome, source: &Source) -> Option<String> {
+    let message = match outcome {
+        Outcome::Error { kind, detail, span } => {
+            let color = std::io::stderr().is_terminal();
+            let message = format!("{detail} [{kind}]");
+            return Some(render_report(&source.name, &source.text, *span, &message, kind.k_message(), None, color));
+        }
         Outcome::Value(_) | Outcome::Paused => None,
         Outcome::Empty => Some(
             "note: the program ended with an empty <k> cell: no value (a result 0 is erased by \
@@ -67,7 +78,8 @@ pub fn explain(outcome: &Outcome) -> Option<String> {
         Outcome::Limit(Limit::States(n)) => {
             Some(format!("limit: stopped after exploring {n} states (raise --max-states)"))
         }
-    }
+    };
+    message.map(|m| m + "\n")
 }
 
 /// One trace line: `12 lookup-id`, with the side rules of the step.

@@ -11,8 +11,8 @@ use super::{Exit, OutputFormat, RunArgs, profile_of, program::load};
 
 pub fn run(args: RunArgs) -> Exit {
     let profile = profile_of(args.program.semantics);
-    let config = match load(&args.program, profile) {
-        Ok(config) => config,
+    let (source, config) = match load(&args.program, profile) {
+        Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
     let options = RunOptions { max_steps: args.max_steps, trace: args.trace };
@@ -25,7 +25,8 @@ pub fn run(args: RunArgs) -> Exit {
         }
         OutputFormat::Config => print!("{}", config_to_string(&result.config)),
         OutputFormat::Json => {
-            let mut report = outcome_json(&result.outcome, &result.config, result.steps, Some(&result.coverage));
+            let mut report =
+                outcome_json(&result.outcome, &result.config, result.steps, Some(&result.coverage), Some(&source.text));
             if args.trace {
                 report["trace"] = json!(result.trace.iter().map(|s| s.rule.id).collect::<Vec<_>>());
             }
@@ -43,9 +44,9 @@ pub fn run(args: RunArgs) -> Exit {
         }
     }
     if args.program.output != OutputFormat::Json
-        && let Some(message) = explain(&result.outcome)
+        && let Some(message) = explain(&result.outcome, &source)
     {
-        eprintln!("{message}");
+        eprint!("{message}");
     }
     exit_of(&result.outcome)
 }

@@ -11,8 +11,8 @@ use super::{Exit, OutputFormat, PriorityChoice, SearchArgs, profile_of, program:
 
 pub fn search(args: SearchArgs) -> Exit {
     let profile = profile_of(args.program.semantics);
-    let config = match load(&args.program, profile) {
-        Ok(config) => config,
+    let (source, config) = match load(&args.program, profile) {
+        Ok(loaded) => loaded,
         Err(exit) => return exit,
     };
     let priorities = match args.priorities {
@@ -22,8 +22,11 @@ pub fn search(args: SearchArgs) -> Exit {
     let result = search_engine(profile, config, SearchOptions { max_states: args.max_states, priorities });
     match args.program.output {
         OutputFormat::Json => {
-            let outcomes: Vec<_> =
-                result.finals.iter().map(|f| outcome_json(&f.outcome, &f.config, f.depth, None)).collect();
+            let outcomes: Vec<_> = result
+                .finals
+                .iter()
+                .map(|f| outcome_json(&f.outcome, &f.config, f.depth, None, Some(&source.text)))
+                .collect();
             let mut report = json!({ "outcomes": outcomes, "states": result.states });
             if let Some(Limit::States(n)) = result.limit {
                 report["limit"] = json!({ "kind": "states", "value": n });
@@ -40,7 +43,7 @@ pub fn search(args: SearchArgs) -> Exit {
             for (n, f) in result.finals.iter().enumerate() {
                 let line = match &f.outcome {
                     Outcome::Value(v) => format!("value {}", value_text(v, &f.config)),
-                    other => explain(other).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
+                    other => explain(other, &source).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
                 };
                 println!("solution {}: {line}", n + 1);
             }
@@ -52,7 +55,7 @@ pub fn search(args: SearchArgs) -> Exit {
     match result.limit {
         Some(limit) => {
             if args.program.output != OutputFormat::Json {
-                eprintln!("{}", explain(&Outcome::Limit(limit)).unwrap_or_default());
+                eprint!("{}", explain(&Outcome::Limit(limit), &source).unwrap_or_default());
             }
             Exit::Limit
         }

@@ -20,6 +20,26 @@ pub use print::{config_to_string, kitem_to_string};
 pub enum KItem {
     Term(Term),
     Frozen(Freezer),
+    /// `alloc(Ints)` (Rev-4): allocate a tensor of this shape, leaving its header on `<k>`.
+    Alloc(Ints),
+    /// `fill(H, I, N, Rest)` (Rev-4): allocate sub-tensors `I..N` of the tensor whose header is
+    /// at `H`.
+    Fill {
+        header: i64,
+        i: i64,
+        n: i64,
+        rest: Ints,
+    },
+    /// `writeAt(Loc)` (Rev-4): store the value on top of `<k>` at `Loc`.
+    WriteAt(i64),
+    /// `bindTo(X)` (Rev-4): bind `X` to the header on top of `<k>`.
+    BindTo(Sym),
+    /// `restoreScope(Env, SH)` (Rev-12): restore `<env>` and `<shape>` when a binding's body is
+    /// a value.
+    RestoreScope {
+        env: Env,
+        shape: ShapeMap,
+    },
 }
 
 /// A frozen context `C[□]` with the span of the construct it was cut from.

@@ -22,7 +22,23 @@ fn write_kitem(item: &KItem, out: &mut String) {
     match item {
         KItem::Term(t) => write_term(t, out),
         KItem::Frozen(f) => write_term(&f.context.with_hole(f.span), out),
+        KItem::Alloc(ints) => out.push_str(&format!("alloc ( {} )", ints_text(ints))),
+        KItem::Fill { header, i, n, rest } => {
+            out.push_str(&format!("fill ( {header} , {i} , {n} , {} )", ints_text(rest)));
+        }
+        KItem::WriteAt(loc) => out.push_str(&format!("writeAt ( {loc} )")),
+        KItem::BindTo(x) => out.push_str(&format!("bindTo ( {x} )")),
+        KItem::RestoreScope { env, shape } => {
+            let env: Vec<String> = env.iter().map(|(x, l)| format!("{x} |-> {l}")).collect();
+            let shape: Vec<String> = shape.iter().map(|(k, is)| format!("{} |-> {}", k.0, ints_text(is))).collect();
+            out.push_str(&format!("restoreScope ( {} , {} )", map_text(&env), map_text(&shape)));
+        }
     }
+}
+
+/// A map inside a term: its entries separated by spaces, or `.Map`.
+fn map_text(entries: &[String]) -> String {
+    if entries.is_empty() { ".Map".to_string() } else { entries.join(" ") }
 }
 
 /// The `<k>` cell's contents: `a ~> b ~> .`, or `.` when empty.

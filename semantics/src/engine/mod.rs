@@ -9,6 +9,7 @@ mod search;
 use crate::config::{Config, KItem};
 use crate::profile::{Priorities, Profile};
 use crate::rules::{Head, Rewrite, Rule, SideFirings};
+use crate::term::Node;
 
 pub use coverage::Coverage;
 pub use outcome::{Limit, Outcome};
@@ -136,6 +137,9 @@ impl Outcome {
         match config.k.as_slice() {
             [] => Outcome::Empty,
             [KItem::Term(t)] if t.is_value() => Outcome::Value(t.clone()),
+            [KItem::Term(t)] if let Node::Error { kind, detail } = t.node() => {
+                Outcome::Error { kind: *kind, detail: detail.to_string(), span: t.span() }
+            }
             [.., top] => Outcome::Stuck(top.clone()),
         }
     }

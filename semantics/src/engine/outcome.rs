@@ -1,6 +1,8 @@
 //! How a run ends, and whose fault it is.
 
 use crate::config::KItem;
+use crate::errors::ErrorKind;
+use crate::syntax::Span;
 use crate::term::Term;
 
 /// The end of a run. Each variant says who is responsible:
@@ -17,6 +19,9 @@ pub enum Outcome {
     Stuck(KItem),
     /// krun stops with a runtime error (a duplicate key in a map concatenation, §3(i)).
     Aborted(String),
+    /// A `knnError(…)` term alone in `<k>` (revised profile): the program's run-time error,
+    /// with the span of the construct that caused it.
+    Error { kind: ErrorKind, detail: String, span: Span },
     /// A resource limit was reached.
     Limit(Limit),
     /// `run_until` stopped where its caller asked.
@@ -38,7 +43,7 @@ impl Outcome {
             Outcome::Value(_) => "done",
             Outcome::Empty => "empty",
             Outcome::Stuck(_) => "stuck",
-            Outcome::Aborted(_) => "error",
+            Outcome::Aborted(_) | Outcome::Error { .. } => "error",
             Outcome::Limit(_) => "limit",
             Outcome::Paused => "paused",
         }

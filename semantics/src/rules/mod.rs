@@ -134,11 +134,19 @@ pub enum Head {
     LinearMac,
     ArgMaxHelper,
     Fun,
+    Skip,
+    Error,
+    LinearChecked,
     Frozen,
+    Alloc,
+    Fill,
+    WriteAt,
+    BindTo,
+    RestoreScope,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::Frozen as usize + 1;
+    pub const COUNT: usize = Head::RestoreScope as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -146,6 +154,11 @@ impl Head {
     pub fn of(item: &KItem) -> Head {
         match item {
             KItem::Frozen(_) => Head::Frozen,
+            KItem::Alloc(_) => Head::Alloc,
+            KItem::Fill { .. } => Head::Fill,
+            KItem::WriteAt(_) => Head::WriteAt,
+            KItem::BindTo(_) => Head::BindTo,
+            KItem::RestoreScope { .. } => Head::RestoreScope,
             KItem::Term(t) => match t.node() {
                 Node::Float(_) => Head::Float,
                 Node::Int(_) => Head::Int,
@@ -172,6 +185,9 @@ impl Head {
                 Node::LinearMac(..) => Head::LinearMac,
                 Node::ArgMaxHelper { .. } => Head::ArgMaxHelper,
                 Node::Fun(_) => Head::Fun,
+                Node::Skip => Head::Skip,
+                Node::Error { .. } => Head::Error,
+                Node::LinearChecked { .. } => Head::LinearChecked,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

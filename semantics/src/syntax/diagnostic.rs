@@ -51,31 +51,45 @@ impl SyntaxError {
 
     /// The error as a compiler-style report for a terminal (`color`) or a file.
     pub fn render(&self, path: &str, source: &str, color: bool) -> String {
-        let (line, col) = self.line_col(source);
-        let range = clamp_range(self.span, source);
-        let label_text = match (self.expected_text(), self.message.is_empty()) {
-            (e, _) if !e.is_empty() => e,
+        let label = match self.expected_text() {
+            e if !e.is_empty() => e,
             _ => "here".to_string(),
         };
-        let mut report = Report::build(ReportKind::Error, (path, range.clone()))
-            .with_config(
-                Config::default()
-                    .with_color(color)
-                    .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii })
-                    .with_index_type(IndexType::Byte),
-            )
-            .with_message(format!("{path}:{line}:{col}: {}", self.message))
-            .with_label(Label::new((path, range)).with_message(label_text));
-        if let Some(hint) = &self.hint {
-            report = report.with_help(hint);
-        }
-        let mut out = Vec::new();
-        // Writing into a Vec cannot fail; an error here would be a bug in ariadne.
-        if report.finish().write((path, Source::from(source)), &mut out).is_err() {
-            return format!("error: {path}:{line}:{col}: {}\n", self.message);
-        }
-        String::from_utf8_lossy(&out).into_owned()
+        render_report(path, source, self.span, &self.message, &label, self.hint.as_deref(), color)
     }
+}
+
+/// A report `path:line:col: message` with the source line, a marker under `span` labelled
+/// `label`, and an optional help line (syntax errors and run-time errors alike).
+pub fn render_report(
+    path: &str,
+    source: &str,
+    span: Span,
+    message: &str,
+    label: &str,
+    hint: Option<&str>,
+    color: bool,
+) -> String {
+    let (line, col) = line_col(source, span.start as usize);
+    let range = clamp_range(span, source);
+    let mut report = Report::build(ReportKind::Error, (path, range.clone()))
+        .with_config(
+            Config::default()
+                .with_color(color)
+                .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii })
+                .with_index_type(IndexType::Byte),
+        )
+        .with_message(format!("{path}:{line}:{col}: {message}"))
+        .with_label(Label::new((path, range)).with_message(label));
+    if let Some(hint) = hint {
+        report = report.with_help(hint);
+    }
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail; an error here would be a bug in ariadne.
+    if report.finish().write((path, Source::from(source)), &mut out).is_err() {
+        return format!("error: {path}:{line}:{col}: {message}\n");
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 impl fmt::Display for SyntaxError {

@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
+use crate::errors::ErrorKind;
 use crate::syntax::Span;
 
 pub use from_ast::term_of_program;
@@ -336,6 +337,22 @@ pub enum Node {
     },
     /// `fun(Exp)` (L454): declared, never built by any live rule.
     Fun(Term),
+    /// `#skip` (Rev-1): the unit a helper's element write leaves, erased at the top of `<k>`.
+    Skip,
+    /// `knnError(S)` (Rev-5): a run-time error; `detail` says what exactly went wrong.
+    Error {
+        kind: ErrorKind,
+        detail: Rc<str>,
+    },
+    /// `linearChecked(Id, Id, Id, Ints, Ints, Exp)` (Rev-8): `linear` with both shapes read.
+    LinearChecked {
+        y: Sym,
+        w: Sym,
+        x: Sym,
+        w_shape: Ints,
+        x_shape: Ints,
+        body: Term,
+    },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }
@@ -364,6 +381,11 @@ impl Term {
 
     pub fn id(x: &Sym, span: Span) -> Term {
         Term::new(Node::Id(x.clone()), span)
+    }
+
+    /// `knnError(S)` of the given kind.
+    pub fn error(kind: ErrorKind, detail: impl Into<Rc<str>>, span: Span) -> Term {
+        Term::new(Node::Error { kind, detail: detail.into() }, span)
     }
 
     /// The node, with any pending substitution applied.

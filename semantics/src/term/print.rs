@@ -157,6 +157,19 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             vec![text(x.as_str()), range(*from, *to), text(k_float(*max)), text(index.to_string())],
         ),
         Node::Fun(a) => call("fun", vec![inner(a)]),
+        Node::Skip => vec![text("#skip")],
+        Node::Error { kind, .. } => call("knnError", vec![text(format!("\"{}\"", kind.k_message()))]),
+        Node::LinearChecked { y, w, x, w_shape, x_shape, body } => call(
+            "linearChecked",
+            vec![
+                text(y.as_str()),
+                text(w.as_str()),
+                text(x.as_str()),
+                text(ints_text(w_shape)),
+                text(ints_text(x_shape)),
+                inner(body),
+            ],
+        ),
         Node::Subst(_) => {
             // `node()` never returns a pending substitution; print the children defensively.
             let mut v = Vec::new();

@@ -19,9 +19,12 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::LinearHelper { .. }
         | Node::LinearRows { .. }
         | Node::LinearCols { .. }
-        | Node::ArgMaxHelper { .. } => {}
+        | Node::ArgMaxHelper { .. }
+        | Node::Skip
+        | Node::Error { .. } => {}
         Node::Index { base: a, .. }
         | Node::ArgMax(a)
+        | Node::LinearChecked { body: a, .. }
         | Node::DefineTensor { x: a, .. }
         | Node::StoreAtVal { value: a, .. }
         | Node::ActItem { arg: a, .. }
@@ -101,6 +104,11 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         (N::StoreAtVal { loc: x, .. }, N::StoreAtVal { loc: y, .. }) => x == y,
         (N::ActHelper { act: a1, args: r1, .. }, N::ActHelper { act: a2, args: r2, .. }) => a1 == a2 && r1 == r2,
         (N::ActItem { act: a1, .. }, N::ActItem { act: a2, .. }) => a1 == a2,
+        (N::Error { kind: k1, detail: d1 }, N::Error { kind: k2, detail: d2 }) => k1 == k2 && d1 == d2,
+        (
+            N::LinearChecked { y, w, x, w_shape, x_shape, .. },
+            N::LinearChecked { y: y2, w: w2, x: x2, w_shape: ws2, x_shape: xs2, .. },
+        ) => (y, w, x, w_shape, x_shape) == (y2, w2, x2, ws2, xs2),
         (N::LetFunc { func: f, .. }, N::LetFunc { func: g, .. }) => match (f, g) {
             (FuncTerm::InitTensor(i), FuncTerm::InitTensor(j)) => i == j,
             (FuncTerm::Apply(m, _), FuncTerm::Apply(n, _)) => m == n,
@@ -138,6 +146,8 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::Index { ints, .. } | Node::DefineTensor { ints, .. } => ints.hash(state),
         Node::ActHelper { act, args, .. } => (act, args).hash(state),
         Node::ActItem { act, .. } => act.hash(state),
+        Node::Error { kind, detail } => (kind, detail).hash(state),
+        Node::LinearChecked { y, w, x, w_shape, x_shape, .. } => (y, w, x, w_shape, x_shape).hash(state),
         Node::LetFunc { func, .. } => match func {
             FuncTerm::InitTensor(ints) => ints.hash(state),
             FuncTerm::Apply(name, _) => name.hash(state),
@@ -200,6 +210,8 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::LinearRows { .. }
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
+        | Node::Skip
+        | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
         Node::Index { ints, .. } => Node::Index { base: next(), ints: ints.clone() },
         Node::ArgMax(_) => Node::ArgMax(next()),
@@ -207,6 +219,14 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         Node::StoreAtVal { loc, .. } => Node::StoreAtVal { loc: *loc, value: next() },
         Node::ActItem { act, .. } => Node::ActItem { act: *act, arg: next() },
         Node::Fun(_) => Node::Fun(next()),
+        Node::LinearChecked { y, w, x, w_shape, x_shape, .. } => Node::LinearChecked {
+            y: y.clone(),
+            w: w.clone(),
+            x: x.clone(),
+            w_shape: w_shape.clone(),
+            x_shape: x_shape.clone(),
+            body: next(),
+        },
         Node::Max(..) => Node::Max(next(), next()),
         Node::Min(..) => Node::Min(next(), next()),
         Node::Mul(..) => Node::Mul(next(), next()),

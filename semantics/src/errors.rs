@@ -1,0 +1,95 @@
+//! The error kinds of `knnError(…)` terms (revised profile, K-NN-SEMANTICS §4 Rev-5…Rev-8):
+//! stable kebab-case names that reports and tests compare, never the message text.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    /// An index outside `0 .. N` (Rev-5).
+    IndexOutOfBounds,
+    /// More indices than the tensor has dimensions: a scalar indexed (Rev-5).
+    TooManyIndices,
+    /// `linear(W, X)` with `W: (I, J)` and `X` not of shape `(J)` (Rev-8).
+    ShapeMismatch,
+    /// An identifier no enclosing `let` binds (Rev-5, Rev-12).
+    UnboundIdentifier,
+    /// `initTensor` with a negative dimension (Rev-4).
+    NegativeDimension,
+    /// `ArgMax` of a vector with no element (Rev-6).
+    ArgmaxEmpty,
+    /// `ArgMax` of something that is not a vector of floats (Rev-6).
+    ArgmaxNotAVector,
+    /// A tensor function applied to a name without a shape: not a tensor (Rev-7, Rev-8).
+    UnknownTensor,
+    /// `let t = reluTensor(t)` and the like: the output would overwrite its own input (Rev-7).
+    AliasedOutput,
+    /// `let E = F in …` whose target is not an identifier.
+    InvalidLetTarget,
+    /// An operator applied to values no rule accepts: a tensor as a number, NaN in `max`.
+    InvalidOperands,
+    /// Int arithmetic beyond 64 bits (K's Ints are unbounded, knn's are not).
+    IntegerOverflow,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 12] = [
+        ErrorKind::IndexOutOfBounds,
+        ErrorKind::TooManyIndices,
+        ErrorKind::ShapeMismatch,
+        ErrorKind::UnboundIdentifier,
+        ErrorKind::NegativeDimension,
+        ErrorKind::ArgmaxEmpty,
+        ErrorKind::ArgmaxNotAVector,
+        ErrorKind::UnknownTensor,
+        ErrorKind::AliasedOutput,
+        ErrorKind::InvalidLetTarget,
+        ErrorKind::InvalidOperands,
+        ErrorKind::IntegerOverflow,
+    ];
+
+    /// The stable name used in reports.
+    pub fn id(self) -> &'static str {
+        match self {
+            ErrorKind::IndexOutOfBounds => "index-out-of-bounds",
+            ErrorKind::TooManyIndices => "too-many-indices",
+            ErrorKind::ShapeMismatch => "shape-mismatch",
+            ErrorKind::UnboundIdentifier => "unbound-identifier",
+            ErrorKind::NegativeDimension => "negative-dimension",
+            ErrorKind::ArgmaxEmpty => "argmax-empty",
+            ErrorKind::ArgmaxNotAVector => "argmax-not-a-vector",
+            ErrorKind::UnknownTensor => "unknown-tensor",
+            ErrorKind::AliasedOutput => "aliased-output",
+            ErrorKind::InvalidLetTarget => "invalid-let-target",
+            ErrorKind::InvalidOperands => "invalid-operands",
+            ErrorKind::IntegerOverflow => "integer-overflow",
+        }
+    }
+
+    /// The string of the `knnError(S)` term, as §4 writes it.
+    pub fn k_message(self) -> &'static str {
+        match self {
+            ErrorKind::IndexOutOfBounds => "index out of bounds",
+            ErrorKind::TooManyIndices => "too many indices",
+            ErrorKind::ShapeMismatch => "linear: shape mismatch",
+            ErrorKind::UnboundIdentifier => "unbound identifier",
+            ErrorKind::NegativeDimension => "negative dimension",
+            ErrorKind::ArgmaxEmpty => "ArgMax of an empty vector",
+            ErrorKind::ArgmaxNotAVector => "ArgMax expects a non-empty vector of floats",
+            ErrorKind::UnknownTensor => "unknown tensor",
+            ErrorKind::AliasedOutput => "output aliases input",
+            ErrorKind::InvalidLetTarget => "invalid let target",
+            ErrorKind::InvalidOperands => "invalid operands",
+            ErrorKind::IntegerOverflow => "integer overflow",
+        }
+    }
+
+    pub fn by_id(id: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.id() == id)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
