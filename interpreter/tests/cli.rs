@@ -64,7 +64,10 @@ fn values_print_alone() {
     let out = knn(&["run", "-"], Some("let a = 3.0 in let b = 5.0 in let c = 7.0 in a*(b+c)"));
     assert_eq!(stdout(&out), "36.0\n");
     // `a[2]` reads `b`'s header (K-NN-SEMANTICS 3(e)): a tensor value prints as its elements.
-    let out = knn(&["run", "-"], Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"));
+    let out = knn(
+        &["run", "--semantics", "published", "-"],
+        Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"),
+    );
     assert_eq!(stdout(&out), "[0.0, 2.0]\n");
 }
 
@@ -77,18 +80,19 @@ fn parse_errors_name_the_file_line_and_column_and_exit_2() {
     let err = stderr(&out);
     assert!(err.contains("prog.knn:2:1"), "{err}");
     assert!(err.contains("expected `in`"), "{err}");
-    let out = knn(&["check", "-"], Some("1.0+2.0"));
+    let out = knn(&["check", "--semantics", "published", "-"], Some("1.0+2.0"));
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("write `+ 2.0`"), "{}", stderr(&out));
 }
 
 #[test]
 fn outcomes_set_the_exit_code() {
-    let stuck = knn(&["run", "-"], Some("1 + 2"));
+    let stuck = knn(&["run", "--semantics", "published", "-"], Some("1 + 2"));
     assert_eq!(stuck.status.code(), Some(3));
     assert!(stderr(&stuck).contains("no rule applies to `1 + 2`"), "{}", stderr(&stuck));
 
-    let aborted = knn(&["run", "-"], Some("let t = initTensor(2) in let t = initTensor(3) in t[0]"));
+    let aborted =
+        knn(&["run", "--semantics", "published", "-"], Some("let t = initTensor(2) in let t = initTensor(3) in t[0]"));
     assert_eq!(aborted.status.code(), Some(3));
     assert!(stderr(&aborted).contains("duplicate keys"));
 
@@ -96,7 +100,7 @@ fn outcomes_set_the_exit_code() {
     assert_eq!(limited.status.code(), Some(4));
     assert!(stderr(&limited).contains("after 5 steps"), "{}", stderr(&limited));
 
-    let empty = knn(&["run", "-"], Some("let n = 0 in n"));
+    let empty = knn(&["run", "--semantics", "published", "-"], Some("let n = 0 in n"));
     assert_eq!(empty.status.code(), Some(0));
     assert_eq!(stdout(&empty), "");
     assert!(stderr(&empty).contains("empty <k>"));
@@ -120,19 +124,27 @@ fn usage_and_io_errors_exit_1() {
 #[test]
 fn an_input_binds_exactly_what_the_equivalent_lets_would() {
     let expected = std::fs::read_to_string(authors().join("argmax.knn.out")).unwrap();
-    let out = knn(&["run", "-", "--output", "config", "--input", "t=[4.0, 3.0, 7.0, 6.0]"], Some("ArgMax(t)"));
+    let out = knn(
+        &["run", "-", "--semantics", "published", "--output", "config", "--input", "t=[4.0, 3.0, 7.0, 6.0]"],
+        Some("ArgMax(t)"),
+    );
     assert_eq!(stdout(&out).trim_end(), expected.trim_end());
 
-    let by_lets = knn(
-        &["run", "-", "--output", "config"],
-        Some(
-            "let W = initTensor(3, 2) in let W[0, 0] = 1.0 in let W[0, 1] = -1.0 in let W[1, 0] = 2.0 in \
-             let W[1, 1] = 3.0 in let W[2, 0] = -1.0 in let W[2, 1] = 2.0 in W[2, 1]",
-        ),
-    );
-    let by_input = knn(&["run", "-", "--output", "config", "--input", "W=[[1, -1], [2, 3], [-1, 2]]"], Some("W[2, 1]"));
-    assert_eq!(by_lets.status.code(), Some(0));
-    assert_eq!(stdout(&by_input), stdout(&by_lets));
+    for semantics in ["published", "revised"] {
+        let by_lets = knn(
+            &["run", "-", "--semantics", semantics, "--output", "config"],
+            Some(
+                "let W = initTensor(3, 2) in let W[0, 0] = 1.0 in let W[0, 1] = -1.0 in let W[1, 0] = 2.0 in \
+                 let W[1, 1] = 3.0 in let W[2, 0] = -1.0 in let W[2, 1] = 2.0 in W[2, 1]",
+            ),
+        );
+        let by_input = knn(
+            &["run", "-", "--semantics", semantics, "--output", "config", "--input", "W=[[1, -1], [2, 3], [-1, 2]]"],
+            Some("W[2, 1]"),
+        );
+        assert_eq!(by_lets.status.code(), Some(0), "{semantics}");
+        assert_eq!(stdout(&by_input), stdout(&by_lets), "{semantics}");
+    }
 }
 
 /// A version 1.0 `.npy` file with the given dtype, shape and raw little-endian data.
@@ -158,7 +170,10 @@ fn npy_inputs_in_f64_and_f32_match_inline_lists() {
     let f64_file = temp_file(dir.path(), "a.npy", &npy_bytes("<f8", "(4,)", &f64_data));
     let f32_file = temp_file(dir.path(), "b.npy", &npy_bytes("<f4", "(2, 2)", &f32_data));
     let expected = std::fs::read_to_string(authors().join("argmax.knn.out")).unwrap();
-    let out = knn(&["run", "-", "--output", "config", "--input", &format!("t={f64_file}")], Some("ArgMax(t)"));
+    let out = knn(
+        &["run", "-", "--semantics", "published", "--output", "config", "--input", &format!("t={f64_file}")],
+        Some("ArgMax(t)"),
+    );
     assert_eq!(stdout(&out).trim_end(), expected.trim_end(), "{}", stderr(&out));
     let matrix = knn(&["run", "-", "--input", &format!("m={f32_file}")], Some("m[1, 0]"));
     assert_eq!(stdout(&matrix), "7.0\n", "{}", stderr(&matrix));
@@ -182,7 +197,10 @@ fn malformed_npy_files_are_clear_errors() {
 
 #[test]
 fn json_reports_follow_the_contract() {
-    let out = knn(&["run", "--output", "json", authors().join("argmax.knn").to_str().unwrap()], None);
+    let out = knn(
+        &["run", "--semantics", "published", "--output", "json", authors().join("argmax.knn").to_str().unwrap()],
+        None,
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["status"], "done");
     assert_eq!(report["result"]["kind"], "int");
@@ -192,7 +210,7 @@ fn json_reports_follow_the_contract() {
     assert_eq!(report["rules"]["argmax-start"], 1);
     assert_eq!(report["rules"]["argmax-step-greater"], 2);
 
-    let stuck = knn(&["run", "--output", "json", "-"], Some("let x = relu(3.0) in x"));
+    let stuck = knn(&["run", "--semantics", "published", "--output", "json", "-"], Some("let x = relu(3.0) in x"));
     let report: Value = serde_json::from_slice(&stuck.stdout).unwrap();
     assert_eq!(report["status"], "stuck");
     assert_eq!(report["stuck"], "let x = relu ( 0.30000000000000000e1 ) in x");
@@ -202,7 +220,7 @@ fn json_reports_follow_the_contract() {
 #[test]
 fn search_reports_every_final_state() {
     let program = "let m = initTensor(1, 2) in let m[0, 0] = -1.0 in let m[0, 1] = 1.0 in (let h = tanhTensor(m) in h[0, 0] + h[0, 1])";
-    let out = knn(&["search", "--output", "json", "-"], Some(program));
+    let out = knn(&["search", "--semantics", "published", "--output", "json", "-"], Some(program));
     assert_eq!(out.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let values: Vec<f64> = report["outcomes"]
@@ -213,13 +231,13 @@ fn search_reports_every_final_state() {
         .map(|o| o["result"]["value"].as_f64().unwrap())
         .collect();
     assert!(values.contains(&0.0) && values.contains(&0.7615941559557649), "{values:?}");
-    let limited = knn(&["search", "--max-states", "10", "-"], Some(program));
+    let limited = knn(&["search", "--semantics", "published", "--max-states", "10", "-"], Some(program));
     assert_eq!(limited.status.code(), Some(4));
 }
 
 #[test]
 fn rules_lists_the_inventory() {
-    let out = knn(&["rules", "--output", "json"], None);
+    let out = knn(&["rules", "--semantics", "published", "--output", "json"], None);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let rules = report["rules"].as_array().unwrap();
     // R01–R74 with the duplicated Linear block once, plus 28 generated heating/cooling rules.
@@ -233,7 +251,17 @@ fn rules_lists_the_inventory() {
 
 #[test]
 fn trace_and_coverage_go_to_standard_error() {
-    let out = knn(&["run", "--trace", "--coverage", authors().join("basic_syntax.knn").to_str().unwrap()], None);
+    let out = knn(
+        &[
+            "run",
+            "--semantics",
+            "published",
+            "--trace",
+            "--coverage",
+            authors().join("basic_syntax.knn").to_str().unwrap(),
+        ],
+        None,
+    );
     assert_eq!(stdout(&out), "36.0\n");
     let err = stderr(&out);
     let trace: Vec<&str> = err.lines().take_while(|l| !l.starts_with("rule coverage")).collect();

@@ -12,6 +12,7 @@ pub mod inputs;
 pub mod observables;
 pub mod profile;
 pub mod report;
+pub mod revisions;
 pub mod rules;
 pub mod syntax;
 pub mod term;

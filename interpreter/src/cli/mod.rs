@@ -37,7 +37,7 @@ impl From<Exit> for ExitCode {
 const EXAMPLES: &str = "\
 Examples:
   knn run examples/argmax.knn
-  knn run examples/linear.knn --output config
+  knn run examples/linear.knn --semantics published --output config
   knn run net.knn --input x=[0.5,-1.0] --input W=weights.npy --output json
   knn run examples/tanh_rank2.knn --trace --coverage
   knn search examples/tanh_rank2.knn
@@ -62,8 +62,8 @@ pub struct Cli {
 enum Command {
     /// Run a program to its final state with krun's rule choices.
     ///
-    /// Today `run` uses the small-step reference engine and the published rules of k-nn.md
-    /// (quirks included); the revised rules and the big-step engine come with later releases.
+    /// `run` uses the small-step reference engine; `--semantics revised` (the default) runs the
+    /// patched rules, `--semantics published` the rules of k-nn.md exactly as krun does.
     Run(RunArgs),
     /// Explore every rule choice and print every distinct final state (krun --search).
     Search(SearchArgs),
@@ -81,7 +81,9 @@ pub enum EngineChoice {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Semantics {
-    /// The rules of k-nn.md as published.
+    /// The published rules with the patches Rev-0…Rev-13: deterministic, errors explicit.
+    Revised,
+    /// The rules of k-nn.md as published, quirks included (reproduces krun).
     Published,
 }
 
@@ -109,7 +111,7 @@ struct ProgramArgs {
     /// The program (`-` reads standard input).
     file: PathBuf,
     /// Which rule set.
-    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
     semantics: Semantics,
     /// Bind a tensor before the program runs: NAME=[1.0,2.0], NAME=[[1,2],[3,4]] or NAME=FILE.npy.
     #[arg(long = "input", value_name = "NAME=VALUE")]
@@ -151,7 +153,7 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct RulesArgs {
-    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
     semantics: Semantics,
     /// `text` (a table) or `json`.
     #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
@@ -168,7 +170,7 @@ pub enum RulesFormat {
 struct CheckArgs {
     /// The program (`-` reads standard input).
     file: PathBuf,
-    #[arg(long, value_enum, default_value_t = Semantics::Published)]
+    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
     semantics: Semantics,
 }
 
@@ -195,6 +197,7 @@ pub fn main() -> Exit {
 /// The profile a `--semantics` choice names.
 fn profile_of(semantics: Semantics) -> &'static knn_semantics::Profile {
     match semantics {
+        Semantics::Revised => knn_semantics::Profile::revised(),
         Semantics::Published => knn_semantics::Profile::published(),
     }
 }

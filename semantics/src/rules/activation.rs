@@ -127,9 +127,10 @@ pub fn range_done(r: &mut Rewrite<'_>, act: Act) -> bool {
     true
 }
 
-/// `actTensorHelper(E1:Exp[I:Int], E2:Exp[J:Int]) => let E2[J] = item(E1[I]) in 0`
-/// (R28 with `item` the identity, R45 `tanhItem`, R56 `sigmoidItem`).
-pub fn elem(r: &mut Rewrite<'_>, act: Act, item: fn(Term, Span) -> Term) -> bool {
+/// `actTensorHelper(E1:Exp[I:Int], E2:Exp[J:Int]) => let E2[J] = item(E1[I]) in unit`
+/// (R28 with `item` the identity, R45 `tanhItem`, R56 `sigmoidItem`; `unit` is `0`, or `#skip`
+/// under Rev-1).
+pub fn elem(r: &mut Rewrite<'_>, act: Act, item: fn(Term, Span) -> Term, unit: fn(Span) -> Term) -> bool {
     let Some((y, x, HelperArgs::Elem, span)) = top_helper(r, act) else {
         return false;
     };
@@ -137,7 +138,7 @@ pub fn elem(r: &mut Rewrite<'_>, act: Act, item: fn(Term, Span) -> Term) -> bool
         return false;
     }
     let value = item(y, span);
-    let assign = Term::new(Node::Let { target: x, value, body: Term::int(0, span) }, span);
+    let assign = Term::new(Node::Let { target: x, value, body: unit(span) }, span);
     r.cfg.replace_top_term(assign);
     true
 }
@@ -180,4 +181,9 @@ pub fn let_2d_item(r: &mut Rewrite<'_>, act: Act) -> bool {
     let target = r.index(e, Ints::cons(i, &Ints::one(j)), span);
     r.cfg.replace_top_term(Term::new(Node::Let { target, value, body: e3 }, span));
     true
+}
+
+/// The `0` that ends the published helpers' element writes (`… in 0`).
+pub fn int_zero(span: Span) -> Term {
+    Term::int(0, span)
 }

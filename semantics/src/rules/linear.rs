@@ -6,6 +6,7 @@
 
 use super::{Head, Rewrite, Rule, Section, lt};
 use crate::config::KItem;
+use crate::syntax::Span;
 use crate::term::{FuncTerm, Ints, Node, Term};
 
 const SECTION: Section = Section::Linear;
@@ -182,10 +183,12 @@ pub static LINEAR_MAC: Rule = Rule::top(
     "L294",
     "rule linearHelper(E1, E2, E3) => let E1 = E1 + (E2*E3) in 0",
     &[Head::LinearMac],
-    linear_mac,
+    |r| linear_mac(r, super::activation::int_zero),
 );
 
-fn linear_mac(r: &mut Rewrite<'_>) -> bool {
+/// `linearHelper(E1, E2, E3) => let E1 = E1 + (E2*E3) in unit` (`unit` is `0`, or `#skip`
+/// under Rev-1).
+pub fn linear_mac(r: &mut Rewrite<'_>, unit: fn(Span) -> Term) -> bool {
     let Some(top) = r.top() else { return false };
     let Node::LinearMac(e1, e2, e3) = top.node() else {
         return false;
@@ -193,7 +196,7 @@ fn linear_mac(r: &mut Rewrite<'_>) -> bool {
     let span = top.span();
     let product = Term::new(Node::Mul(e2.clone(), e3.clone()), span);
     let sum = Term::new(Node::Add(e1.clone(), product), span);
-    let assign = Node::Let { target: e1.clone(), value: sum, body: Term::int(0, span) };
+    let assign = Node::Let { target: e1.clone(), value: sum, body: unit(span) };
     r.cfg.replace_top_term(Term::new(assign, span));
     true
 }

@@ -23,7 +23,7 @@ pub mod tanh;
 pub mod tensor;
 pub mod utility;
 
-mod activation;
+pub(crate) mod activation;
 
 use std::fmt;
 
@@ -247,6 +247,11 @@ impl Rule {
 
     pub const fn with_class(mut self, class: Class) -> Rule {
         self.class = class;
+        self
+    }
+
+    pub const fn with_kind(mut self, kind: RuleKind) -> Rule {
+        self.kind = kind;
         self
     }
 

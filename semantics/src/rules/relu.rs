@@ -1,7 +1,7 @@
 //! "Relu" (k-nn.md L215–261): `reluTensor` through `reluTensorHelper`, the rank-2 `max` rule,
 //! and `0 => .`, which discards the `in 0` bodies of the helpers' element writes.
 
-use super::activation::{self, as_double_index};
+use super::activation::{self, as_double_index, int_zero};
 use super::{Head, Rewrite, Rule, Section};
 use crate::syntax::Span;
 use crate::term::{Act, Ints, Node, Term};
@@ -103,7 +103,7 @@ pub static RELU_HELPER_ELEM: Rule = Rule::top(
     "L251",
     "rule reluTensorHelper(E1:Exp[I:Int], E2:Exp[J:Int]) => let E2[J] = E1[I] in 0",
     &[Head::ActHelper],
-    |r| activation::elem(r, ACT, copy_element),
+    |r| activation::elem(r, ACT, copy_element, int_zero),
 );
 
 fn copy_element(e1_i: Term, _: Span) -> Term {

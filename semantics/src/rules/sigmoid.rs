@@ -1,7 +1,7 @@
 //! "Sigmoid" (k-nn.md L335–368): `sigmoidTensor` through `sigmoidTensorHelper` and `sigmoidItem`.
 //! The scalar rule `sigmoid-item-float` is in the "Min and Max" section ([`super::minmax`]).
 
-use super::activation;
+use super::activation::{self, int_zero};
 use super::{Head, Rule, RuleKind, Section};
 use crate::syntax::Span;
 use crate::term::{Act, Node, Term};
@@ -101,7 +101,7 @@ pub static SIGMOID_HELPER_ELEM: Rule = Rule::top(
     "L362",
     "rule sigmoidTensorHelper(E1:Exp[I:Int], E2:Exp[J:Int]) => let E2[J] = sigmoidItem(E1[I]) in 0",
     &[Head::ActHelper],
-    |r| activation::elem(r, ACT, sigmoid_item),
+    |r| activation::elem(r, ACT, sigmoid_item, int_zero),
 );
 
 /// `sigmoidItem(E1[I])`

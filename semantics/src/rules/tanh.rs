@@ -1,7 +1,7 @@
 //! "Tanh" (k-nn.md L296–333): `tanhTensor` through `tanhTensorHelper` and `tanhItem`.
 //! The scalar rule `tanh-item-float` is in the "Min and Max" section ([`super::minmax`]).
 
-use super::activation;
+use super::activation::{self, int_zero};
 use super::{Head, Rule, RuleKind, Section};
 use crate::syntax::Span;
 use crate::term::{Act, Node, Term};
@@ -101,7 +101,7 @@ pub static TANH_HELPER_ELEM: Rule = Rule::top(
     "L327",
     "rule tanhTensorHelper(E1:Exp[I:Int], E2:Exp[J:Int]) => let E2[J] = tanhItem(E1[I]) in 0",
     &[Head::ActHelper],
-    |r| activation::elem(r, ACT, tanh_item),
+    |r| activation::elem(r, ACT, tanh_item, int_zero),
 );
 
 /// `tanhItem(E1[I])`

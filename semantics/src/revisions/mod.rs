@@ -1,0 +1,67 @@
+//! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
+//! K-NN-SEMANTICS §4, each a set of rules it removes and rules it adds, with its reason. A
+//! patch's rules are written like the published ones: ID (`rev-…`), K text, apply function.
+//!
+//! Where §4 leaves a choice open (it marks its K as unchecked), the choice follows §4's table
+//! of expected effects and is documented on the rule and in docs/semantics.md ("Deviations").
+
+pub mod rev00_porting;
+pub mod rev01_unit_marker;
+pub mod rev02_relu_every_rank;
+pub mod rev03_assignment;
+pub mod rev04_allocation;
+pub mod rev05_bounds;
+pub mod rev06_argmax;
+pub mod rev07_shapes;
+pub mod rev08_linear;
+pub mod rev09_scalar_activations;
+pub mod rev10_int_arithmetic;
+pub mod rev11_determinism;
+pub mod rev12_scoping;
+pub mod rev13_tanh;
+
+use crate::config::Config;
+use crate::rules::Rule;
+use crate::term::Node;
+
+/// One revision: what it removes from the published rules and what it adds.
+pub struct Patch {
+    /// `Rev-5`.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Why the published rules are changed.
+    pub reason: &'static str,
+    pub removes: &'static [&'static Rule],
+    pub adds: &'static [&'static Rule],
+}
+
+/// Rev-0 … Rev-13, in order.
+pub static PATCHES: &[&Patch] = &[
+    &rev00_porting::PATCH,
+    &rev01_unit_marker::PATCH,
+    &rev02_relu_every_rank::PATCH,
+    &rev03_assignment::PATCH,
+    &rev04_allocation::PATCH,
+    &rev05_bounds::PATCH,
+    &rev06_argmax::PATCH,
+    &rev07_shapes::PATCH,
+    &rev08_linear::PATCH,
+    &rev09_scalar_activations::PATCH,
+    &rev10_int_arithmetic::PATCH,
+    &rev11_determinism::PATCH,
+    &rev12_scoping::PATCH,
+    &rev13_tanh::PATCH,
+];
+
+/// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.
+pub fn header_at(config: &Config, l: i64) -> Option<(i64, i64)> {
+    match config.store.get(l)?.node() {
+        Node::Tensor { loc, len } => Some((*loc, *len)),
+        _ => None,
+    }
+}
+
+/// `0 <=Int I andBool I <Int N`
+pub fn in_bounds(i: i64, n: i64) -> bool {
+    0 <= i && i < n
+}
