@@ -8,8 +8,11 @@ use crate::config::{Context, Freezer, KItem};
 use crate::rules::{Head, Rewrite, Rule, RuleKind, Section, sigmoid, strictness, tanh};
 use crate::term::{Node, Term};
 
+/// The operands of a binary node and the context for its right operand.
+type Operands<'n> = Option<(&'n Term, &'n Term, fn(Term) -> Context)>;
+
 /// `op(K0:Val, HOLE) => HOLE ~> op(K0, □)` when `HOLE` is not a value.
-fn heat_right(r: &mut Rewrite<'_>, split: fn(&Node) -> Option<(&Term, &Term, fn(Term) -> Context)>) -> bool {
+fn heat_right(r: &mut Rewrite<'_>, split: for<'n> fn(&'n Node) -> Operands<'n>) -> bool {
     let Some(top) = r.top() else { return false };
     let Some((left, right, context)) = split(top.node()) else { return false };
     if !left.is_value() || right.is_value() {
