@@ -18,6 +18,8 @@ pub struct Profile {
     dispatch: Vec<Vec<(usize, &'static Rule)>>,
     pub build_index: BuildIndex,
     pub grammar: Grammar,
+    /// Whether programs are checked statically before they run (lexical scoping, Rev-12).
+    pub static_checks: bool,
 }
 
 impl Profile {
@@ -46,7 +48,8 @@ impl Profile {
             // Stable: within a class, krun's order is kept.
             candidates.sort_by_key(|(_, rule)| rule.class);
         }
-        Profile { name, patches, rules: inventory, dispatch, build_index, grammar }
+        let static_checks = !patches.is_empty();
+        Profile { name, patches, rules: inventory, dispatch, build_index, grammar, static_checks }
     }
 
     /// The published rules of `k-nn.md`, quirks included.

@@ -9,7 +9,8 @@ pub fn check(args: CheckArgs) -> Exit {
         Ok(source) => source,
         Err(exit) => return exit,
     };
-    match parse(&source, profile) {
+    let bound: Vec<&str> = args.bound.iter().map(String::as_str).collect();
+    match parse(&source, profile, &bound) {
         Ok(program) => {
             eprintln!("{}: ok ({} nodes, {} semantics)", source.name, program.size(), profile.name);
             Exit::Result

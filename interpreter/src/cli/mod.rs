@@ -69,7 +69,8 @@ enum Command {
     Search(SearchArgs),
     /// List the rules of the definition: ID, kind, K source line, section.
     Rules(RulesArgs),
-    /// Parse a program and report syntax errors without running it.
+    /// Parse a program and report its errors without running it: syntax errors, and under the
+    /// revised rules the static ones (unbound names, invalid let targets, aliased outputs).
     Check(CheckArgs),
 }
 
@@ -170,6 +171,9 @@ pub enum RulesFormat {
 struct CheckArgs {
     /// The program (`-` reads standard input).
     file: PathBuf,
+    /// Names that `--input` will bind when the program runs.
+    #[arg(long = "bound", value_name = "NAME")]
+    bound: Vec<String>,
     #[arg(long, value_enum, default_value_t = Semantics::Revised)]
     semantics: Semantics,
 }

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use knn_semantics::Config;
 use knn_semantics::Profile;
+use knn_semantics::check::check_program;
 use knn_semantics::inputs::{TensorInput, initial_config};
+use knn_semantics::syntax::diagnostic::render_report;
 use knn_semantics::syntax::{Exp, parse_program};
 use knn_semantics::term::term_of_program;
 
@@ -35,12 +37,36 @@ pub fn read_source(path: &Path) -> Result<Source, Exit> {
     }
 }
 
-/// Parses with the profile's grammar; prints the diagnostic on failure.
-pub fn parse(source: &Source, profile: &Profile) -> Result<Exp, Exit> {
-    parse_program(&source.text, profile.grammar).map_err(|e| {
-        eprint!("{}", e.render(&source.name, &source.text, std::io::stderr().is_terminal()));
+/// Parses with the profile's grammar and runs its static checks (`bound`: the names bound by
+/// `--input`); prints every diagnostic on failure.
+pub fn parse(source: &Source, profile: &Profile, bound: &[&str]) -> Result<Exp, Exit> {
+    let color = std::io::stderr().is_terminal();
+    let program = parse_program(&source.text, profile.grammar).map_err(|e| {
+        eprint!("{}", e.render(&source.name, &source.text, color));
         Exit::Parse
-    })
+    })?;
+    if profile.static_checks {
+        let errors = check_program(&program, bound);
+        for e in &errors {
+            let message = format!("{} [{}]", e.message, e.kind);
+            eprint!(
+                "{}",
+                render_report(
+                    &source.name,
+                    &source.text,
+                    e.span,
+                    &message,
+                    e.kind.k_message(),
+                    e.hint.as_deref(),
+                    color
+                )
+            );
+        }
+        if !errors.is_empty() {
+            return Err(Exit::Parse);
+        }
+    }
+    Ok(program)
 }
 
 /// Reads, parses and binds the inputs: the source and the initial configuration.
@@ -51,7 +77,8 @@ pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<(Source, Co
             Exit::Usage
         })?;
     let source = read_source(&args.file)?;
-    let program = parse(&source, profile)?;
+    let bound: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+    let program = parse(&source, profile, &bound)?;
     let config = initial_config(profile, term_of_program(&program), &inputs).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Usage

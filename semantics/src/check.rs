@@ -1,0 +1,192 @@
+//! Static checks for revised programs. Under the revised rules scoping is lexical (Rev-12), so
+//! whether a name is bound where it is used is known before the program runs, and so is the
+//! shape of every `let` target. A program that fails a check would fail at run time with the
+//! same error kind once evaluation reached that place; reporting all of them up front, with
+//! their spans, is what a compiler does. The published rules have no such discipline (names
+//! leak out of their `let`, §3(i)), so these checks belong to the revised profile only.
+
+use imbl::OrdSet;
+
+use crate::errors::ErrorKind;
+use crate::syntax::{Exp, ExpKind, FuncKind, Span};
+
+/// A static error: its kind (the run-time error it would become), where, and what to say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticError {
+    pub kind: ErrorKind,
+    pub span: Span,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+type Scope = OrdSet<String>;
+
+/// Every static error of `program`, in source order. `bound` are the names bound before the
+/// program starts (`--input`).
+pub fn check_program(program: &Exp, bound: &[&str]) -> Vec<StaticError> {
+    let mut errors = Vec::new();
+    let scope: Scope = bound.iter().map(|s| s.to_string()).collect();
+    let mut stack: Vec<(&Exp, Scope)> = vec![(program, scope)];
+    while let Some((e, scope)) = stack.pop() {
+        match &e.kind {
+            ExpKind::Float(_) | ExpKind::Int(_) => {}
+            ExpKind::Id(x) => require_bound(x, e.span, &scope, &mut errors),
+            ExpKind::Index(base, _) => stack.push((base, scope)),
+            ExpKind::ArgMax(arg) => match &arg.kind {
+                ExpKind::Id(x) => require_bound(x, arg.span, &scope, &mut errors),
+                _ => errors.push(StaticError {
+                    kind: ErrorKind::ArgmaxNotAVector,
+                    span: arg.span,
+                    message: "ArgMax takes the name of a vector".into(),
+                    hint: Some("bind the vector first: `let v = … in ArgMax(v)`".into()),
+                }),
+            },
+            ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+                stack.push((b, scope.clone()));
+                stack.push((a, scope));
+            }
+            ExpKind::Let { target, value, body } => {
+                let inner = match &target.kind {
+                    ExpKind::Id(x) => scope.update(x.clone()),
+                    _ => {
+                        check_assignment_target(target, &scope, &mut errors);
+                        scope.clone()
+                    }
+                };
+                stack.push((body, inner));
+                stack.push((value, scope));
+            }
+            ExpKind::LetFunc { target, func, body } => {
+                let name = match &target.kind {
+                    ExpKind::Id(x) => Some(x.clone()),
+                    _ => {
+                        errors.push(StaticError {
+                            kind: ErrorKind::InvalidLetTarget,
+                            span: target.span,
+                            message: format!("the result of `{}` must be bound to a name", func.keyword()),
+                            hint: None,
+                        });
+                        None
+                    }
+                };
+                check_function(func.keyword(), &func.kind, name.as_deref(), &scope, &mut errors);
+                let inner = name.map_or_else(|| scope.clone(), |x| scope.update(x));
+                stack.push((body, inner));
+                if let Some(arg) = func.argument()
+                    && !is_tensor_function(&func.kind)
+                {
+                    stack.push((arg, scope));
+                }
+            }
+        }
+    }
+    errors.sort_by_key(|e| (e.span.start, e.span.end));
+    errors
+}
+
+fn require_bound(x: &str, span: Span, scope: &Scope, errors: &mut Vec<StaticError>) {
+    if !scope.contains(x) {
+        errors.push(StaticError {
+            kind: ErrorKind::UnboundIdentifier,
+            span,
+            message: format!("`{x}` is not bound here"),
+            hint: Some("names are bound by an enclosing `let`, or with `--input NAME=…`".into()),
+        });
+    }
+}
+
+/// `let X[i]… = v`: the target must be an element of a bound name.
+fn check_assignment_target(target: &Exp, scope: &Scope, errors: &mut Vec<StaticError>) {
+    let mut base = target;
+    while let ExpKind::Index(inner, _) = &base.kind {
+        base = inner;
+    }
+    match &base.kind {
+        ExpKind::Id(x) if !std::ptr::eq(base, target) => require_bound(x, base.span, scope, errors),
+        _ => errors.push(StaticError {
+            kind: ErrorKind::InvalidLetTarget,
+            span: target.span,
+            message: "a `let` binds a name or assigns an element `t[i, …]`".into(),
+            hint: None,
+        }),
+    }
+}
+
+fn is_tensor_function(kind: &FuncKind) -> bool {
+    matches!(kind, FuncKind::ReluTensor(_) | FuncKind::TanhTensor(_) | FuncKind::SigmoidTensor(_))
+}
+
+/// The operands of `reluTensor(Y)`, `linear(W, X)`…: names of tensors in scope, not the output.
+fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &Scope, errors: &mut Vec<StaticError>) {
+    let operands: Vec<(&str, Span)> = match kind {
+        FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => match &arg.kind {
+            ExpKind::Id(x) => vec![(x.as_str(), arg.span)],
+            _ => {
+                errors.push(StaticError {
+                    kind: ErrorKind::UnknownTensor,
+                    span: arg.span,
+                    message: format!("`{keyword}` takes the name of a tensor"),
+                    hint: Some(format!("bind it first: `let t = … in let u = {keyword}(t) in …`")),
+                });
+                return;
+            }
+        },
+        FuncKind::Linear(w, x) => vec![(w.name.as_str(), w.span), (x.name.as_str(), x.span)],
+        _ => return,
+    };
+    for (name, span) in operands {
+        if Some(name) == output {
+            errors.push(StaticError {
+                kind: ErrorKind::AliasedOutput,
+                span,
+                message: format!("`{name}` cannot be both an operand and the output of `{keyword}`"),
+                hint: Some("bind the result to a new name".into()),
+            });
+        } else {
+            require_bound(name, span, scope, errors);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{Grammar, parse_program};
+
+    fn kinds(source: &str, bound: &[&str]) -> Vec<(ErrorKind, String)> {
+        let program = parse_program(source, Grammar::Relaxed).unwrap();
+        check_program(&program, bound).into_iter().map(|e| (e.kind, source[e.span.range()].to_string())).collect()
+    }
+
+    #[test]
+    fn well_scoped_programs_pass() {
+        assert!(kinds("let x = 1.0 in let y = x + 2.0 in y", &[]).is_empty());
+        assert!(kinds("let t = initTensor(2) in let t[0] = 1.0 in let u = reluTensor(t) in ArgMax(u)", &[]).is_empty());
+        assert!(kinds("let y = linear(W, x) in y[0]", &["W", "x"]).is_empty());
+        assert!(kinds("let x = relu(3.0) in x", &[]).is_empty());
+    }
+
+    #[test]
+    fn names_used_outside_their_let_are_unbound() {
+        assert_eq!(kinds("(let u = initTensor(1) in 2.0) + u[0]", &[]), [(ErrorKind::UnboundIdentifier, "u".into())]);
+        assert_eq!(kinds("let x = x in x", &[]), [(ErrorKind::UnboundIdentifier, "x".into())]);
+        assert_eq!(kinds("let z[0] = 1.0 in 2.0", &[]), [(ErrorKind::UnboundIdentifier, "z".into())]);
+    }
+
+    #[test]
+    fn targets_operands_and_outputs_are_checked() {
+        assert_eq!(kinds("let 1.0 = 2.0 in 3.0", &[]), [(ErrorKind::InvalidLetTarget, "1.0".into())]);
+        assert_eq!(kinds("let t[0] = initTensor(2) in 1.0", &["t"]), [(ErrorKind::InvalidLetTarget, "t[0]".into())]);
+        assert_eq!(kinds("let y = reluTensor(3.0) in y", &[]), [(ErrorKind::UnknownTensor, "3.0".into())]);
+        assert_eq!(kinds("let t = reluTensor(t) in t", &["t"]), [(ErrorKind::AliasedOutput, "t".into())]);
+        assert_eq!(kinds("let y = linear(W, y) in y", &["W"]), [(ErrorKind::AliasedOutput, "y".into())]);
+        assert_eq!(kinds("ArgMax(t[0])", &["t"]), [(ErrorKind::ArgmaxNotAVector, "t[0]".into())]);
+    }
+
+    #[test]
+    fn every_error_is_reported_in_source_order() {
+        let found = kinds("a + (let y = linear(W, x) in b)", &[]);
+        let names: Vec<&str> = found.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(names, ["a", "W", "x", "b"]);
+    }
+}
