@@ -9,18 +9,20 @@ use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Outcome, Profile, RunOptions, run};
 
 fn small_step(c: &mut Criterion) {
-    let profile = Profile::published();
     let source = linear_program(50);
-    let program = term_of_program(&parse_program(&source, profile.grammar).expect("benchmark program parses"));
-    let probe = run(profile, Config::initial(program.clone()), RunOptions::default());
-    assert!(matches!(probe.outcome, Outcome::Value(_)), "{:?}", probe.outcome);
+    for profile in [Profile::published(), Profile::revised()] {
+        let program = term_of_program(&parse_program(&source, profile.grammar).expect("benchmark program parses"));
+        let probe = run(profile, Config::initial(program.clone()), RunOptions::default());
+        assert!(matches!(probe.outcome, Outcome::Value(_)), "{:?}", probe.outcome);
 
-    let mut group = c.benchmark_group("small-step");
-    group.throughput(Throughput::Elements(probe.steps));
-    group.bench_function("linear-50x50/rule-applications", |b| {
-        b.iter(|| run(profile, Config::initial(program.clone()), RunOptions::default()).steps)
-    });
-    group.finish();
+        let mut group = c.benchmark_group(format!("small-step/{}", profile.name));
+        group.throughput(Throughput::Elements(probe.steps));
+        group.bench_function("linear-50x50/rule-applications", |b| {
+            b.iter(|| run(profile, Config::initial(program.clone()), RunOptions::default()).steps)
+        });
+        group.finish();
+    }
+    let profile = Profile::published();
 
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(source.len() as u64));

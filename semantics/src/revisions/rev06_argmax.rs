@@ -106,14 +106,16 @@ fn argmax_empty(r: &mut Rewrite<'_>) -> bool {
     true
 }
 
+/// `rule <k> ArgMax(X:Id) => knnError("unbound identifier") ...</k> <env> Env </env>
+///       requires notBool X in_keys(Env) [owise]` and
 /// `rule <k> ArgMax(_) => knnError("ArgMax expects a non-empty vector of floats") ...</k> [owise]`
-/// (an unbound name is reported as such).
+/// (§4 has the second only; an unbound name is reported as such).
 pub static ARGMAX_ERROR: Rule = Rule::top(
     SECTION,
     "rev-argmax-error",
     "Rev-6",
     "§4 Rev-6",
-    "rule <k> ArgMax(_) => knnError(\"ArgMax expects a non-empty vector of floats\") ...</k> [owise]",
+    "rule <k> ArgMax(X:Id) => knnError(\"unbound identifier\") ...</k> <env> Env </env> requires notBool X in_keys(Env) [owise]  rule <k> ArgMax(_) => knnError(\"ArgMax expects a non-empty vector of floats\") ...</k> [owise]",
     &[Head::ArgMax],
     argmax_error,
 )

@@ -94,14 +94,18 @@ pub static LET_SIGMOID_TENSOR: Rule = Rule::top(
     |r| let_act_tensor(r, Act::Sigmoid),
 );
 
-/// `rule <k> let _ = _:Func in _ => knnError(…) ...</k> [owise]`: one rule for every failing
-/// let-Func (§4 writes one per function for `reluTensor` and `linear`; the kind says why).
+/// `rule <k> let X = F:Func in _ => knnError(letFuncError(X, F)) ...</k> [owise]`: one rule for
+/// every failing let-Func (§4 writes one per function for `reluTensor` and `linear`, each with a
+/// fixed string). `letFuncError` names why, in this order: the target is not a name
+/// (`"invalid let target"`), an operand is not a name or has no shape (`"unknown tensor"`), an
+/// operand is unbound (`"unbound identifier"`), an operand is the output (`"output aliases
+/// input"`).
 pub static LET_FUNC_ERROR: Rule = Rule::top(
     Section::Tensor,
     "rev-let-func-error",
     "Rev-7",
     "§4 Rev-7, Rev-8",
-    "rule <k> let _ = _:Func in _ => knnError(\"reluTensor: unknown input or output aliases input\") ...</k> [owise]",
+    "rule <k> let X = F:Func in _ => knnError(letFuncError(X, F)) ...</k> [owise]",
     &[Head::LetFunc],
     let_func_error,
 )

@@ -13,6 +13,14 @@ pub fn initial(source: &str) -> Config {
     Config::initial(term_of_program(&program))
 }
 
+/// The initial configuration of `source` under the revised profile: read with the revised
+/// profile's grammar, `<k> $PGM </k>` and empty cells (no static checks).
+pub fn revised_initial(source: &str) -> Config {
+    let profile = Profile::revised();
+    let program = parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}\n{e}"));
+    Config::initial(term_of_program(&program))
+}
+
 pub fn published(source: &str) -> Run {
     run(Profile::published(), initial(source), RunOptions { max_steps: Some(1_000_000), trace: true })
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Regenerates the rule tables of docs/semantics.md (between the `rules:begin` and `rules:end`
+markers) from `knn rules --output json`, for both profiles."""
+import json
+import pathlib
+import subprocess
+import sys
+
+root = pathlib.Path(__file__).resolve().parent.parent
+subprocess.run(["cargo", "build", "-q", "--bin", "knn"], check=True, cwd=root)
+knn = [str(root / "target/debug/knn")]
+
+
+def rules(semantics):
+    out = subprocess.run(knn + ["rules", "--semantics", semantics, "--output", "json"], check=True,
+                         capture_output=True, text=True, cwd=root).stdout
+    return json.loads(out)["rules"]
+
+
+def item(rule):
+    name = rule["id"].upper().replace("-", "_")
+    if rule["origin"] != "published":
+        patch = {p.stem.split("_")[0]: p.name for p in (root / "semantics/src/revisions").glob("rev*.rs")}
+        number = rule["origin"].split("-")[1].zfill(2)
+        module = patch.get(f"rev{number}", "?")
+        return f"`revisions/{module}::{rule['id'][4:].upper().replace('-', '_')}`"
+    return f"`rules/{rule['section']}.rs::{name}`"
+
+
+def row(rule):
+    test = ("— (fires through its heating and cooling rules)" if rule["kind"] == "context"
+            else f"`rule_{rule['id'].replace('-', '_')}`")
+    return (f"| `{rule['id']}` | {rule['number'] or '—'} | {rule['lines']} | {rule['kind']} | "
+            f"{rule['class']} | {item(rule)} | {test} |")
+
+
+header = ["| ID | # | lines | kind | class | Rust item | test |", "| --- | --- | --- | --- | --- | --- | --- |"]
+published = rules("published")
+revised = [r for r in rules("revised") if r["origin"] != "published"]
+table = (["### Published rules", ""] + header + [row(r) for r in published] + ["", "### Rules the patches add", ""]
+         + header + [row(r) for r in revised])
+doc = root / "docs/semantics.md"
+text = doc.read_text()
+begin, end = "<!-- rules:begin -->", "<!-- rules:end -->"
+if begin not in text or end not in text:
+    sys.exit("docs/semantics.md has no rules:begin/rules:end markers")
+text = text[: text.index(begin) + len(begin)] + "\n" + "\n".join(table) + "\n" + text[text.index(end):]
+doc.write_text(text)
+print(f"{len(published)} published rules, {len(revised)} revised rules")
