@@ -268,3 +268,67 @@ fn trace_and_coverage_go_to_standard_error() {
     assert_eq!(trace.first().map(|l| l.trim()), Some("1 let-scalar-float"));
     assert!(err.contains("never fired"));
 }
+
+#[test]
+fn revised_is_the_default_and_reads_the_relaxed_grammar() {
+    let out = knn(
+        &["run", "-"],
+        Some("let x = 1.0+2.0 in let t = initTensor(1) in let t[0] = x in let u = reluTensor(t) in u[0]"),
+    );
+    assert_eq!(stdout(&out), "3.0\n", "{}", stderr(&out));
+    let published = knn(&["run", "--semantics", "published", "-"], Some("1.0+2.0"));
+    assert_eq!(published.status.code(), Some(2));
+}
+
+#[test]
+fn run_time_errors_are_reported_like_compiler_errors_and_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = temp_file(dir.path(), "net.knn", b"let t = initTensor(3) in\nlet y = t[3] in\ny");
+    let out = knn(&["run", &file], None);
+    assert_eq!(out.status.code(), Some(3));
+    let err = stderr(&out);
+    assert!(err.contains("net.knn:2:9"), "{err}");
+    assert!(err.contains("index 3 is out of bounds for a dimension of length 3 [index-out-of-bounds]"), "{err}");
+    let json = knn(&["run", "--output", "json", &file], None);
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["status"], "error");
+    assert_eq!(report["error"]["kind"], "index-out-of-bounds");
+    assert_eq!(report["error"]["line"], 2);
+    assert_eq!(report["error"]["column"], 9);
+    assert_eq!(json.status.code(), Some(3));
+}
+
+#[test]
+fn static_errors_are_all_listed_and_exit_2() {
+    let out = knn(&["run", "-"], Some("a + (let y = linear(W, y) in b)"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    for expected in ["`a` is not bound here", "`W` is not bound here", "[aliased-output]", "`b` is not bound here"] {
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+    let checked = knn(&["check", "--bound", "x", "-"], Some("let y = reluTensor(x) in y[0]"));
+    assert_eq!(checked.status.code(), Some(0), "{}", stderr(&checked));
+}
+
+#[test]
+fn the_mlp_example_classifies_its_documented_inputs() {
+    let mlp = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/mlp.knn");
+    for (x, class) in [("x=[1.0, -2.0, 0.5]", "0\n"), ("x=[0.0, 1.0, 0.0]", "1\n")] {
+        let out = knn(&["run", mlp.to_str().unwrap(), "--input", x], None);
+        assert_eq!(stdout(&out), class, "{x}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn rules_marks_what_each_patch_changed() {
+    let out = knn(&["rules", "--output", "json"], None);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["semantics"], "revised");
+    let rules = report["rules"].as_array().unwrap();
+    let walk = rules.iter().find(|r| r["id"] == "rev-storeval-walk").unwrap();
+    assert_eq!(walk["origin"], "Rev-3");
+    assert!(rules.iter().all(|r| r["id"] != "drop-int-zero"));
+    let removed = report["removed"].as_array().unwrap();
+    assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
+    assert_eq!(report["patches"].as_array().unwrap().len(), 14);
+}
