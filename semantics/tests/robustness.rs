@@ -6,6 +6,7 @@ mod common;
 use std::fmt::Write;
 
 use common::*;
+use knn_semantics::Profile;
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::Outcome;
 use knn_semantics::syntax::{Grammar, parse_program, to_source};
@@ -55,6 +56,10 @@ fn hundred_thousand_scalar_lets() {
         write!(source, "x{}", DEPTH - 1).unwrap();
         let r = published(&source);
         assert_eq!(float_value(&r.outcome), DEPTH as f64);
+        // Revised: a store cell and a `restoreScope` item per binding, no substitution.
+        let r = run_with(Profile::revised(), &source);
+        assert_eq!(float_value(&r.outcome), DEPTH as f64);
+        assert_eq!(r.config.store.len(), DEPTH);
     });
 }
 
@@ -67,6 +72,7 @@ fn hundred_thousand_nested_operands() {
             left.push_str(" + 1.0");
         }
         assert_eq!(float_value(&published(&left).outcome), (DEPTH + 1) as f64);
+        assert_eq!(float_value(&run_with(Profile::revised(), &left).outcome), (DEPTH + 1) as f64);
         // Right-deep through parentheses: 1.0 * (1.0 * (… ))
         let right = format!("{}2.0{}", "1.0 * (".repeat(DEPTH), ")".repeat(DEPTH));
         let program = parse_program(&right, Grammar::K).unwrap();

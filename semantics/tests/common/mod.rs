@@ -21,6 +21,12 @@ pub fn revised_initial(source: &str) -> Config {
     Config::initial(term_of_program(&program))
 }
 
+/// Runs `source` under `profile` (parsed with the profile's grammar).
+pub fn run_with(profile: &'static Profile, source: &str) -> Run {
+    let program = parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}\n{e}"));
+    run(profile, Config::initial(term_of_program(&program)), RunOptions { max_steps: Some(10_000_000), trace: false })
+}
+
 pub fn published(source: &str) -> Run {
     run(Profile::published(), initial(source), RunOptions { max_steps: Some(1_000_000), trace: true })
 }
