@@ -1,6 +1,8 @@
 //! Helpers shared by the engine's integration tests.
 #![allow(dead_code)]
 
+pub mod firing;
+
 use knn_semantics::config::{KItem, config_to_string, kitem_to_string};
 use knn_semantics::engine::{Outcome, SearchOptions, SearchResult};
 use knn_semantics::syntax::parse_program;
