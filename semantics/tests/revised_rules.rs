@@ -963,6 +963,40 @@ fn rule_rev_tanh_item_negative() {
 
 // ---------------------------------------------------------------------------------------------
 // Coverage
+/// `rev-let-target-error` (ours, Rev-3):
+/// `rule <k> let E = V:Val in _ => knnError("invalid let target") ...</k> [owise]`
+#[test]
+fn rule_rev_let_target_error() {
+    fire("let 1.0 = 2.0 in 3.0", "rev-let-target-error")
+        .k(
+            &["let 0.10000000000000000e1 = 0.20000000000000000e1 in 0.30000000000000000e1"],
+            &["knnError ( \"invalid let target\" )"],
+        )
+        .cells(&[]);
+}
+
+/// `rev-item-invalid` (ours, Rev-13):
+/// `rule <k> tanhItem(V:Val) => knnError("invalid operands") ...</k> [owise]`
+#[test]
+fn rule_rev_item_invalid() {
+    fire("let x = tanh(1) in x", "rev-item-invalid")
+        .k(&["tanhItem ( 1 )", "let x = □ in x"], &["knnError ( \"invalid operands\" )", "let x = □ in x"])
+        .cells(&[]);
+}
+
+/// `rev-argmax-helper-error` (ours, Rev-6):
+/// `rule <k> ArgMaxHelper(X, I...J, _, _) => knnError("ArgMax expects a non-empty vector of floats") ...</k>
+///  requires I <Int J [owise]` — element 1 of `t` holds the header of `u`.
+#[test]
+fn rule_rev_argmax_helper_error() {
+    fire("let t = initTensor(2) in let u = initTensor(1) in let t[1] = u in ArgMax(t)", "rev-argmax-helper-error")
+        .k(
+            &["ArgMaxHelper ( t , 1 ... 2 , 0.00000000000000000e0 , 0 )"],
+            &["knnError ( \"ArgMax expects a non-empty vector of floats\" )"],
+        )
+        .cells(&[]);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// The revised rules this file tests, in its order (every `rev-…` rule that can fire; the
@@ -1042,6 +1076,10 @@ const COVERED: &[&str] = &[
     // Rev-13
     "rev-tanh-item-nonnegative",
     "rev-tanh-item-negative",
+    "rev-item-invalid",
+    // stuck states made errors
+    "rev-let-target-error",
+    "rev-argmax-helper-error",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` rules of the revised profile that can fire, and each

@@ -12,7 +12,8 @@
 
 use super::{Patch, header_at, in_bounds};
 use crate::config::{Context, Freezer, KItem};
-use crate::rules::{Head, Rewrite, Rule, RuleKind, Section, strictness, tensor};
+use crate::errors::ErrorKind;
+use crate::rules::{Class, Head, Rewrite, Rule, RuleKind, Section, strictness, tensor};
 use crate::term::{Node, Term};
 
 /// `rule <k> let X:Id [Is:Ints] = V:Val in E1:Exp => storeVal(X[Is], V) ~> E1 ...</k>`
@@ -108,6 +109,32 @@ fn heat_storeval_base_id(r: &mut Rewrite<'_>) -> bool {
     true
 }
 
+/// Ours: `rule <k> let E = V:Val in _ => knnError("invalid let target") ...</k> [owise]` — a
+/// `let` whose target is neither a name nor an element of one (`let 1.0 = 2.0 in …`,
+/// `let (a + b)[0] = … in …`) has no rule: it is an error rather than a stuck state.
+pub static LET_TARGET_ERROR: Rule = Rule::top(
+    Section::Tensor,
+    "rev-let-target-error",
+    "Rev-3",
+    "§4 Rev-3 (ours)",
+    "rule <k> let E = V:Val in _ => knnError(\"invalid let target\") ...</k> [owise]",
+    &[Head::Let],
+    let_target_error,
+)
+.with_class(Class::Owise);
+
+fn let_target_error(r: &mut Rewrite<'_>) -> bool {
+    let Some(top) = r.top() else { return false };
+    let Node::Let { target, value, .. } = top.node() else { return false };
+    if !value.is_value() {
+        return false;
+    }
+    let detail = format!("`{target}` cannot be assigned: a `let` binds a name or an element `t[i, …]`");
+    let error = Term::error(ErrorKind::InvalidLetTarget, detail, target.span());
+    r.cfg.replace_top_term(error);
+    true
+}
+
 pub static PATCH: Patch = Patch {
     name: "Rev-3",
     title: "assignment through any number of index levels, with computed values only",
@@ -121,5 +148,5 @@ pub static PATCH: Patch = Patch {
         &tensor::CTX_STOREVAL_BASE,
         &strictness::HEAT_STOREVAL_BASE,
     ],
-    adds: &[&LET_INDEX_ASSIGN, &STOREVAL_WALK, &CTX_STOREVAL_BASE_ID, &HEAT_STOREVAL_BASE_ID],
+    adds: &[&LET_INDEX_ASSIGN, &STOREVAL_WALK, &CTX_STOREVAL_BASE_ID, &HEAT_STOREVAL_BASE_ID, &LET_TARGET_ERROR],
 };

@@ -134,10 +134,42 @@ fn argmax_error(r: &mut Rewrite<'_>) -> bool {
     true
 }
 
+/// Ours: `rule <k> ArgMaxHelper(X, I...J, _, _) => knnError("ArgMax expects a non-empty vector of
+/// floats") ...</k> requires I <Int J [owise]` — an element that is not a Float (a sub-tensor
+/// written into the vector) has no step rule.
+pub static ARGMAX_HELPER_ERROR: Rule = Rule::top(
+    SECTION,
+    "rev-argmax-helper-error",
+    "Rev-6",
+    "§4 Rev-6 (ours)",
+    "rule <k> ArgMaxHelper(X, I...J, _, _) => knnError(\"ArgMax expects a non-empty vector of floats\") ...</k> requires I <Int J [owise]",
+    &[Head::ArgMaxHelper],
+    argmax_helper_error,
+)
+.with_class(Class::Owise);
+
+fn argmax_helper_error(r: &mut Rewrite<'_>) -> bool {
+    let Some(top) = r.top() else { return false };
+    let Node::ArgMaxHelper { x, from: i, to: j, .. } = top.node() else { return false };
+    if !lt(*i, *j) {
+        return false;
+    }
+    let error = Term::error(ErrorKind::ArgmaxNotAVector, format!("element {i} of `{x}` is not a Float"), top.span());
+    r.cfg.replace_top_term(error);
+    true
+}
+
 pub static PATCH: Patch = Patch {
     name: "Rev-6",
     title: "ArgMax from element 0, ties to the first index, no shape needed",
     reason: "the published ArgMax starts from 0.0, is stuck on ties and equal zeros, and needs a <shape> entry",
     removes: &[&argmax::ARGMAX_START, &argmax::ARGMAX_STEP_GREATER, &argmax::ARGMAX_STEP_LESS],
-    adds: &[&ARGMAX_START, &ARGMAX_STEP_GREATER, &ARGMAX_STEP_NOT_GREATER, &ARGMAX_EMPTY, &ARGMAX_ERROR],
+    adds: &[
+        &ARGMAX_START,
+        &ARGMAX_STEP_GREATER,
+        &ARGMAX_STEP_NOT_GREATER,
+        &ARGMAX_EMPTY,
+        &ARGMAX_ERROR,
+        &ARGMAX_HELPER_ERROR,
+    ],
 };

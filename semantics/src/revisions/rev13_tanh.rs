@@ -6,8 +6,9 @@
 //! first rule takes `notBool (X <Float 0.0)` instead, so `tanh(NaN)` is NaN, as published.
 
 use super::Patch;
+use crate::errors::ErrorKind;
 use crate::rules::minmax::{self, exp_float};
-use crate::rules::{Head, Rewrite, Rule, Section};
+use crate::rules::{Class, Head, Rewrite, Rule, Section};
 use crate::term::{Act, Node, Term};
 
 /// The right-hand sides of the two revised rules, operation by operation.
@@ -56,10 +57,35 @@ pub static TANH_ITEM_NEGATIVE: Rule = Rule::top(
     |r| tanh_item(r, true),
 );
 
+/// Ours: `rule <k> tanhItem(V:Val) => knnError("invalid operands") ...</k> [owise]` (and the
+/// same for `sigmoidItem`): `tanh` and `sigmoid` of an Int or a tensor have no rule.
+pub static ITEM_INVALID: Rule = Rule::top(
+    Section::MinMax,
+    "rev-item-invalid",
+    "Rev-13",
+    "§4 Rev-13 (ours)",
+    "rule <k> tanhItem(V:Val) => knnError(\"invalid operands\") ...</k> [owise]  rule <k> sigmoidItem(V:Val) => knnError(\"invalid operands\") ...</k> [owise]",
+    &[Head::ActItem],
+    item_invalid,
+)
+.with_class(Class::Owise);
+
+fn item_invalid(r: &mut Rewrite<'_>) -> bool {
+    let Some(top) = r.top() else { return false };
+    let Node::ActItem { act, arg } = top.node() else { return false };
+    if !arg.is_value() {
+        return false;
+    }
+    let detail = format!("`{}` takes a Float, not {arg}", act.item_name());
+    let error = Term::error(ErrorKind::InvalidOperands, detail, top.span());
+    r.cfg.replace_top_term(error);
+    true
+}
+
 pub static PATCH: Patch = Patch {
     name: "Rev-13",
     title: "tanh without overflow",
     reason: "the published formula is inf/inf = NaN for x > 354.89",
     removes: &[&minmax::TANH_ITEM_FLOAT],
-    adds: &[&TANH_ITEM_NONNEGATIVE, &TANH_ITEM_NEGATIVE],
+    adds: &[&TANH_ITEM_NONNEGATIVE, &TANH_ITEM_NEGATIVE, &ITEM_INVALID],
 };
