@@ -2,6 +2,7 @@
 //! at the top of `<k>`), [`run`] (krun's deterministic choice, §2.9) and [`search`] (all
 //! reachable final configurations, breadth first). Limits are counts, never times.
 
+mod contract;
 mod coverage;
 mod outcome;
 mod search;
@@ -11,6 +12,7 @@ use crate::profile::{Priorities, Profile};
 use crate::rules::{Head, Rewrite, Rule, SideFirings};
 use crate::term::Node;
 
+pub use contract::{Engine, Observed, SmallStep, Verdict};
 pub use coverage::Coverage;
 pub use outcome::{Limit, Outcome};
 pub use search::{Final, SearchOptions, SearchResult, search};

@@ -59,7 +59,7 @@ fn mixed_op(r: &mut Rewrite<'_>, op: Op, int_first: bool) -> bool {
     if this != op {
         return false;
     }
-    let i = i as f64;
+    let i = crate::numeric::int_to_float(i);
     // Operands in their order: IEEE addition and multiplication are commutative anyway.
     let (x, y) = if int_first { (i, f) } else { (f, i) };
     let result = match op {

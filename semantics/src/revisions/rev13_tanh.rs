@@ -7,20 +7,10 @@
 
 use super::Patch;
 use crate::errors::ErrorKind;
-use crate::rules::minmax::{self, exp_float};
+use crate::numeric::revised_tanh;
+use crate::rules::minmax;
 use crate::rules::{Class, Head, Rewrite, Rule, Section};
 use crate::term::{Act, Node, Term};
-
-/// The right-hand sides of the two revised rules, operation by operation.
-pub fn revised_tanh(x: f64) -> f64 {
-    if x < 0.0 {
-        let e = exp_float(2.0 * x);
-        (e - 1.0) / (e + 1.0)
-    } else {
-        let e = exp_float(-2.0 * x);
-        (1.0 - e) / (1.0 + e)
-    }
-}
 
 fn tanh_item(r: &mut Rewrite<'_>, negative: bool) -> bool {
     let Some(top) = r.top() else { return false };

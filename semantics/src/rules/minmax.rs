@@ -3,6 +3,7 @@
 //! correctly rounded too, so both give the same bits.
 
 use super::{Head, Rewrite, Rule, Section};
+use crate::numeric;
 use crate::term::{Act, Node, Term};
 
 const SECTION: Section = Section::MinMax;
@@ -96,7 +97,7 @@ pub static TANH_ITEM_FLOAT: Rule = Rule::top(
     "L415",
     "rule tanhItem(X:Float) => (expFloat(2.0 *Float X) -Float 1.0) /Float (expFloat(2.0 *Float X) +Float 1.0)",
     &[Head::ActItem],
-    |r| item_float(r, Act::Tanh, published_tanh),
+    |r| item_float(r, Act::Tanh, numeric::published_tanh),
 );
 
 /// R65 `sigmoid-item-float` (L417): `rule sigmoidItem(X:Float) => (1.0 /Float (1.0 +Float expFloat(0.0 -Float X)))`
@@ -107,24 +108,8 @@ pub static SIGMOID_ITEM_FLOAT: Rule = Rule::top(
     "L417",
     "rule sigmoidItem(X:Float) => (1.0 /Float (1.0 +Float expFloat(0.0 -Float X)))",
     &[Head::ActItem],
-    |r| item_float(r, Act::Sigmoid, published_sigmoid),
+    |r| item_float(r, Act::Sigmoid, numeric::sigmoid),
 );
-
-/// `expFloat`: correctly rounded, as MPFR's.
-pub fn exp_float(x: f64) -> f64 {
-    core_math::exp(x)
-}
-
-/// The right-hand side of `tanh-item-float`, operation by operation.
-pub fn published_tanh(x: f64) -> f64 {
-    let e = exp_float(2.0 * x);
-    (e - 1.0) / (e + 1.0)
-}
-
-/// The right-hand side of `sigmoid-item-float`, operation by operation.
-pub fn published_sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + exp_float(0.0 - x))
-}
 
 fn item_float(r: &mut Rewrite<'_>, act: Act, f: fn(f64) -> f64) -> bool {
     let Some(top) = r.top() else { return false };
