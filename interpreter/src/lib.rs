@@ -1,5 +1,7 @@
-//! knn-interpreter: data formats and the `knn` command-line tool. The big-step evaluator and
-//! its tensor core arrive with their own issue.
+//! knn-interpreter: the big-step evaluator and its tensor core, data formats, and the `knn`
+//! command-line tool.
 
+pub mod bigstep;
 pub mod cli;
 pub mod data;
+pub mod tensor;

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, kitem_to_string};
-use crate::engine::{Coverage, Limit, Outcome};
+use crate::engine::{Coverage, Limit, Observed, Outcome, Verdict};
 use crate::observables::{DenseTensor, env_tensors, read_tensor};
 use crate::syntax::diagnostic::line_col;
 use crate::term::{Node, Term};
@@ -42,6 +42,43 @@ pub fn value_json(value: &Term, config: &Config) -> Value {
             object
         }
         _ => json!({ "kind": "term", "value": value.to_string() }),
+    }
+}
+
+/// The `result` object for a value as the engine contract reports it (same shape as
+/// [`value_json`]).
+pub fn observed_json(value: &Observed) -> Value {
+    match value {
+        Observed::Float(x) => json!({ "kind": "float", "value": float_json(*x) }),
+        Observed::Int(n) => json!({ "kind": "int", "value": n }),
+        Observed::Tensor(t) => {
+            let mut object = json!({ "kind": "tensor" });
+            object["shape"] = json!(t.shape);
+            object["data"] = tensor_json(t)["data"].clone();
+            object
+        }
+        Observed::Malformed(why) => json!({ "kind": "tensor", "malformed": why }),
+    }
+}
+
+/// The report of a verdict of the engine contract (no configuration: no steps, observables or
+/// rules). With the program's `source`, errors carry their line and column.
+pub fn verdict_json(verdict: &Verdict, source: Option<&str>) -> Value {
+    match verdict {
+        Verdict::Value(v) => json!({ "status": "done", "result": observed_json(v) }),
+        Verdict::Error { kind, span, detail } => {
+            let mut error = json!({ "kind": kind.id(), "message": detail });
+            if let Some(source) = source {
+                let (line, column) = line_col(source, span.start as usize);
+                error["line"] = json!(line);
+                error["column"] = json!(column);
+            }
+            json!({ "status": "error", "error": error })
+        }
+        Verdict::Stuck(term) => json!({ "status": "stuck", "stuck": term }),
+        Verdict::Empty => json!({ "status": "empty" }),
+        Verdict::Aborted(reason) => json!({ "status": "error", "error": { "kind": "krun-abort", "message": reason } }),
+        Verdict::Limit => json!({ "status": "limit" }),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The `knn` command line (ARCHITECTURE "The `knn` command").
 
+mod batch;
 mod check;
 pub mod inputs;
 mod program;
@@ -41,6 +42,8 @@ Examples:
   knn run net.knn --input x=[0.5,-1.0] --input W=weights.npy --output json
   knn run examples/tanh_rank2.knn --trace --coverage
   knn search examples/tanh_rank2.knn
+  knn run examples/mlp.knn --engine big-step --input 'x=[1.0, -2.0, 0.5]'
+  knn batch net.knn --input x=inputs.npy -o classes.npy
   knn rules --output json
   knn check net.knn
 
@@ -69,6 +72,8 @@ enum Command {
     Search(SearchArgs),
     /// List the rules of the definition: ID, kind, K source line, section.
     Rules(RulesArgs),
+    /// Run a program over many inputs with the big-step engine: one input per row of a .npy file.
+    Batch(batch::BatchArgs),
     /// Parse a program and report its errors without running it: syntax errors, and under the
     /// revised rules the static ones (unbound names, invalid let targets, aliased outputs).
     Check(CheckArgs),
@@ -76,8 +81,10 @@ enum Command {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineChoice {
-    /// The rewriting engine that mirrors the K rules.
+    /// The rewriting engine that mirrors the K rules (any semantics; traces, configurations).
     SmallStep,
+    /// The big-step evaluator over dense tensors (revised semantics; bit-identical results).
+    BigStep,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -138,6 +145,10 @@ struct RunArgs {
     /// Print how often each rule fired (on standard error, or in the JSON report).
     #[arg(long)]
     coverage: bool,
+    /// Big-step only: let the tensor kernels fuse multiply-adds (results may differ from the
+    /// reference in the last bits).
+    #[arg(long)]
+    fast_math: bool,
 }
 
 #[derive(Args)]
@@ -194,6 +205,7 @@ pub fn main() -> Exit {
         Command::Run(args) => run::run(args),
         Command::Search(args) => search::search(args),
         Command::Rules(args) => rules::rules(args),
+        Command::Batch(args) => batch::batch(args),
         Command::Check(args) => check::check(args),
     }
 }

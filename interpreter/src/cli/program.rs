@@ -69,16 +69,33 @@ pub fn parse(source: &Source, profile: &Profile, bound: &[&str]) -> Result<Exp, 
     Ok(program)
 }
 
-/// Reads, parses and binds the inputs: the source and the initial configuration.
-pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<(Source, Config), Exit> {
-    let inputs =
-        args.inputs.iter().map(|a| parse_input(a)).collect::<Result<Vec<TensorInput>, String>>().map_err(|e| {
-            eprintln!("error: {e}");
-            Exit::Usage
-        })?;
+/// A program ready to run: its source, its syntax tree and its inputs.
+pub struct Loaded {
+    pub source: Source,
+    pub program: Exp,
+    pub inputs: Vec<TensorInput>,
+}
+
+/// Parses `--input` arguments; prints the error.
+pub fn parse_inputs(arguments: &[String]) -> Result<Vec<TensorInput>, Exit> {
+    arguments.iter().map(|a| parse_input(a)).collect::<Result<Vec<TensorInput>, String>>().map_err(|e| {
+        eprintln!("error: {e}");
+        Exit::Usage
+    })
+}
+
+/// Reads and parses the program (with the profile's static checks) and its inputs.
+pub fn load_program(args: &ProgramArgs, profile: &'static Profile) -> Result<Loaded, Exit> {
+    let inputs = parse_inputs(&args.inputs)?;
     let source = read_source(&args.file)?;
     let bound: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
     let program = parse(&source, profile, &bound)?;
+    Ok(Loaded { source, program, inputs })
+}
+
+/// Reads, parses and binds the inputs: the source and the initial configuration.
+pub fn load(args: &ProgramArgs, profile: &'static Profile) -> Result<(Source, Config), Exit> {
+    let Loaded { source, program, inputs } = load_program(args, profile)?;
     let config = initial_config(profile, term_of_program(&program), &inputs).map_err(|e| {
         eprintln!("error: {e}");
         Exit::Usage

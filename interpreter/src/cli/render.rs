@@ -2,8 +2,10 @@
 
 use knn_semantics::Config;
 use knn_semantics::config::kitem_to_string;
-use knn_semantics::engine::{Limit, Outcome, Step};
+use knn_semantics::engine::{Limit, Observed, Outcome, Step, Verdict};
+use knn_semantics::errors::ErrorKind;
 use knn_semantics::observables::{DenseTensor, read_tensor};
+use knn_semantics::syntax::Span;
 use knn_semantics::syntax::print::float_literal;
 use knn_semantics::term::{Node, Term};
 
@@ -45,6 +47,32 @@ pub fn tensor_text(t: &DenseTensor) -> String {
     level(&t.shape, &t.data)
 }
 
+/// A value of the engine contract as a user reads it (as [`value_text`]).
+pub fn observed_text(value: &Observed) -> String {
+    match value {
+        Observed::Float(x) => float_literal(*x),
+        Observed::Int(n) => n.to_string(),
+        Observed::Tensor(t) => tensor_text(t),
+        Observed::Malformed(why) => format!("a tensor that is not dense ({why})"),
+    }
+}
+
+/// The exit code of a verdict of the engine contract.
+pub fn exit_of_verdict(verdict: &Verdict) -> Exit {
+    match verdict {
+        Verdict::Value(_) | Verdict::Empty => Exit::Result,
+        Verdict::Error { .. } | Verdict::Stuck(_) | Verdict::Aborted(_) => Exit::NoValue,
+        Verdict::Limit => Exit::Limit,
+    }
+}
+
+/// A run-time error rendered like a compiler error.
+pub fn error_report(kind: ErrorKind, detail: &str, span: Span, source: &Source) -> String {
+    let color = std::io::stderr().is_terminal();
+    let message = format!("{detail} [{kind}]");
+    render_report(&source.name, &source.text, span, &message, kind.k_message(), None, color)
+}
+
 /// The exit code of an outcome.
 pub fn exit_of(outcome: &Outcome) -> Exit {
     match outcome {
@@ -58,11 +86,7 @@ pub fn exit_of(outcome: &Outcome) -> Exit {
 /// ends with a newline).
 pub fn explain(outcome: &Outcome, source: &Source) -> Option<String> {
     let message = match outcome {
-        Outcome::Error { kind, detail, span } => {
-            let color = std::io::stderr().is_terminal();
-            let message = format!("{detail} [{kind}]");
-            return Some(render_report(&source.name, &source.text, *span, &message, kind.k_message(), None, color));
-        }
+        Outcome::Error { kind, detail, span } => return Some(error_report(*kind, detail, *span, source)),
         Outcome::Value(_) | Outcome::Paused => None,
         Outcome::Empty => Some(
             "note: the program ended with an empty <k> cell: no value (a result 0 is erased by \

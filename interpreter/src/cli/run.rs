@@ -6,10 +6,23 @@ use knn_semantics::report::outcome_json;
 use knn_semantics::{RunOptions, run as run_engine};
 use serde_json::json;
 
-use super::render::{exit_of, explain, step_text, value_text};
-use super::{Exit, OutputFormat, RunArgs, profile_of, program::load};
+use knn_semantics::engine::{Engine, Verdict};
+use knn_semantics::report::verdict_json;
+
+use super::program::{Loaded, load, load_program};
+use super::render::{error_report, exit_of, exit_of_verdict, explain, observed_text, step_text, value_text};
+use super::{EngineChoice, Exit, OutputFormat, RunArgs, Semantics, profile_of};
+use crate::bigstep::{BigStep, Staging};
+use crate::tensor::Precision;
 
 pub fn run(args: RunArgs) -> Exit {
+    if args.engine == EngineChoice::BigStep {
+        return run_big_step(args);
+    }
+    if args.fast_math {
+        eprintln!("error: --fast-math applies to the big-step engine (--engine big-step)");
+        return Exit::Usage;
+    }
     let profile = profile_of(args.program.semantics);
     let (source, config) = match load(&args.program, profile) {
         Ok(loaded) => loaded,
@@ -49,6 +62,48 @@ pub fn run(args: RunArgs) -> Exit {
         eprint!("{message}");
     }
     exit_of(&result.outcome)
+}
+
+/// `knn run --engine big-step`: the big-step evaluator on the program and its inputs.
+fn run_big_step(args: RunArgs) -> Exit {
+    let refuse = |what: &str| {
+        eprintln!("error: {what} needs the small-step engine (--engine small-step)");
+        Exit::Usage
+    };
+    if args.program.semantics != Semantics::Revised {
+        return refuse("--semantics published");
+    }
+    if args.program.output == OutputFormat::Config {
+        return refuse("--output config");
+    }
+    if args.trace || args.coverage || args.max_steps.is_some() {
+        return refuse("--trace, --coverage and --max-steps");
+    }
+    let Loaded { source, program, inputs } = match load_program(&args.program, profile_of(args.program.semantics)) {
+        Ok(loaded) => loaded,
+        Err(exit) => return exit,
+    };
+    let precision = if args.fast_math { Precision::Fast } else { Precision::Exact };
+    let engine = BigStep { staging: Staging::Direct, precision };
+    let verdict = match engine.evaluate(&program, &inputs) {
+        Ok(verdict) => verdict,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::Usage;
+        }
+    };
+    match (&verdict, args.program.output) {
+        (_, OutputFormat::Json) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&verdict_json(&verdict, Some(&source.text))).unwrap_or_default()
+            );
+        }
+        (Verdict::Value(v), _) => println!("{}", observed_text(v)),
+        (Verdict::Error { kind, detail, span }, _) => eprint!("{}", error_report(*kind, detail, *span, &source)),
+        (other, _) => eprintln!("{other}"),
+    }
+    exit_of_verdict(&verdict)
 }
 
 /// Per-rule counts and the rules that never fired, on standard error.

@@ -55,3 +55,52 @@ pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
     }
     Ok(Array { shape, data })
 }
+
+/// Writes a C-order `.npy` array of f64 (`<f8`).
+pub fn write_npy_f64(path: &Path, shape: &[usize], data: &[f64]) -> Result<(), NpyError> {
+    write_npy(path, shape, data)
+}
+
+/// Writes a C-order `.npy` array of i64 (`<i8`).
+pub fn write_npy_i64(path: &Path, shape: &[usize], data: &[i64]) -> Result<(), NpyError> {
+    write_npy(path, shape, data)
+}
+
+fn write_npy<T: npyz::AutoSerialize + npyz::Serialize>(
+    path: &Path,
+    shape: &[usize],
+    data: &[T],
+) -> Result<(), NpyError> {
+    use npyz::WriterBuilder;
+    let fail = |e: std::io::Error| NpyError { path: path.to_path_buf(), message: format!("cannot write: {e}") };
+    let file = std::fs::File::create(path).map_err(fail)?;
+    let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
+    let mut writer = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(&shape)
+        .writer(std::io::BufWriter::new(file))
+        .begin_nd()
+        .map_err(fail)?;
+    writer.extend(data.iter()).map_err(fail)?;
+    writer.finish().map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_arrays_read_back() {
+        let dir = std::env::temp_dir().join(format!("knn-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.npy");
+        write_npy_f64(&path, &[2, 3], &[1.0, -2.5, 0.0, f64::INFINITY, 5.0, 6.0]).unwrap();
+        let array = read_npy(&path).unwrap();
+        assert_eq!(array.shape, vec![2, 3]);
+        assert_eq!(array.data, vec![1.0, -2.5, 0.0, f64::INFINITY, 5.0, 6.0]);
+        let ints = dir.join("i.npy");
+        write_npy_i64(&ints, &[3], &[0, 2, -1]).unwrap();
+        assert!(read_npy(&ints).unwrap_err().message.contains("float64 or float32"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

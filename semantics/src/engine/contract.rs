@@ -24,13 +24,17 @@ pub enum Observed {
 }
 
 impl Observed {
-    /// Equality bit for bit (NaN equals NaN of the same bits; `0.0` differs from `-0.0`).
+    /// Equality bit for bit, NaN compared as NaN (K's NaN has no payload); `0.0` differs from
+    /// `-0.0`.
     pub fn same_bits(&self, other: &Observed) -> bool {
+        let same = |x: &f64, y: &f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
         match (self, other) {
-            (Observed::Float(a), Observed::Float(b)) => a.to_bits() == b.to_bits(),
+            (Observed::Float(a), Observed::Float(b)) => same(a, b),
             (Observed::Int(a), Observed::Int(b)) => a == b,
             (Observed::Tensor(a), Observed::Tensor(b)) => {
-                a.shape == b.shape && a.data.iter().zip(&b.data).all(|(x, y)| x.to_bits() == y.to_bits())
+                a.shape == b.shape
+                    && a.data.len() == b.data.len()
+                    && a.data.iter().zip(&b.data).all(|(x, y)| same(x, y))
             }
             // Why a store is not a dense tensor is engine-specific prose.
             (Observed::Malformed(_), Observed::Malformed(_)) => true,

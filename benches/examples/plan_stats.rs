@@ -1,0 +1,27 @@
+//! Prints the size of the compiled plan of the benchmark networks.
+use knn_benches::{ACAS_XU, WIDE, mlp_program};
+use knn_interpreter::bigstep::{Binding, InputData, compile};
+use knn_semantics::syntax::{Grammar, parse_program};
+
+fn main() {
+    for sizes in [&ACAS_XU[..], &WIDE[..]] {
+        let source = mlp_program(sizes, 7);
+        let t = std::time::Instant::now();
+        let program = parse_program(&source, Grammar::Relaxed).unwrap();
+        let parsed = t.elapsed();
+        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
+        println!(
+            "{sizes:?}: {} bytes of source, parse {parsed:?}, compile {:?}, {} ops, {} fregs, {} buffers",
+            source.len(),
+            t.elapsed(),
+            plan.ops.len(),
+            plan.fregs,
+            plan.buffers.len()
+        );
+        let mut kinds = std::collections::BTreeMap::new();
+        for op in &plan.ops {
+            *kinds.entry(format!("{op:?}").split([' ', '{']).next().unwrap().to_string()).or_insert(0) += 1;
+        }
+        println!("  {kinds:?}");
+    }
+}

@@ -1,0 +1,85 @@
+//! The big-step engine: compiles a revised program once into a [`Plan`] (what does not depend on
+//! the inputs is computed there), then runs the plan on one input or on many in parallel.
+
+pub mod eval;
+pub mod exec;
+pub mod ops;
+pub mod plan;
+
+use knn_semantics::engine::{Engine, Verdict};
+use knn_semantics::inputs::{InputError, TensorInput};
+use knn_semantics::syntax::Exp;
+
+pub use eval::{Binding, InputData, compile};
+pub use exec::{ExecOptions, RowResult, run_rows};
+pub use plan::Plan;
+
+use crate::tensor::Precision;
+
+/// How the big-step engine evaluates one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Staging {
+    /// Inputs are constants: the evaluator computes everything (direct big-step evaluation).
+    Direct,
+    /// Inputs are symbolic: the program is compiled into a plan, then the plan runs on them.
+    Staged,
+}
+
+/// The big-step engine (revised semantics).
+pub struct BigStep {
+    pub staging: Staging,
+    pub precision: Precision,
+}
+
+impl BigStep {
+    pub fn new() -> BigStep {
+        BigStep { staging: Staging::Staged, precision: Precision::Exact }
+    }
+}
+
+impl Default for BigStep {
+    fn default() -> BigStep {
+        BigStep::new()
+    }
+}
+
+/// The verdict of one row.
+pub fn verdict(result: RowResult) -> Verdict {
+    match result {
+        Ok(value) => Verdict::Value(value),
+        Err(e) => Verdict::Error { kind: e.kind, span: e.span, detail: e.detail.to_string() },
+    }
+}
+
+impl Engine for BigStep {
+    fn name(&self) -> String {
+        match (self.staging, self.precision) {
+            (Staging::Direct, _) => "big-step/direct".to_string(),
+            (Staging::Staged, Precision::Exact) => "big-step".to_string(),
+            (Staging::Staged, Precision::Fast) => "big-step/fast-math".to_string(),
+        }
+    }
+
+    fn evaluate(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Verdict, InputError> {
+        for (k, input) in inputs.iter().enumerate() {
+            input.validate()?;
+            if inputs[..k].iter().any(|earlier| earlier.name == input.name) {
+                return Err(InputError::Duplicate(input.name.clone()));
+            }
+        }
+        let data = |input: &TensorInput| match self.staging {
+            Staging::Direct => InputData::Concrete(input.data.clone()),
+            Staging::Staged => InputData::Symbolic,
+        };
+        let bindings: Vec<Binding> =
+            inputs.iter().map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: data(i) }).collect();
+        let plan = compile(program, &bindings);
+        let row: Vec<&[f64]> = match self.staging {
+            Staging::Direct => Vec::new(),
+            Staging::Staged => inputs.iter().map(|i| i.data.as_slice()).collect(),
+        };
+        let options = ExecOptions { precision: self.precision, ..ExecOptions::default() };
+        let mut results = run_rows(&plan, &[row], options);
+        Ok(verdict(results.pop().expect("one row in, one result out")))
+    }
+}

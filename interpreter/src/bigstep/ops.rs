@@ -1,0 +1,175 @@
+//! The operations of a plan and their scalar semantics. The same functions fold constants at
+//! compile time and compute at run time, and they are the revised rules' right-hand sides
+//! (`knn_semantics::numeric`), so a plan computes the reference's bits.
+
+use std::sync::Arc;
+
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::numeric::{int_to_float, k_max, k_min, revised_tanh, sigmoid};
+use knn_semantics::syntax::Span;
+
+use crate::tensor::Matrix;
+
+/// A register: one scalar per row of a batch. Float and Int registers are numbered apart.
+pub type Reg = u32;
+/// A buffer: a run of Floats per row (an input tensor, the output of a layer).
+pub type BufId = u32;
+
+/// A Float operand: a constant or a Float register.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FOperand {
+    Const(f64),
+    Reg(Reg),
+}
+
+/// An Int operand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IOperand {
+    Const(i64),
+    Reg(Reg),
+}
+
+/// A binary operator of the language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl Arith {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Arith::Add => "+",
+            Arith::Mul => "*",
+            Arith::Max => "max",
+            Arith::Min => "min",
+        }
+    }
+}
+
+/// A scalar function: `tanhItem`, `sigmoidItem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    Tanh,
+    Sigmoid,
+}
+
+/// An element-wise tensor function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    Relu,
+    Tanh,
+    Sigmoid,
+}
+
+/// A run-time error of one row: the kind the reference reports, where, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowError {
+    pub kind: ErrorKind,
+    pub span: Span,
+    pub detail: Arc<str>,
+}
+
+/// `op(a, b)` on Floats (`+Float`, `*Float`, the `max`/`min` rules); `None` when no rule
+/// applies (a NaN in `max`/`min`).
+pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
+    match op {
+        Arith::Add => Some(a + b),
+        Arith::Mul => Some(a * b),
+        Arith::Max => k_max(a, b),
+        Arith::Min => k_min(a, b),
+    }
+}
+
+/// `op(a, b)` on Ints (`+Int`, `*Int`); `None` beyond 64 bits. `max`/`min` have no Int rule.
+pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
+    match op {
+        Arith::Add => a.checked_add(b),
+        Arith::Mul => a.checked_mul(b),
+        Arith::Max | Arith::Min => None,
+    }
+}
+
+pub fn item(item: Item, x: f64) -> f64 {
+    match item {
+        Item::Tanh => revised_tanh(x),
+        Item::Sigmoid => sigmoid(x),
+    }
+}
+
+/// The Float an Int operand becomes in mixed arithmetic (`Int2Float(I, 53, 11)`).
+pub fn widen(i: i64) -> f64 {
+    int_to_float(i)
+}
+
+/// The revised ArgMax over `values`: start from element 0, move on a strictly greater element
+/// (`rev-argmax-step-greater`), keep the earlier index otherwise (ties, NaN).
+pub fn argmax(values: impl IntoIterator<Item = f64>) -> i64 {
+    let mut values = values.into_iter();
+    let Some(mut best) = values.next() else { return 0 };
+    let mut index = 0;
+    for (i, v) in values.enumerate() {
+        if v > best {
+            best = v;
+            index = i as i64 + 1;
+        }
+    }
+    index
+}
+
+/// One operation of a plan. Rows are independent: an operation computes every row of a batch.
+#[derive(Clone, Debug)]
+pub enum Op {
+    /// `out = a op b` on Floats; `max`/`min` of a NaN is the row's error.
+    Float { op: Arith, a: FOperand, b: FOperand, out: Reg, span: Span },
+    /// `out = a op b` on Ints; overflow is the row's error.
+    Int { op: Arith, a: IOperand, b: IOperand, out: Reg, span: Span },
+    /// `out = Int2Float(a)`.
+    Widen { a: Reg, out: Reg },
+    /// `out = tanhItem(a)` or `sigmoidItem(a)`.
+    Item { item: Item, a: Reg, out: Reg },
+    /// Reads element `at` of a buffer into a register (a snapshot: later writes do not change it).
+    Read { buf: BufId, at: usize, out: Reg },
+    /// Writes a Float into element `at` of a buffer.
+    Write { buf: BufId, at: usize, value: FOperand },
+    /// `out[i] = ((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …` with `x` the elements
+    /// `x_at .. x_at + J` of buffer `x` (`linear`, multiply then add, in order); then, where
+    /// `bias[i]` is given, `out[i] = out[i] + bias[i]` (a bias `let` fused by the optimiser).
+    MatVec { out: BufId, w: Arc<Matrix>, x: BufId, x_at: usize, bias: Option<Arc<[Option<f64>]>> },
+    /// `buf[at + k] = buf[at + k] + values[k]` where `values[k]` is given (bias `let`s
+    /// `let z[i] = z[i] + b in …`, fused by the optimiser).
+    AddBias { buf: BufId, at: usize, values: Vec<Option<f64>> },
+    /// `out[k] = f(input[in_at + k])` for `k < len`; relu of NaN is the row's error.
+    Activate { activation: Activation, input: BufId, in_at: usize, out: BufId, len: usize, span: Span },
+    /// `out = ArgMax` of elements `at .. at + len` of a buffer (`len > 0`).
+    ArgMaxBuffer { buf: BufId, at: usize, len: usize, out: Reg },
+    /// `out = ArgMax` of Float operands (`len > 0`).
+    ArgMaxOperands { items: Vec<FOperand>, out: Reg },
+    /// Every row that has not failed yet fails here (an error the compiler found).
+    Raise { error: RowError },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argmax_starts_from_element_zero_and_keeps_ties_and_nan() {
+        assert_eq!(argmax([-3.0, -1.0, -2.0]), 1);
+        assert_eq!(argmax([1.0, 5.0, 5.0]), 1);
+        assert_eq!(argmax([0.0, 2.0, 0.0]), 1);
+        assert_eq!(argmax([4.0, 3.0]), 0);
+        assert_eq!(argmax([f64::NAN, 1.0]), 0, "NaN > x and x > NaN are both false");
+        assert_eq!(argmax([1.0, f64::NAN, 2.0]), 2);
+        assert_eq!(argmax([-0.0, 0.0]), 0);
+    }
+
+    #[test]
+    fn int_arithmetic_overflows_into_an_error() {
+        assert_eq!(int_arith(Arith::Add, i64::MAX, 1), None);
+        assert_eq!(int_arith(Arith::Mul, 3, 4), Some(12));
+        assert_eq!(int_arith(Arith::Max, 3, 4), None);
+    }
+}

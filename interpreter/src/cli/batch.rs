@@ -1,0 +1,204 @@
+//! `knn batch`: one program, many inputs. The program is compiled once with the batched input
+//! symbolic; the plan then runs on every row of the `.npy` file, in parallel.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use knn_semantics::Profile;
+use knn_semantics::engine::Observed;
+use knn_semantics::report::verdict_json;
+use serde_json::json;
+
+use super::Exit;
+use super::program::{Source, parse, parse_inputs, read_source};
+use super::render::{error_report, observed_text};
+use crate::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
+use crate::data::npy::{read_npy, write_npy_f64, write_npy_i64};
+use crate::tensor::Precision;
+
+#[derive(Args)]
+pub struct BatchArgs {
+    /// The program (revised semantics).
+    file: PathBuf,
+    /// The batched input: NAME=INPUTS.npy, one input vector per row (a rank-2 array).
+    #[arg(long = "input", value_name = "NAME=INPUTS.npy")]
+    input: String,
+    /// An input that is the same for every row: NAME=[…], NAME=[[…], …] or NAME=FILE.npy.
+    #[arg(long = "bind", value_name = "NAME=VALUE")]
+    bind: Vec<String>,
+    /// Write the results to this .npy file (one row per input) instead of standard output.
+    #[arg(short = 'o', long = "out", value_name = "OUT.npy")]
+    out: Option<PathBuf>,
+    /// Overwrite OUT.npy if it exists.
+    #[arg(long)]
+    force: bool,
+    /// How results go to standard output (without -o).
+    #[arg(long, value_enum, default_value_t = BatchFormat::Text)]
+    output: BatchFormat,
+    /// Let the tensor kernels fuse multiply-adds (results may differ in the last bits).
+    #[arg(long)]
+    fast_math: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BatchFormat {
+    /// One line per row.
+    Text,
+    /// `{"rows": N, "results": [...]}`.
+    Json,
+}
+
+/// Rows run between two updates of the progress bar.
+const BLOCK: usize = 8192;
+
+pub fn batch(args: BatchArgs) -> Exit {
+    match run(&args) {
+        Ok(exit) | Err(exit) => exit,
+    }
+}
+
+fn usage(message: impl std::fmt::Display) -> Exit {
+    eprintln!("error: {message}");
+    Exit::Usage
+}
+
+fn run(args: &BatchArgs) -> Result<Exit, Exit> {
+    if let Some(threads) = args.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().map_err(usage)?;
+    }
+    if let Some(out) = &args.out
+        && out.exists()
+        && !args.force
+    {
+        return Err(usage(format!("{} exists; pass --force to overwrite it", out.display())));
+    }
+    let (name, path) = args
+        .input
+        .split_once('=')
+        .ok_or_else(|| usage(format!("`--input {}`: expected NAME=INPUTS.npy", args.input)))?;
+    let rows = read_npy(path.as_ref()).map_err(usage)?;
+    let [count, width] = rows.shape[..] else {
+        return Err(usage(format!(
+            "{path}: the inputs must be a rank-2 array, one input per row (shape {:?})",
+            rows.shape
+        )));
+    };
+    let fixed = parse_inputs(&args.bind)?;
+    let profile = Profile::revised();
+    let source = read_source(&args.file)?;
+    let mut bound: Vec<&str> = fixed.iter().map(|i| i.name.as_str()).collect();
+    bound.push(name);
+    let program = parse(&source, profile, &bound)?;
+    if fixed.iter().any(|i| i.name == name) {
+        return Err(usage(format!("`{name}` is both the batched input and a --bind")));
+    }
+    let mut bindings: Vec<Binding> = fixed
+        .iter()
+        .map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: InputData::Concrete(i.data.clone()) })
+        .collect();
+    bindings.push(Binding { name: name.to_string(), shape: vec![width], data: InputData::Symbolic });
+    let plan = compile(&program, &bindings);
+
+    let precision = if args.fast_math { Precision::Fast } else { Precision::Exact };
+    let options = ExecOptions { precision, ..ExecOptions::default() };
+    let progress = (count > BLOCK && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(count as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} rows {per_sec} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut results: Vec<RowResult> = Vec::with_capacity(count);
+    for block in rows.data.chunks(BLOCK * width.max(1)) {
+        let row_refs: Vec<Vec<&[f64]>> = block.chunks(width.max(1)).map(|row| vec![&row[..width]]).collect();
+        results.extend(run_rows(&plan, &row_refs, options));
+        if let Some(bar) = &progress {
+            bar.set_position(results.len() as u64);
+        }
+    }
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    results.truncate(count);
+    report(args, &source, &results)
+}
+
+fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Exit, Exit> {
+    let failures = results.iter().filter(|r| r.is_err()).count();
+    for (row, result) in results.iter().enumerate() {
+        if let Err(e) = result
+            && (args.out.is_some() || args.output == BatchFormat::Text)
+        {
+            eprint!("row {row}: {}", error_report(e.kind, &e.detail, e.span, source));
+        }
+    }
+    match &args.out {
+        Some(out) => write_results(out, results)?,
+        None => match args.output {
+            BatchFormat::Text => {
+                for (row, result) in results.iter().enumerate() {
+                    match result {
+                        Ok(value) => println!("{}", observed_text(value)),
+                        Err(e) => println!("error: {} (row {row})", e.kind),
+                    }
+                }
+            }
+            BatchFormat::Json => {
+                let items: Vec<_> = results
+                    .iter()
+                    .enumerate()
+                    .map(|(row, r)| {
+                        let mut item = verdict_json(&verdict(r.clone()), Some(&source.text));
+                        item["row"] = json!(row);
+                        item
+                    })
+                    .collect();
+                let report = json!({ "rows": results.len(), "failed": failures, "results": items });
+                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            }
+        },
+    }
+    if failures > 0 {
+        eprintln!("{failures} of {} rows failed", results.len());
+        return Ok(Exit::NoValue);
+    }
+    Ok(Exit::Result)
+}
+
+/// One row per input: Floats as f64 (NaN for a failed row), class indices as i64 (-1 for a
+/// failed row), tensors as f64 rows of their elements.
+fn write_results(out: &std::path::Path, results: &[RowResult]) -> Result<(), Exit> {
+    let first = results.iter().find_map(|r| r.as_ref().ok());
+    let written = match first {
+        Some(Observed::Int(_)) => {
+            let data: Vec<i64> = results.iter().map(|r| if let Ok(Observed::Int(n)) = r { *n } else { -1 }).collect();
+            write_npy_i64(out, &[results.len()], &data)
+        }
+        Some(Observed::Tensor(t)) => {
+            let width = t.data.len();
+            let mut shape = vec![results.len()];
+            shape.extend(&t.shape);
+            let mut data = Vec::with_capacity(results.len() * width);
+            for r in results {
+                match r {
+                    Ok(Observed::Tensor(t)) if t.data.len() == width => data.extend(&t.data),
+                    _ => data.extend(std::iter::repeat_n(f64::NAN, width)),
+                }
+            }
+            write_npy_f64(out, &shape, &data)
+        }
+        Some(Observed::Malformed(why)) => return Err(usage(format!("the results are not dense tensors ({why})"))),
+        Some(Observed::Float(_)) | None => {
+            let data: Vec<f64> =
+                results.iter().map(|r| if let Ok(Observed::Float(x)) = r { *x } else { f64::NAN }).collect();
+            write_npy_f64(out, &[results.len()], &data)
+        }
+    };
+    written.map_err(usage)
+}
