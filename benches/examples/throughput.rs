@@ -1,27 +1,54 @@
-//! A quick look at batch throughput and latency (the criterion benches are the record).
+//! Batch throughput of the big-step engine on the benchmark networks, one JSON object per line
+//! (`net`, `threads`, `batch`, `inputs_per_second`, `latency_us`): the peer harness
+//! (`benches/peers/compare.py`) reads these to put them beside onnxruntime's. The criterion
+//! benches (`cargo bench -p knn-benches --bench big_step`) are the record; this is the same
+//! measurement in one quick run.
+//!
+//! Usage: `cargo run --release -p knn-benches --example throughput [-- SECONDS_PER_POINT]`
+
+use std::time::{Duration, Instant};
+
 use knn_benches::{ACAS_XU, WIDE, inputs, mlp_program};
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 use knn_semantics::syntax::{Grammar, parse_program};
-use std::time::Instant;
 
 fn main() {
-    for (name, sizes) in [("acasxu", &ACAS_XU[..]), ("wide", &WIDE[..])] {
-        let program = parse_program(&mlp_program(sizes, 7), Grammar::Relaxed).unwrap();
-        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
-        for batch in [1usize, 64, 4096] {
-            let xs = inputs(batch, sizes[0], 3);
-            let rows: Vec<Vec<&[f64]>> = xs.iter().map(|x| vec![x.as_slice()]).collect();
-            let reps = (200_000 / batch).max(3).min(if name == "wide" { 50 } else { 100000 });
-            let t = Instant::now();
-            for _ in 0..reps {
-                std::hint::black_box(run_rows(&plan, &rows, ExecOptions::default()));
+    let budget = std::env::args().nth(1).and_then(|s| s.parse::<f64>().ok()).unwrap_or(1.0);
+    for (net, sizes) in [("acasxu", &ACAS_XU[..]), ("wide", &WIDE[..])] {
+        let program = parse_program(&mlp_program(sizes, 7), Grammar::Relaxed).expect("benchmark program parses");
+        let binding = Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic };
+        let plan = compile(&program, &[binding]);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+            for batch in [1usize, 64, 4096] {
+                let xs = inputs(batch, sizes[0], 3);
+                let rows: Vec<Vec<&[f64]>> = xs.iter().map(|x| vec![x.as_slice()]).collect();
+                let run = || std::hint::black_box(run_rows(&plan, &rows, ExecOptions::default()));
+                let per_batch = pool.install(|| best_time(run, Duration::from_secs_f64(budget)));
+                println!(
+                    "{{\"net\": \"{net}\", \"threads\": {threads}, \"batch\": {batch}, \
+                     \"inputs_per_second\": {:.0}, \"latency_us\": {:.3}}}",
+                    batch as f64 / per_batch,
+                    per_batch * 1e6
+                );
             }
-            let el = t.elapsed().as_secs_f64();
-            println!(
-                "{name} batch {batch:5}: {:10.0} inputs/s, {:8.3} us per batch",
-                (reps * batch) as f64 / el,
-                el / reps as f64 * 1e6
-            );
         }
     }
+}
+
+/// The best mean time of one call over rounds of calls, within `budget` in all.
+fn best_time<T>(mut f: impl FnMut() -> T, budget: Duration) -> f64 {
+    let start = Instant::now();
+    f();
+    let once = start.elapsed().max(Duration::from_nanos(100));
+    let per_round = ((budget.as_secs_f64() / 10.0) / once.as_secs_f64()).ceil().max(1.0) as u32;
+    let mut best = f64::INFINITY;
+    while start.elapsed() < budget || best.is_infinite() {
+        let round = Instant::now();
+        for _ in 0..per_round {
+            f();
+        }
+        best = best.min(round.elapsed().as_secs_f64() / per_round as f64);
+    }
+    best
 }

@@ -31,42 +31,79 @@ impl Weights {
     }
 }
 
-/// A multi-layer perceptron as a revised K-NN program, the input `x` free (bound with
-/// `--input`): for each layer `linear`, a bias added element by element, relu on hidden layers,
-/// then `ArgMax` of the output. `sizes` are the layer widths, input first: ACAS Xu is
-/// `[5, 50, 50, 50, 50, 50, 50, 5]`. Weights are seeded pseudo-random numbers scaled by
-/// `1/sqrt(fan-in)`.
-pub fn mlp_program(sizes: &[usize], seed: u64) -> String {
-    let mut source = format!("// MLP {sizes:?}, seed {seed}\n");
-    let mut input = "x".to_string();
-    for (layer, pair) in sizes.windows(2).enumerate() {
-        let (fan_in, fan_out) = (pair[0], pair[1]);
-        let mut weights =
-            Weights { state: seed ^ (layer as u64 + 1).wrapping_mul(0x9e37_79b9), scale: 1.0 / (fan_in as f64).sqrt() };
-        let w = format!("W{layer}");
-        writeln!(source, "let {w} = initTensor({fan_out}, {fan_in}) in").unwrap();
-        for i in 0..fan_out {
-            for j in 0..fan_in {
-                write!(source, "let {w}[{i}, {j}] = {:?} in ", weights.next()).unwrap();
+/// One dense layer: `weights` row-major `(fan_out, fan_in)`, then the bias.
+pub struct Layer {
+    pub fan_in: usize,
+    pub fan_out: usize,
+    pub weights: Vec<f64>,
+    pub bias: Vec<f64>,
+}
+
+/// A multi-layer perceptron with seeded weights: relu on hidden layers, a linear output, the
+/// class the `ArgMax` of the output. The benchmarks of both engines and the peer harness
+/// (`benches/peers/`) run the same networks.
+pub struct Mlp {
+    pub sizes: Vec<usize>,
+    pub seed: u64,
+    pub layers: Vec<Layer>,
+}
+
+impl Mlp {
+    /// `sizes` are the layer widths, input first: ACAS Xu is `[5, 50, 50, 50, 50, 50, 50, 5]`.
+    /// Weights are seeded pseudo-random numbers scaled by `1/sqrt(fan-in)`, biases a tenth of that.
+    pub fn seeded(sizes: &[usize], seed: u64) -> Mlp {
+        let layers = sizes
+            .windows(2)
+            .enumerate()
+            .map(|(layer, pair)| {
+                let (fan_in, fan_out) = (pair[0], pair[1]);
+                let state = seed ^ (layer as u64 + 1).wrapping_mul(0x9e37_79b9);
+                let mut stream = Weights { state, scale: 1.0 / (fan_in as f64).sqrt() };
+                let weights = (0..fan_in * fan_out).map(|_| stream.next()).collect();
+                let bias = (0..fan_out).map(|_| stream.next() * 0.1).collect();
+                Layer { fan_in, fan_out, weights, bias }
+            })
+            .collect();
+        Mlp { sizes: sizes.to_vec(), seed, layers }
+    }
+
+    /// The network as a revised K-NN program, the input `x` free (bound with `--input`): for
+    /// each layer `linear`, the bias added element by element, relu on hidden layers, then
+    /// `ArgMax` of the output.
+    pub fn program(&self) -> String {
+        let mut source = format!("// MLP {:?}, seed {}\n", self.sizes, self.seed);
+        let mut input = "x".to_string();
+        for (index, layer) in self.layers.iter().enumerate() {
+            let w = format!("W{index}");
+            writeln!(source, "let {w} = initTensor({}, {}) in", layer.fan_out, layer.fan_in).unwrap();
+            for (i, row) in layer.weights.chunks(layer.fan_in).enumerate() {
+                for (j, weight) in row.iter().enumerate() {
+                    write!(source, "let {w}[{i}, {j}] = {weight:?} in ").unwrap();
+                }
+                source.push('\n');
+            }
+            let z = format!("z{index}");
+            writeln!(source, "let {z} = linear({w}, {input}) in").unwrap();
+            for (i, b) in layer.bias.iter().enumerate() {
+                write!(source, "let {z}[{i}] = {z}[{i}] + {b:?} in ").unwrap();
             }
             source.push('\n');
+            input = if index + 1 < self.layers.len() {
+                let h = format!("h{index}");
+                writeln!(source, "let {h} = reluTensor({z}) in").unwrap();
+                h
+            } else {
+                z
+            };
         }
-        let z = format!("z{layer}");
-        writeln!(source, "let {z} = linear({w}, {input}) in").unwrap();
-        for i in 0..fan_out {
-            write!(source, "let {z}[{i}] = {z}[{i}] + {:?} in ", weights.next() * 0.1).unwrap();
-        }
-        source.push('\n');
-        input = if layer + 2 < sizes.len() {
-            let h = format!("h{layer}");
-            writeln!(source, "let {h} = reluTensor({z}) in").unwrap();
-            h
-        } else {
-            z
-        };
+        write!(source, "ArgMax({input})").unwrap();
+        source
     }
-    write!(source, "ArgMax({input})").unwrap();
-    source
+}
+
+/// [`Mlp::seeded`] as a program.
+pub fn mlp_program(sizes: &[usize], seed: u64) -> String {
+    Mlp::seeded(sizes, seed).program()
 }
 
 /// ACAS Xu's shape: 5 inputs, 6 hidden layers of 50, 5 outputs.

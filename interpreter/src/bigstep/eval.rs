@@ -678,7 +678,14 @@ impl Evaluator {
             (self.constant_matrix(w_loc, rows, cols), self.slot_run(x_loc, &[cols]))
         {
             let out = self.new_buffer(rows);
-            self.ops.push(Op::MatVec { out, w: Arc::new(Matrix::new(rows, cols, data)), x, x_at, bias: None });
+            self.ops.push(Op::MatVec {
+                out,
+                w: Arc::new(Matrix::new(rows, cols, data)),
+                x,
+                x_at,
+                bias: None,
+                relu: None,
+            });
             for (at, loc) in targets.into_iter().enumerate() {
                 self.store[loc] = Cell::Slot { buf: out, at };
             }

@@ -4,46 +4,73 @@
 //! gets the reference's bits. Groups run in parallel (rayon); a row that fails keeps its first
 //! error, the others go on.
 
+use std::cell::RefCell;
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use knn_semantics::engine::Observed;
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::observables::DenseTensor;
-
 use knn_semantics::numeric::{revised_tanh, sigmoid};
+use knn_semantics::observables::DenseTensor;
+use knn_semantics::syntax::Span;
 
 use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
 use super::plan::{Leaf, Plan, ResultSpec};
-use crate::tensor::{LANE_GROUP, Precision, map, matmul_lanes, matvec, relu};
+use crate::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
 
 /// The result of one row.
 pub type RowResult = Result<Observed, RowError>;
 
 /// Options for running a plan.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ExecOptions {
     pub precision: Precision,
-    /// Rows per group a thread processes at once (rounded up to a multiple of [`LANE_GROUP`]).
-    pub group: usize,
+    /// Rows per group a thread processes at once, rounded up to a multiple of [`LANE_GROUP`];
+    /// by default as many as keep a group's frame within [`FRAME_BUDGET`] bytes.
+    pub group: Option<usize>,
 }
 
-impl Default for ExecOptions {
-    fn default() -> ExecOptions {
-        ExecOptions { precision: Precision::Exact, group: 256 }
+/// The bytes of buffers a group of rows should need at most, so that a layer's input and
+/// output stay in a core's L2 cache while the weights stream past them.
+pub const FRAME_BUDGET: usize = 256 * 1024;
+
+/// The most rows a group holds.
+const MAX_GROUP: usize = 256;
+
+impl ExecOptions {
+    /// The rows of a group for `plan`.
+    pub fn group_for(&self, plan: &Plan) -> usize {
+        let per_row = (plan.layout.len * size_of::<f64>()).max(1);
+        match self.group {
+            Some(group) => group.max(1).next_multiple_of(LANE_GROUP),
+            None => (FRAME_BUDGET / per_row / LANE_GROUP * LANE_GROUP).clamp(LANE_GROUP, MAX_GROUP),
+        }
     }
 }
 
-/// Runs `plan` on `rows` (for each row, one vector per input of the plan, in order).
+/// Runs `plan` on `rows` (for each row, one vector per input of the plan, in order). Groups
+/// of rows run in parallel on the current rayon pool, each worker reusing one frame.
 pub fn run_rows(plan: &Plan, rows: &[Vec<&[f64]>], options: ExecOptions) -> Vec<RowResult> {
-    let group = options.group.max(1).next_multiple_of(LANE_GROUP);
+    let group = options.group_for(plan);
+    let run = |chunk: &[Vec<&[f64]>]| FRAME.with_borrow_mut(|frame| run_group(plan, chunk, frame, options.precision));
     if rows.len() <= group {
-        return run_group(plan, rows, options.precision);
+        return run(rows);
     }
-    rows.par_chunks(group).flat_map_iter(|chunk| run_group(plan, chunk, options.precision)).collect()
+    rows.par_chunks(group).flat_map_iter(run).collect()
+}
+
+thread_local! {
+    /// Each thread's frame, reused from group to group and run to run: a frame of a wide
+    /// network is hundreds of kilobytes, which a fresh allocation would fault in page by page.
+    static FRAME: RefCell<Frame> = RefCell::new(Frame::default());
 }
 
 /// The state of one group, lane by lane: register `r` is `fregs[r * lanes .. (r + 1) * lanes]`,
 /// buffer `b` starts at `offsets[b]` (element `k`, lane `l` at `offsets[b] + k * lanes + l`).
+/// A worker reuses its frame from group to group: every buffer and register is written before
+/// it is read, so nothing needs clearing but the errors and the padding lanes of the inputs.
+#[derive(Default)]
 struct Frame {
     lanes: usize,
     fregs: Vec<f64>,
@@ -54,6 +81,17 @@ struct Frame {
 }
 
 impl Frame {
+    fn prepare(&mut self, plan: &Plan, lanes: usize) {
+        self.lanes = lanes;
+        self.fregs.resize(plan.fregs as usize * lanes, 0.0);
+        self.iregs.resize(plan.iregs as usize * lanes, 0);
+        self.data.resize(plan.layout.len * lanes, 0.0);
+        self.offsets.clear();
+        self.offsets.extend(plan.layout.offsets.iter().map(|o| o * lanes));
+        self.errors.clear();
+        self.errors.resize(lanes, None);
+    }
+
     fn float(&self, operand: FOperand, lane: usize) -> f64 {
         match operand {
             FOperand::Const(x) => x,
@@ -68,30 +106,20 @@ impl Frame {
         }
     }
 
-    /// Elements `from .. from + len` of a buffer, all lanes.
-    fn buffer(&self, buf: u32, from: usize, len: usize) -> &[f64] {
+    /// Where elements `from .. from + len` of a buffer are, all lanes.
+    fn range(&self, buf: u32, from: usize, len: usize) -> Range<usize> {
         let start = self.offsets[buf as usize] + from * self.lanes;
-        &self.data[start..start + len * self.lanes]
+        start..start + len * self.lanes
     }
 
-    /// Elements of two different buffers, the first read, the second written.
-    fn buffers(
-        &mut self,
-        (read, from, len): (u32, usize, usize),
-        (write, to, count): (u32, usize, usize),
-    ) -> (&[f64], &mut [f64]) {
-        let r =
-            self.offsets[read as usize] + from * self.lanes..self.offsets[read as usize] + (from + len) * self.lanes;
-        let w =
-            self.offsets[write as usize] + to * self.lanes..self.offsets[write as usize] + (to + count) * self.lanes;
-        assert!(r.end <= w.start || w.end <= r.start, "an operation reads and writes one buffer");
-        if r.start < w.start {
-            let (low, high) = self.data.split_at_mut(w.start);
-            (&low[r], &mut high[..w.end - w.start])
-        } else {
-            let (low, high) = self.data.split_at_mut(r.start);
-            (&high[..r.end - r.start], &mut low[w])
-        }
+    fn buffer(&self, buf: u32, from: usize, len: usize) -> &[f64] {
+        &self.data[self.range(buf, from, len)]
+    }
+
+    /// Disjoint runs of buffers at once (an operation's inputs and outputs never share space).
+    fn disjoint<const N: usize>(&mut self, runs: [(u32, usize, usize); N]) -> [&mut [f64]; N] {
+        let ranges = runs.map(|(buf, from, len)| self.range(buf, from, len));
+        self.data.get_disjoint_mut(ranges).expect("the layout keeps an operation's buffers apart")
     }
 
     fn fail(&mut self, lane: usize, error: impl FnOnce() -> RowError) {
@@ -99,38 +127,46 @@ impl Frame {
             self.errors[lane] = Some(error());
         }
     }
+
+    /// Records relu's missing rule in every lane where `values` (elements × lanes) holds a NaN.
+    fn fail_relu_nan(&mut self, values: Range<usize>, span: Span) {
+        let lanes = self.lanes;
+        let failed: Vec<usize> = values.filter(|&k| self.data[k].is_nan()).map(|k| k % lanes).collect();
+        for lane in failed {
+            self.fail(lane, || RowError {
+                kind: ErrorKind::InvalidOperands,
+                span,
+                detail: "`max` cannot compute with NaN and 0.0".into(),
+            });
+        }
+    }
 }
 
-fn run_group(plan: &Plan, rows: &[Vec<&[f64]>], precision: Precision) -> Vec<RowResult> {
+fn run_group(plan: &Plan, rows: &[Vec<&[f64]>], frame: &mut Frame, precision: Precision) -> Vec<RowResult> {
     // One row runs alone (its kernels vectorise across output rows); a group is padded to a
     // whole number of lane groups (its kernels vectorise across rows of the batch).
     let lanes = if rows.len() == 1 { 1 } else { rows.len().next_multiple_of(LANE_GROUP) };
-    let mut offsets = Vec::with_capacity(plan.buffers.len());
-    let mut total = 0;
-    for &len in &plan.buffers {
-        offsets.push(total);
-        total += len * lanes;
-    }
-    let mut frame = Frame {
-        lanes,
-        fregs: vec![0.0; plan.fregs as usize * lanes],
-        iregs: vec![0; plan.iregs as usize * lanes],
-        data: vec![0.0; total],
-        offsets,
-        errors: vec![None; lanes],
-    };
+    frame.prepare(plan, lanes);
     for (k, input) in plan.inputs.iter().enumerate() {
         let start = frame.offsets[input.buf as usize];
-        for (lane, row) in rows.iter().enumerate() {
-            for (at, &v) in row[k][..input.len].iter().enumerate() {
-                frame.data[start + at * lanes + lane] = v;
+        let elements = &mut frame.data[start..start + input.len * lanes];
+        // Transposed 8 rows at a time: 8 rows read in order, 8 adjacent lanes written.
+        for (block, chunk) in rows.chunks(8).enumerate() {
+            for (at, lanes_here) in elements.chunks_exact_mut(lanes).enumerate() {
+                for (l, row) in chunk.iter().enumerate() {
+                    lanes_here[block * 8 + l] = row[k][at];
+                }
             }
+        }
+        // Padding lanes compute from zeros, not from a previous group's leftovers.
+        for lanes_here in elements.chunks_exact_mut(lanes) {
+            lanes_here[rows.len()..].fill(0.0);
         }
     }
     for op in &plan.ops {
-        execute(op, &mut frame, precision);
+        execute(op, frame, precision);
     }
-    (0..rows.len()).map(|lane| row_result(plan, &frame, lane)).collect()
+    (0..rows.len()).map(|lane| row_result(plan, frame, lane)).collect()
 }
 
 fn execute(op: &Op, f: &mut Frame, precision: Precision) {
@@ -185,15 +221,17 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 f.data[start + lane] = f.float(*value, lane);
             }
         }
-        Op::MatVec { out, w, x, x_at, bias } => {
-            let (input, result) = f.buffers((*x, *x_at, w.cols()), (*out, 0, w.rows()));
-            if lanes == 1 {
-                matvec(w, input, result, precision);
-            } else {
-                matmul_lanes(w, input, result, lanes, precision);
-            }
-            if let Some(bias) = bias {
-                add_bias(result, 0, bias, lanes);
+        Op::MatVec { out, w, x, x_at, bias, relu: None } => {
+            let [input, result] = f.disjoint([(*x, *x_at, w.cols()), (*out, 0, w.rows())]);
+            let epilogue = Epilogue { bias: bias.as_deref(), relu: None };
+            product(w, input, result, lanes, precision, epilogue);
+        }
+        Op::MatVec { out, w, x, x_at, bias, relu: Some(relu) } => {
+            let [input, result, activated] =
+                f.disjoint([(*x, *x_at, w.cols()), (*out, 0, w.rows()), (relu.out, 0, w.rows())]);
+            let epilogue = Epilogue { bias: bias.as_deref(), relu: Some(activated) };
+            if product(w, input, result, lanes, precision, epilogue) {
+                f.fail_relu_nan(f.range(*out, 0, w.rows()), relu.span);
             }
         }
         Op::AddBias { buf, at, values } => {
@@ -202,7 +240,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             add_bias(&mut f.data[start..len], *at, values, lanes);
         }
         Op::Activate { activation, input, in_at, out, len, span } => {
-            let (source, target) = f.buffers((*input, *in_at, *len), (*out, 0, *len));
+            let [source, target] = f.disjoint([(*input, *in_at, *len), (*out, 0, *len)]);
             let nan = match activation {
                 Activation::Relu => relu(source, target),
                 Activation::Tanh => {
@@ -216,14 +254,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             };
             if nan {
                 // relu of NaN: `max(NaN, 0.0)` has no rule in the row where it happens.
-                let failed: Vec<usize> = (0..len * lanes).filter(|k| source[*k].is_nan()).map(|k| k % lanes).collect();
-                for lane in failed {
-                    f.fail(lane, || RowError {
-                        kind: ErrorKind::InvalidOperands,
-                        span: *span,
-                        detail: "`max` cannot compute with NaN and 0.0".into(),
-                    });
-                }
+                f.fail_relu_nan(f.range(*input, *in_at, *len), *span);
             }
         }
         Op::ArgMaxBuffer { buf, at, len, out } => {
@@ -244,6 +275,15 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 f.fail(lane, || error.clone());
             }
         }
+    }
+}
+
+/// `W x` for one input or a group, then the epilogue; whether relu met a NaN.
+fn product(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize, precision: Precision, epilogue: Epilogue) -> bool {
+    if lanes == 1 {
+        matvec(w, x, out, precision, epilogue)
+    } else {
+        matmul_lanes(w, x, out, lanes, precision, epilogue)
     }
 }
 

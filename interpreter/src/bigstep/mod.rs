@@ -3,6 +3,7 @@
 
 pub mod eval;
 pub mod exec;
+pub mod layout;
 pub mod ops;
 pub mod plan;
 

@@ -119,6 +119,14 @@ pub fn argmax(values: impl IntoIterator<Item = f64>) -> i64 {
     index
 }
 
+/// A `reluTensor` fused into the `MatVec` that computes its argument: the buffer it writes,
+/// and the `reluTensor` it came from (a NaN is reported there).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReluInto {
+    pub out: BufId,
+    pub span: Span,
+}
+
 /// One operation of a plan. Rows are independent: an operation computes every row of a batch.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -136,8 +144,16 @@ pub enum Op {
     Write { buf: BufId, at: usize, value: FOperand },
     /// `out[i] = ((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …` with `x` the elements
     /// `x_at .. x_at + J` of buffer `x` (`linear`, multiply then add, in order); then, where
-    /// `bias[i]` is given, `out[i] = out[i] + bias[i]` (a bias `let` fused by the optimiser).
-    MatVec { out: BufId, w: Arc<Matrix>, x: BufId, x_at: usize, bias: Option<Arc<[Option<f64>]>> },
+    /// `bias[i]` is given, `out[i] = out[i] + bias[i]` (a bias `let` fused by the optimiser);
+    /// then, with `relu`, the `reluTensor` of `out` that followed (fused by the optimiser).
+    MatVec {
+        out: BufId,
+        w: Arc<Matrix>,
+        x: BufId,
+        x_at: usize,
+        bias: Option<Arc<[Option<f64>]>>,
+        relu: Option<ReluInto>,
+    },
     /// `buf[at + k] = buf[at + k] + values[k]` where `values[k]` is given (bias `let`s
     /// `let z[i] = z[i] + b in …`, fused by the optimiser).
     AddBias { buf: BufId, at: usize, values: Vec<Option<f64>> },

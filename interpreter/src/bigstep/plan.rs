@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use super::ops::{Arith, BufId, FOperand, IOperand, Op, Reg};
+use super::layout::{Layout, layout};
+use super::ops::{Activation, Arith, BufId, FOperand, IOperand, Op, Reg, ReluInto};
 
 /// A symbolic input: its name and the buffer that receives its elements (row-major).
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,8 @@ pub struct Plan {
     pub iregs: u32,
     /// The length of each buffer.
     pub buffers: Vec<usize>,
+    /// Where each buffer lives in a frame (buffers that are not live at once share space).
+    pub layout: Layout,
     pub inputs: Vec<PlanInput>,
     pub result: ResultSpec,
 }
@@ -57,8 +60,9 @@ impl Plan {
         inputs: Vec<PlanInput>,
         result: ResultSpec,
     ) -> Plan {
-        let ops = fuse_biases(ops, &result);
-        let mut plan = Plan { ops, fregs, iregs, buffers, inputs, result };
+        let ops = fuse_relus(fuse_biases(ops, &result));
+        let layout = layout(&ops, &inputs, &result, &buffers);
+        let mut plan = Plan { ops, fregs, iregs, buffers, layout, inputs, result };
         plan.compact_registers();
         plan
     }
@@ -195,6 +199,25 @@ fn add_bias(ops: &mut Vec<Op>, buf: BufId, at: usize, c: f64) {
         _ => {}
     }
     ops.push(Op::AddBias { buf, at, values: vec![Some(c)] });
+}
+
+/// Fuses `reluTensor` into the `MatVec` right before it when it reads exactly that product:
+/// the product is still written (later code may read it) and relu computed from it in the
+/// same pass, element for element the same operations.
+fn fuse_relus(ops: Vec<Op>) -> Vec<Op> {
+    let mut fused: Vec<Op> = Vec::with_capacity(ops.len());
+    for op in ops {
+        if let Op::Activate { activation: Activation::Relu, input, in_at: 0, out, len, span } = op
+            && let Some(Op::MatVec { out: product, w, relu: relu @ None, .. }) = fused.last_mut()
+            && *product == input
+            && w.rows() == len
+        {
+            *relu = Some(ReluInto { out, span });
+            continue;
+        }
+        fused.push(op);
+    }
+    fused
 }
 
 /// Old register numbers to new, dense ones, in order of first use.

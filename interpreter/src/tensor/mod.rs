@@ -13,7 +13,7 @@
 
 mod kernels;
 
-pub use kernels::{Precision, matmul_lanes, matvec};
+pub use kernels::{Epilogue, Isa, Precision, matmul_lanes, matmul_lanes_on, matvec, matvec_on};
 
 /// Rows per panel of the packed layout the batched kernel reads.
 pub const PANEL_ROWS: usize = 8;
