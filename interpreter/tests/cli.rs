@@ -1,43 +1,14 @@
 //! The `knn` binary: the authors' programs byte for byte, exit codes, diagnostics, inputs.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{knn, npy_bytes, stderr, stdout, temp_file};
 use serde_json::Value;
-
-fn knn(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knn"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("knn starts");
-    if let Some(text) = stdin {
-        // knn may exit before reading its input (a bad flag): a broken pipe is not a failure.
-        let _ = child.stdin.take().unwrap().write_all(text.as_bytes());
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("knn finishes")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn authors() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec-tests/programs/authors")
-}
-
-fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path.to_string_lossy().into_owned()
 }
 
 #[test]
@@ -145,20 +116,6 @@ fn an_input_binds_exactly_what_the_equivalent_lets_would() {
         assert_eq!(by_lets.status.code(), Some(0), "{semantics}");
         assert_eq!(stdout(&by_input), stdout(&by_lets), "{semantics}");
     }
-}
-
-/// A version 1.0 `.npy` file with the given dtype, shape and raw little-endian data.
-fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
-    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend((header.len() as u16).to_le_bytes());
-    bytes.extend(header.as_bytes());
-    bytes.extend(data);
-    bytes
 }
 
 #[test]

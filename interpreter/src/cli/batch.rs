@@ -53,6 +53,11 @@ pub enum BatchFormat {
     Json,
 }
 
+/// Failed rows reported in full (with the source line); the next ones get a line each, up to
+/// [`LISTED_FAILURES`]; the rest are counted.
+const FULL_REPORTS: usize = 10;
+const LISTED_FAILURES: usize = 1000;
+
 /// Rows run between two updates of the progress bar.
 const BLOCK: usize = 8192;
 
@@ -131,11 +136,17 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
 
 fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Exit, Exit> {
     let failures = results.iter().filter(|r| r.is_err()).count();
-    for (row, result) in results.iter().enumerate() {
-        if let Err(e) = result
-            && (args.out.is_some() || args.output == BatchFormat::Text)
-        {
-            eprint!("row {row}: {}", error_report(e.kind, &e.detail, e.span, source));
+    if args.out.is_some() || args.output == BatchFormat::Text {
+        let failed = results.iter().enumerate().filter_map(|(row, r)| r.as_ref().err().map(|e| (row, e)));
+        for (shown, (row, e)) in failed.enumerate() {
+            match shown {
+                _ if shown < FULL_REPORTS => eprint!("row {row}: {}", error_report(e.kind, &e.detail, e.span, source)),
+                _ if shown < LISTED_FAILURES => eprintln!("row {row}: error: {}", e.kind),
+                _ => {
+                    eprintln!("… and {} more failed rows", failures - LISTED_FAILURES);
+                    break;
+                }
+            }
         }
     }
     match &args.out {

@@ -1,0 +1,132 @@
+//! Batches: a plan run on many rows at once gives each row exactly what a run on that row
+//! alone gives, and what the small-step reference gives, whatever the grouping; fast math stays
+//! within its stated tolerance.
+
+use std::fmt::Write;
+
+use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
+use knn_interpreter::tensor::Precision;
+use knn_semantics::Profile;
+use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::{Exp, parse_program};
+
+/// A seeded stream in `[-1, 1)`.
+struct Stream(u64);
+
+impl Stream {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// An MLP over input `x` with the given widths: `linear`, bias `let`s on most rows (not every
+/// row, so absent biases are exercised), relu between layers; `tail` ends the program (`ArgMax`
+/// of the last layer, the layer itself, …). Widths cross the kernels' panel height (8) and
+/// column block (128).
+fn mlp(widths: &[usize], tail: &str) -> String {
+    let mut stream = Stream(widths.iter().sum::<usize>() as u64);
+    let mut source = String::new();
+    let mut input = "x".to_string();
+    for (l, pair) in widths.windows(2).enumerate() {
+        let (cols, rows) = (pair[0], pair[1]);
+        write!(source, "let W{l} = initTensor({rows}, {cols}) in ").unwrap();
+        for i in 0..rows {
+            for j in 0..cols {
+                write!(source, "let W{l}[{i}, {j}] = {:?} in ", stream.next() / (cols as f64).sqrt()).unwrap();
+            }
+        }
+        write!(source, "let z{l} = linear(W{l}, {input}) in ").unwrap();
+        for i in (0..rows).filter(|i| i % 5 != 3) {
+            write!(source, "let z{l}[{i}] = z{l}[{i}] + {:?} in ", stream.next() * 0.1).unwrap();
+        }
+        input = if l + 2 < widths.len() {
+            write!(source, "let h{l} = reluTensor(z{l}) in ").unwrap();
+            format!("h{l}")
+        } else {
+            format!("z{l}")
+        };
+    }
+    source + &tail.replace("OUT", &input)
+}
+
+/// Rows of width `n`: seeded values, then rows that fail in some layer (NaN, infinities that
+/// meet as `inf - inf`), zeros and negative zeros.
+fn rows(n: usize, count: usize) -> Vec<Vec<f64>> {
+    let mut stream = Stream(99);
+    let mut rows: Vec<Vec<f64>> = (0..count).map(|_| (0..n).map(|_| stream.next() * 3.0).collect()).collect();
+    let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1e308];
+    for (k, value) in special.into_iter().enumerate() {
+        let row = &mut rows[(7 * k + 3) % count];
+        row[k % n] = value;
+        if value.is_infinite() {
+            row[(k + 1) % n] = -value;
+        }
+    }
+    rows
+}
+
+fn run(program: &Exp, n: usize, rows: &[Vec<f64>], options: ExecOptions) -> Vec<RowResult> {
+    let plan = compile(program, &[Binding { name: "x".into(), shape: vec![n], data: InputData::Symbolic }]);
+    let refs: Vec<Vec<&[f64]>> = rows.iter().map(|r| vec![r.as_slice()]).collect();
+    run_rows(&plan, &refs, options)
+}
+
+fn one(program: &Exp, row: &[f64]) -> Verdict {
+    let input = TensorInput { name: "x".into(), shape: vec![row.len()], data: row.to_vec() };
+    SmallStep::revised().evaluate(program, &[input]).expect("the input binds")
+}
+
+const TAILS: [&str; 3] = ["ArgMax(OUT)", "OUT", "OUT[0] + OUT[1]"];
+
+#[test]
+fn every_grouping_gives_each_row_the_reference_result() {
+    let widths = [6, 130, 13, 4];
+    let rows = rows(6, 70);
+    for tail in TAILS {
+        let program = parse_program(&mlp(&widths, tail), Profile::revised().grammar).expect("the MLP parses");
+        let reference: Vec<Verdict> = rows.iter().map(|row| one(&program, row)).collect();
+        assert!(reference.iter().any(|v| matches!(v, Verdict::Error { .. })), "{tail}: some rows fail");
+        assert!(reference.iter().filter(|v| matches!(v, Verdict::Value(_))).count() > 60, "{tail}: most rows run");
+        for group in [Some(16), Some(48), None] {
+            let options = ExecOptions { precision: Precision::Exact, group };
+            let batch = run(&program, 6, &rows, options);
+            assert_eq!(batch.len(), rows.len());
+            for (k, (got, want)) in batch.into_iter().zip(&reference).enumerate() {
+                let got = verdict(got);
+                assert!(got.agrees_with(want), "{tail}, group {group:?}, row {k}: {got} but the reference says {want}");
+            }
+        }
+        // A row alone takes the one-input kernels: the same again.
+        for (k, row) in rows.iter().enumerate().step_by(9) {
+            let alone = verdict(run(&program, 6, std::slice::from_ref(row), ExecOptions::default()).remove(0));
+            assert!(alone.agrees_with(&reference[k]), "{tail}, row {k} alone: {alone} vs {}", reference[k]);
+        }
+    }
+}
+
+#[test]
+fn fast_math_stays_within_its_tolerance() {
+    let widths = [6, 130, 13, 4];
+    let rows = rows(6, 64);
+    let program = parse_program(&mlp(&widths, "OUT"), Profile::revised().grammar).expect("the MLP parses");
+    let exact = run(&program, 6, &rows, ExecOptions::default());
+    let fast = run(&program, 6, &rows, ExecOptions { precision: Precision::Fast, group: None });
+    let mut compared = 0;
+    for (k, (e, f)) in exact.iter().zip(&fast).enumerate() {
+        match (e, f) {
+            (Ok(Observed::Tensor(e)), Ok(Observed::Tensor(f))) => {
+                for (a, b) in e.data.iter().zip(&f.data) {
+                    if a.is_finite() {
+                        approx::assert_relative_eq!(*a, *b, epsilon = 1e-12, max_relative = 1e-9);
+                        compared += 1;
+                    }
+                }
+            }
+            (Err(e), Err(f)) => assert_eq!(e.kind, f.kind, "row {k}"),
+            _ => panic!("row {k}: exact {e:?}, fast {f:?}"),
+        }
+    }
+    assert!(compared >= 4 * 60, "{compared} elements compared");
+}
