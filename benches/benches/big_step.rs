@@ -1,0 +1,103 @@
+//! The big-step engine (issue 4's measurements):
+//!
+//! - `engines/…`: the same MLP (ACAS Xu's shape) with one input on the small-step reference
+//!   (revised rules), on the big-step engine from source to result (compile, then run), and on
+//!   a compiled plan (what each further input costs);
+//! - `batch/{acasxu,wide}/threads-{1,2}/{1,64,4096}`: throughput in inputs per second;
+//! - `batch-fast-math/…`: the same with fused multiply-adds (`--fast-math`), batch 4096;
+//! - `latency/acasxu`: one input on a compiled plan;
+//! - `kernel/…`: the exact batched product alone, in multiply-adds per second.
+//!
+//! `cargo bench -p knn-benches --bench big_step`; `docs/performance.md` records the results.
+
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use knn_benches::{ACAS_XU, WIDE, inputs, mlp_program};
+use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Plan, compile, run_rows};
+use knn_interpreter::tensor::{Epilogue, Matrix, Precision, matmul_lanes};
+use knn_semantics::engine::{Engine, SmallStep, Verdict};
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::{Exp, Grammar, parse_program};
+
+fn network(sizes: &[usize]) -> (Exp, Plan) {
+    let program = parse_program(&mlp_program(sizes, 7), Grammar::Relaxed).expect("benchmark program parses");
+    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
+    (program, plan)
+}
+
+fn rows(batch: &[Vec<f64>]) -> Vec<Vec<&[f64]>> {
+    batch.iter().map(|x| vec![x.as_slice()]).collect()
+}
+
+fn engines(c: &mut Criterion) {
+    let (program, plan) = network(&ACAS_XU);
+    let x = inputs(1, ACAS_XU[0], 3);
+    let input = [TensorInput { name: "x".into(), shape: vec![ACAS_XU[0]], data: x[0].clone() }];
+    let reference = SmallStep::revised().evaluate(&program, &input).expect("the input binds");
+    assert!(matches!(reference, Verdict::Value(_)), "{reference}");
+    let big = BigStep::new();
+    assert!(big.evaluate(&program, &input).expect("the input binds").agrees_with(&reference));
+
+    let mut group = c.benchmark_group("engines/acasxu-one-input");
+    group.sample_size(10).measurement_time(Duration::from_secs(5));
+    group.bench_function("small-step", |b| b.iter(|| SmallStep::revised().evaluate(&program, &input)));
+    group.bench_function("big-step/compile-and-run", |b| b.iter(|| big.evaluate(&program, &input)));
+    let one = rows(&x);
+    group.bench_function("big-step/compiled-plan", |b| b.iter(|| run_rows(&plan, &one, ExecOptions::default())));
+    group.finish();
+}
+
+fn batches(c: &mut Criterion) {
+    for (name, sizes) in [("acasxu", &ACAS_XU[..]), ("wide", &WIDE[..])] {
+        let (_, plan) = network(sizes);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+            let mut group = c.benchmark_group(format!("batch/{name}/threads-{threads}"));
+            let samples = if name == "wide" { 10 } else { 20 };
+            group.sample_size(samples).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+            for batch in [1usize, 64, 4096] {
+                let xs = inputs(batch, sizes[0], 3);
+                let rows = rows(&xs);
+                group.throughput(Throughput::Elements(batch as u64));
+                group.bench_with_input(BenchmarkId::from_parameter(batch), &rows, |b, rows| {
+                    pool.install(|| b.iter(|| run_rows(&plan, rows, ExecOptions::default())))
+                });
+            }
+            group.finish();
+        }
+        // Fast math (fused multiply-adds) on both cores, for comparison with the exact figures.
+        let mut group = c.benchmark_group(format!("batch-fast-math/{name}/threads-2"));
+        group.sample_size(10).measurement_time(Duration::from_secs(3));
+        let xs = inputs(4096, sizes[0], 3);
+        let rows = rows(&xs);
+        group.throughput(Throughput::Elements(4096));
+        let fast = ExecOptions { precision: Precision::Fast, group: None };
+        group.bench_function("4096", |b| b.iter(|| run_rows(&plan, &rows, fast)));
+        group.finish();
+    }
+}
+
+fn latency(c: &mut Criterion) {
+    let (_, plan) = network(&ACAS_XU);
+    let x = inputs(1, ACAS_XU[0], 5);
+    let one = rows(&x);
+    c.bench_function("latency/acasxu", |b| b.iter(|| run_rows(&plan, &one, ExecOptions::default())));
+}
+
+fn kernel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("kernel/exact-matmul");
+    for (rows, cols, lanes) in [(50, 50, 64), (256, 256, 64), (256, 784, 64)] {
+        let w = Matrix::new(rows, cols, (0..rows * cols).map(|k| (k % 13) as f64 * 0.1 - 0.6).collect());
+        let x: Vec<f64> = (0..cols * lanes).map(|k| (k % 7) as f64 - 3.0).collect();
+        let mut out = vec![0.0; rows * lanes];
+        group.throughput(Throughput::Elements((rows * cols * lanes) as u64));
+        group.bench_function(format!("{rows}x{cols}-lanes-{lanes}"), |b| {
+            b.iter(|| matmul_lanes(&w, &x, &mut out, lanes, Precision::Exact, Epilogue::default()))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engines, batches, latency, kernel);
+criterion_main!(benches);
