@@ -1,7 +1,9 @@
 //! `search`: every distinct final configuration, breadth first, configurations deduplicated,
 //! bounded by a number of states.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
 
 use super::{Coverage, Limit, Outcome, successors};
 use crate::config::Config;
@@ -43,7 +45,9 @@ pub fn search(profile: &'static Profile, initial: Config, options: SearchOptions
     // Pending substitutions cache their result in a `OnceCell`; hashing and equality look at
     // the substituted term, which the cache never changes.
     #[allow(clippy::mutable_key_type)]
-    let mut seen: HashSet<Config> = HashSet::new();
+    // FxHash: configurations are hashed once per state explored, and SipHash's resistance to
+    // flooding buys nothing here.
+    let mut seen: FxHashSet<Config> = FxHashSet::default();
     let mut queue: VecDeque<(Config, u64)> = VecDeque::new();
     let mut finals = Vec::new();
     seen.insert(initial.clone());

@@ -1,0 +1,381 @@
+//! Generated programs: a list of `let`s and a result, the shape K-NN programs have. The model
+//! keeps what shrinking needs (which statement defines and uses which name); [`Program::exp`]
+//! turns it into the parser's syntax tree and [`Program::source`] into source text.
+
+use std::fmt;
+
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Ident, Span, print::to_source};
+
+/// A scalar expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Float(f64),
+    /// A non-negative Int literal (`-1` is a Float in K).
+    Int(i64),
+    Var(String),
+    /// `t[i, j]` (a sub-tensor when there are fewer indices than dimensions).
+    Read(String, Vec<i64>),
+    Bin(BinOp, Box<Scalar>, Box<Scalar>),
+    /// `(let name = value in body)` as an operand.
+    Nested(String, Box<Scalar>, Box<Scalar>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+/// The activations, as tensor functions (`reluTensor`) or scalar ones (`relu`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    Relu,
+    Tanh,
+    Sigmoid,
+}
+
+/// One `let … in` of a program.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `let name = initTensor(dims) in`
+    Alloc { name: String, dims: Vec<usize> },
+    /// `let tensor[index] = value in`
+    Write { tensor: String, index: Vec<i64>, value: Scalar },
+    /// `let name = value in`
+    Let { name: String, value: Scalar },
+    /// `let name = relu(arg) in` (and `tanh`, `sigmoid`)
+    ScalarFn { name: String, act: Act, arg: Scalar },
+    /// `let out = linear(w, x) in`
+    Linear { out: String, w: String, x: String },
+    /// `let out = reluTensor(arg) in` (and `tanhTensor`, `sigmoidTensor`); the argument is
+    /// usually a name, sometimes a scalar (an error).
+    Activate { out: String, act: Act, arg: Scalar },
+    /// `let tensor[index] = tensor[index] + add in`: a bias, the pattern networks use.
+    Bias { tensor: String, index: i64, add: f64 },
+    /// `let target = value in` with a target that is neither a name nor an indexed name
+    /// (`let 1.0 = 2.0 in`, `let (a + b)[0] = …`): an error to exercise.
+    BadTarget { target: Scalar, value: Scalar },
+}
+
+/// What the program evaluates to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Final {
+    Scalar(Scalar),
+    /// `ArgMax(name)`
+    ArgMax(String),
+}
+
+/// A tensor bound before the program runs (`--input`), with one or more rows of values: the
+/// single-run properties use the first, the batch properties all of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub rows: Vec<Vec<f64>>,
+}
+
+#[derive(Clone, PartialEq)]
+pub struct Program {
+    /// The seed it was generated from (`KNN_DIFF_SEED` regenerates it).
+    pub seed: u64,
+    pub input: Option<Input>,
+    pub stmts: Vec<Stmt>,
+    pub result: Final,
+}
+
+fn span() -> Span {
+    Span::default()
+}
+
+fn id(name: &str) -> Exp {
+    Exp::new(ExpKind::Id(name.to_string()), span())
+}
+
+fn boxed(e: Exp) -> Box<Exp> {
+    Box::new(e)
+}
+
+fn index(name: &str, ints: &[i64]) -> Exp {
+    Exp::new(ExpKind::Index(boxed(id(name)), ints.to_vec()), span())
+}
+
+impl Scalar {
+    pub fn exp(&self) -> Exp {
+        let kind = match self {
+            Scalar::Float(x) => ExpKind::Float(*x),
+            Scalar::Int(n) => ExpKind::Int(*n),
+            Scalar::Var(x) => ExpKind::Id(x.clone()),
+            Scalar::Read(t, ints) => return index(t, ints),
+            Scalar::Bin(op, a, b) => {
+                let (a, b) = (boxed(a.exp()), boxed(b.exp()));
+                match op {
+                    BinOp::Add => ExpKind::Add(a, b),
+                    BinOp::Mul => ExpKind::Mul(a, b),
+                    BinOp::Max => ExpKind::Max(a, b),
+                    BinOp::Min => ExpKind::Min(a, b),
+                }
+            }
+            Scalar::Nested(name, value, body) => {
+                ExpKind::Let { target: boxed(id(name)), value: boxed(value.exp()), body: boxed(body.exp()) }
+            }
+        };
+        Exp::new(kind, span())
+    }
+
+    /// The names it reads.
+    pub fn names(&self, out: &mut Vec<String>) {
+        match self {
+            Scalar::Float(_) | Scalar::Int(_) => {}
+            Scalar::Var(x) | Scalar::Read(x, _) => out.push(x.clone()),
+            Scalar::Bin(_, a, b) => {
+                a.names(out);
+                b.names(out);
+            }
+            Scalar::Nested(name, value, body) => {
+                value.names(out);
+                let mut inner = Vec::new();
+                body.names(&mut inner);
+                out.extend(inner.into_iter().filter(|n| n != name));
+            }
+        }
+    }
+
+    /// Simpler expressions of the same kind of value, for shrinking.
+    pub fn shrink(&self) -> Vec<Scalar> {
+        match self {
+            Scalar::Float(x) => {
+                // Toward 0.0, well-founded: 0.0 has no simpler form, 1.0 only 0.0, and an
+                // integer-valued or larger value gets simpler by truncation and magnitude.
+                let mut out = Vec::new();
+                if x.to_bits() != 0.0f64.to_bits() {
+                    out.push(Scalar::Float(0.0));
+                }
+                if x.abs() > 1.0 || x.is_nan() {
+                    out.push(Scalar::Float(1.0));
+                }
+                if x.is_finite() && x.trunc() != *x && x.trunc().abs() >= 1.0 {
+                    out.push(Scalar::Float(x.trunc()));
+                }
+                out
+            }
+            Scalar::Int(n) if *n > 1 => vec![Scalar::Int(0), Scalar::Int(1), Scalar::Int(n / 2)],
+            Scalar::Int(_) | Scalar::Var(_) => Vec::new(),
+            Scalar::Read(..) => vec![Scalar::Float(0.0)],
+            Scalar::Bin(op, a, b) => {
+                let mut out = vec![(**a).clone(), (**b).clone()];
+                out.extend(a.shrink().into_iter().map(|a| Scalar::Bin(*op, Box::new(a), b.clone())));
+                out.extend(b.shrink().into_iter().map(|b| Scalar::Bin(*op, a.clone(), Box::new(b))));
+                out
+            }
+            Scalar::Nested(name, value, body) => {
+                let mut out = vec![(**value).clone()];
+                out.extend(value.shrink().into_iter().map(|v| Scalar::Nested(name.clone(), Box::new(v), body.clone())));
+                out
+            }
+        }
+    }
+}
+
+impl Act {
+    pub const ALL: [Act; 3] = [Act::Relu, Act::Tanh, Act::Sigmoid];
+}
+
+impl Stmt {
+    /// The name the statement binds (a write binds none).
+    pub fn defines(&self) -> Option<&str> {
+        match self {
+            Stmt::Alloc { name, .. }
+            | Stmt::Let { name, .. }
+            | Stmt::ScalarFn { name, .. }
+            | Stmt::Linear { out: name, .. }
+            | Stmt::Activate { out: name, .. } => Some(name),
+            Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
+        }
+    }
+
+    /// The names it reads.
+    pub fn uses(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self {
+            Stmt::Alloc { .. } => {}
+            Stmt::Write { tensor, value, .. } => {
+                out.push(tensor.clone());
+                value.names(&mut out);
+            }
+            Stmt::Let { value: s, .. } | Stmt::ScalarFn { arg: s, .. } | Stmt::Activate { arg: s, .. } => {
+                s.names(&mut out)
+            }
+            Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
+            Stmt::Bias { tensor, .. } => out.push(tensor.clone()),
+            Stmt::BadTarget { target, value } => {
+                target.names(&mut out);
+                value.names(&mut out);
+            }
+        }
+        out
+    }
+
+    /// `let … in body`.
+    fn wrap(&self, body: Exp) -> Exp {
+        let func = |kind: FuncKind| Func { kind, span: span() };
+        let let_func = |name: &str, kind: FuncKind, body: Exp| {
+            Exp::new(ExpKind::LetFunc { target: boxed(id(name)), func: func(kind), body: boxed(body) }, span())
+        };
+        let let_exp = |target: Exp, value: Exp, body: Exp| {
+            Exp::new(ExpKind::Let { target: boxed(target), value: boxed(value), body: boxed(body) }, span())
+        };
+        match self {
+            Stmt::Alloc { name, dims } => {
+                let_func(name, FuncKind::InitTensor(dims.iter().map(|&d| d as i64).collect()), body)
+            }
+            Stmt::Write { tensor, index: ints, value } => let_exp(index(tensor, ints), value.exp(), body),
+            Stmt::Let { name, value } => let_exp(id(name), value.exp(), body),
+            Stmt::ScalarFn { name, act, arg } => {
+                let arg = boxed(arg.exp());
+                let kind = match act {
+                    Act::Relu => FuncKind::Relu(arg),
+                    Act::Tanh => FuncKind::Tanh(arg),
+                    Act::Sigmoid => FuncKind::Sigmoid(arg),
+                };
+                let_func(name, kind, body)
+            }
+            Stmt::Linear { out, w, x } => {
+                let ident = |n: &String| Ident { name: n.clone(), span: span() };
+                let_func(out, FuncKind::Linear(ident(w), ident(x)), body)
+            }
+            Stmt::Activate { out, act, arg } => {
+                let arg = boxed(arg.exp());
+                let kind = match act {
+                    Act::Relu => FuncKind::ReluTensor(arg),
+                    Act::Tanh => FuncKind::TanhTensor(arg),
+                    Act::Sigmoid => FuncKind::SigmoidTensor(arg),
+                };
+                let_func(out, kind, body)
+            }
+            Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
+            Stmt::Bias { tensor, index: i, add } => {
+                let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
+                let_exp(index(tensor, &[*i]), sum, body)
+            }
+        }
+    }
+}
+
+impl Final {
+    fn exp(&self) -> Exp {
+        match self {
+            Final::Scalar(s) => s.exp(),
+            Final::ArgMax(name) => Exp::new(ExpKind::ArgMax(boxed(id(name))), span()),
+        }
+    }
+
+    fn uses(&self) -> Vec<String> {
+        match self {
+            Final::Scalar(s) => {
+                let mut out = Vec::new();
+                s.names(&mut out);
+                out
+            }
+            Final::ArgMax(name) => vec![name.clone()],
+        }
+    }
+}
+
+impl Program {
+    /// The syntax tree the parser would build from [`Program::source`].
+    pub fn exp(&self) -> Exp {
+        self.stmts.iter().rev().fold(self.result.exp(), |body, stmt| stmt.wrap(body))
+    }
+
+    /// The program as source text, parenthesised where K's priorities need it.
+    pub fn source(&self) -> String {
+        to_source(&self.exp())
+    }
+
+    /// The input bound to its first row (empty without an input).
+    pub fn first_inputs(&self) -> Vec<TensorInput> {
+        self.input.iter().map(|i| i.row(0)).collect()
+    }
+
+    /// Programs one step simpler: a statement removed (with the statements and result that
+    /// then read an unbound name), the input dropped, an expression simplified.
+    pub fn shrink_candidates(&self) -> Vec<Program> {
+        let mut out = Vec::new();
+        for k in (0..self.stmts.len()).rev() {
+            let mut smaller = self.clone();
+            smaller.stmts.remove(k);
+            out.push(smaller.well_formed());
+        }
+        if self.input.is_some() {
+            out.push(Program { input: None, ..self.clone() }.well_formed());
+        }
+        if let Some(input) = &self.input
+            && input.rows.len() > 1
+        {
+            let one = Input { rows: input.rows[..1].to_vec(), ..input.clone() };
+            out.push(Program { input: Some(one), ..self.clone() });
+        }
+        if let Final::Scalar(s) = &self.result {
+            for simpler in s.shrink() {
+                out.push(Program { result: Final::Scalar(simpler), ..self.clone() }.well_formed());
+            }
+        }
+        for (k, stmt) in self.stmts.iter().enumerate() {
+            let simpler: Vec<Stmt> = match stmt {
+                Stmt::Write { tensor, index, value } => value
+                    .shrink()
+                    .into_iter()
+                    .map(|v| Stmt::Write { tensor: tensor.clone(), index: index.clone(), value: v })
+                    .collect(),
+                Stmt::Let { name, value } => {
+                    value.shrink().into_iter().map(|v| Stmt::Let { name: name.clone(), value: v }).collect()
+                }
+                _ => Vec::new(),
+            };
+            for s in simpler {
+                let mut p = self.clone();
+                p.stmts[k] = s;
+                out.push(p.well_formed());
+            }
+        }
+        out.retain(|p| p != self);
+        out
+    }
+
+    /// Drops statements that read a name nothing binds (after a shrink removed its binder) and
+    /// replaces such a result with `0.0`: shrinking keeps programs well-formed.
+    fn well_formed(mut self) -> Program {
+        let mut bound: Vec<String> = self.input.iter().map(|i| i.name.clone()).collect();
+        self.stmts.retain(|stmt| {
+            let ok = stmt.uses().iter().all(|n| bound.contains(n));
+            if ok && let Some(name) = stmt.defines() {
+                bound.push(name.to_string());
+            }
+            ok
+        });
+        if !self.result.uses().iter().all(|n| bound.contains(n)) {
+            self.result = Final::Scalar(Scalar::Float(0.0));
+        }
+        self
+    }
+}
+
+impl Input {
+    pub fn row(&self, k: usize) -> TensorInput {
+        TensorInput { name: self.name.clone(), shape: self.shape.clone(), data: self.rows[k].clone() }
+    }
+}
+
+impl fmt::Debug for Program {
+    /// What a failure report shows: the seed, the input and the program as source text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "seed {} (KNN_DIFF_SEED={} reruns it)", self.seed, self.seed)?;
+        if let Some(input) = &self.input {
+            writeln!(f, "input {} {:?} = {:?}", input.name, input.shape, input.rows)?;
+        }
+        write!(f, "{}", self.source())
+    }
+}
