@@ -32,10 +32,11 @@ fn reference(profile: &'static Profile) -> SmallStep {
     SmallStep { profile, max_steps: Some(MAX_STEPS) }
 }
 
-/// The failure report.
-pub fn report(program: &Program, what: &str, left: (&str, &Verdict), right: (&str, &Verdict)) -> String {
+/// The failure report: what failed, the program (seed, input, text), the two outcomes one
+/// line each, and the first place they differ.
+pub fn report(program: &str, what: &str, left: (&str, &Verdict), right: (&str, &Verdict)) -> String {
     format!(
-        "{what}\n{program:?}\n  {}: {}\n  {}: {}\n  first difference: {}",
+        "{what}\n{program}\n  {}: {}\n  {}: {}\n  first difference: {}",
         left.0,
         left.1,
         right.0,
@@ -96,29 +97,32 @@ fn parsed(program: &Program, grammar: Grammar) -> Result<Exp, Check> {
 /// The small-step reference (revised) and the big-step engine, direct and staged, agree: the
 /// same value bit for bit (NaN as NaN), or the same error kind.
 pub fn engines_agree(program: &Program) -> Check {
-    let exp = match parsed(program, Grammar::Relaxed) {
-        Ok(exp) => exp,
-        Err(check) => return check,
-    };
-    let inputs = program.first_inputs();
-    let expected = match reference(Profile::revised()).evaluate(&exp, &inputs) {
+    match parsed(program, Grammar::Relaxed) {
+        Ok(exp) => engines_agree_on(&exp, &program.first_inputs(), &format!("{program:?}")),
+        Err(check) => check,
+    }
+}
+
+/// [`engines_agree`] on a parsed program and its inputs; `described` goes into a failure report.
+pub fn engines_agree_on(exp: &Exp, inputs: &[TensorInput], described: &str) -> Check {
+    let expected = match reference(Profile::revised()).evaluate(exp, inputs) {
         Ok(Verdict::Limit) => return Check::Discard("the reference reached its step limit"),
         Ok(v) => v,
-        Err(e) => return Check::Fail(format!("the input does not bind: {e}\n{program:?}")),
+        Err(e) => return Check::Fail(format!("the input does not bind: {e}\n{described}")),
     };
     if matches!(expected, Verdict::Stuck(_) | Verdict::Empty | Verdict::Aborted(_)) {
-        return Check::Fail(format!("the revised rules must not get stuck\n{program:?}\n  reference: {expected}"));
+        return Check::Fail(format!("the revised rules must not get stuck\n{described}\n  reference: {expected}"));
     }
     for staging in [Staging::Direct, Staging::Staged] {
         let engine = BigStep { staging, precision: Precision::Exact };
-        let got = match engine.evaluate(&exp, &inputs) {
+        let got = match engine.evaluate(exp, inputs) {
             Ok(v) => v,
-            Err(e) => return Check::Fail(format!("{} refuses the input: {e}\n{program:?}", engine.name())),
+            Err(e) => return Check::Fail(format!("{} refuses the input: {e}\n{described}", engine.name())),
         };
         if !got.agrees_with(&expected) {
             let name = engine.name();
             return Check::Fail(report(
-                program,
+                described,
                 "the engines disagree",
                 ("small-step/revised", &expected),
                 (&name, &got),
@@ -154,7 +158,7 @@ pub fn batch_equals_rows(program: &Program) -> Check {
         };
         if !got.agrees_with(&single) {
             return Check::Fail(report(
-                program,
+                &format!("{program:?}"),
                 &format!("row {k} of the batch differs from its own run"),
                 ("alone", &single),
                 ("in the batch", got),
@@ -198,7 +202,7 @@ pub fn fast_math_close(program: &Program) -> Check {
             let close = (a - b).abs() <= FAST_MATH_TOLERANCE * 1f64.max(a.abs()).max(b.abs());
             if !close {
                 return Check::Fail(report(
-                    program,
+                    &format!("{program:?}"),
                     &format!("row {k}: fast math is out of tolerance"),
                     ("exact", e),
                     ("fast", f),
@@ -279,7 +283,7 @@ pub fn published_agrees_on_sound_fragment(program: &Program) -> Check {
         return Check::Pass;
     }
     Check::Fail(report(
-        program,
+        &format!("{program:?}"),
         "the published and revised rules disagree inside the sound fragment",
         ("published", &published),
         ("revised", &revised),

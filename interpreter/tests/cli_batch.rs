@@ -144,9 +144,26 @@ fn bad_batches_are_usage_errors() {
 }
 
 #[test]
+fn run_defaults_to_big_step_unless_an_option_needs_the_rewriting_engine() {
+    // A step count is only reported by the rewriting engine.
+    let steps = |args: &[&str]| -> bool {
+        let out = knn(&[&["run", "-", "--output", "json"][..], args].concat(), Some("1.0 + 2.0"));
+        serde_json::from_str::<Value>(&stdout(&out)).unwrap().get("steps").is_some()
+    };
+    assert!(!steps(&[]), "revised: big-step by default");
+    assert!(steps(&["--semantics", "published"]));
+    assert!(steps(&["--coverage"]));
+    assert!(steps(&["--max-steps", "100"]));
+    assert!(steps(&["--engine", "small-step"]));
+    let refused = knn(&["run", "-", "--engine", "big-step", "--trace"], Some("1.0"));
+    assert_eq!(refused.status.code(), Some(1), "an explicit big-step with --trace is a usage error");
+}
+
+#[test]
 fn run_on_the_big_step_engine_agrees_with_the_reference() {
     for row in ROWS {
-        let reference = knn(&["run", &mlp(), "--input", &inline(&row), "--output", "json"], None);
+        let reference =
+            knn(&["run", &mlp(), "--input", &inline(&row), "--output", "json", "--engine", "small-step"], None);
         let big = knn(&["run", &mlp(), "--input", &inline(&row), "--output", "json", "--engine", "big-step"], None);
         assert_eq!(big.status.code(), reference.status.code(), "{row:?}: {}", stderr(&big));
         let (r, b): (Value, Value) =

@@ -63,10 +63,11 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a program to its final state with krun's rule choices.
+    /// Run a program to its result (the reference's result, on either engine).
     ///
-    /// `run` uses the small-step reference engine; `--semantics revised` (the default) runs the
-    /// patched rules, `--semantics published` the rules of k-nn.md exactly as krun does.
+    /// `--semantics revised` (the default) runs the patched rules, on the big-step engine unless
+    /// an option needs the rewriting one; `--semantics published` runs the rules of k-nn.md
+    /// exactly as krun does, choosing among rules as krun does, on the small-step engine.
     Run(RunArgs),
     /// Explore every rule choice and print every distinct final state (krun --search).
     Search(SearchArgs),
@@ -133,9 +134,11 @@ struct ProgramArgs {
 struct RunArgs {
     #[command(flatten)]
     program: ProgramArgs,
-    /// Which engine runs the program.
-    #[arg(long, value_enum, default_value_t = EngineChoice::SmallStep)]
-    engine: EngineChoice,
+    /// Which engine runs the program. Default: big-step under the revised semantics, unless an
+    /// option needs the rewriting engine (--output config, --trace, --coverage, --max-steps);
+    /// small-step under the published semantics.
+    #[arg(long, value_enum)]
+    engine: Option<EngineChoice>,
     /// Stop after this many rewrite steps (exit code 4).
     #[arg(long, value_name = "N")]
     max_steps: Option<u64>,
@@ -149,6 +152,18 @@ struct RunArgs {
     /// reference in the last bits).
     #[arg(long)]
     fast_math: bool,
+}
+
+impl RunArgs {
+    /// The engine to use: the one asked for, or the default described on `--engine`.
+    fn engine(&self) -> EngineChoice {
+        let needs_small_step = self.program.semantics == Semantics::Published
+            || self.program.output == OutputFormat::Config
+            || self.trace
+            || self.coverage
+            || self.max_steps.is_some();
+        self.engine.unwrap_or(if needs_small_step { EngineChoice::SmallStep } else { EngineChoice::BigStep })
+    }
 }
 
 #[derive(Args)]

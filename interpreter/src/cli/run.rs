@@ -16,7 +16,7 @@ use crate::bigstep::{BigStep, Staging};
 use crate::tensor::Precision;
 
 pub fn run(args: RunArgs) -> Exit {
-    if args.engine == EngineChoice::BigStep {
+    if args.engine() == EngineChoice::BigStep {
         return run_big_step(args);
     }
     if args.fast_math {
