@@ -120,7 +120,8 @@ pub struct Shape {
     /// The highest rank `initTensor` gets (the published rules' rank-3 allocation is broken,
     /// and `search` over it explores tens of thousands of states).
     pub max_rank: usize,
-    /// Only moderate Floats ([`Rng::moderate_float`]) and small Ints: nothing overflows.
+    /// Only moderate Floats ([`Rng::moderate_float`]) and small Ints, indices in range, no
+    /// deliberate mistakes, no `ArgMax` result: programs whose values can be compared.
     pub moderate: bool,
 }
 
@@ -219,6 +220,10 @@ impl Gen {
 
     /// Indices into `dims`: in range mostly, sometimes past the end, sometimes too few or too many.
     fn index(&mut self, dims: &[usize]) -> Vec<i64> {
+        if self.moderate && dims.iter().all(|&d| d > 0) {
+            // Values to compare, not errors: in range, every dimension.
+            return dims.iter().map(|&d| self.rng.below(d) as i64).collect();
+        }
         let mut ints: Vec<i64> = dims
             .iter()
             .map(|&d| match self.rng.weighted(&[90, 10]) {
@@ -266,7 +271,9 @@ impl Gen {
     }
 
     fn statement(&mut self) {
-        match self.rng.weighted(&[14, 22, 8, 5, 12, 4, 10, 5, 6, 2]) {
+        // Moderate programs are for comparing values: more layers, no deliberate mistakes.
+        let weights = if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2] };
+        match self.rng.weighted(&weights) {
             0 => {
                 self.alloc(None);
             }
@@ -433,7 +440,9 @@ impl Gen {
 
     fn result(&mut self) -> Final {
         let tensors = self.tensors();
-        match self.rng.weighted(&[35, 30, 20, 15]) {
+        // Moderate programs end in values to compare, not in an `ArgMax`.
+        let weights = if self.moderate { [35, 0, 40, 15] } else { [35, 30, 20, 15] };
+        match self.rng.weighted(&weights) {
             1 if !tensors.is_empty() => {
                 let vectors: Vec<&(String, Vec<usize>)> = tensors.iter().filter(|(_, d)| d.len() == 1).collect();
                 let name = match vectors.last() {
