@@ -272,7 +272,8 @@ impl Gen {
 
     fn statement(&mut self) {
         // Moderate programs are for comparing values: more layers, no deliberate mistakes.
-        let weights = if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2] };
+        let weights =
+            if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2] };
         match self.rng.weighted(&weights) {
             0 => {
                 self.alloc(None);
