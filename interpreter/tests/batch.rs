@@ -4,7 +4,10 @@
 
 use std::fmt::Write;
 
+use knn_interpreter::bigstep::exec::FRAME_BUDGET;
+use knn_interpreter::bigstep::ops::Op;
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
+use knn_interpreter::tensor::LANE_GROUP;
 use knn_interpreter::tensor::Precision;
 use knn_semantics::Profile;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
@@ -129,4 +132,92 @@ fn fast_math_stays_within_its_tolerance() {
         }
     }
     assert!(compared >= 4 * 60, "{compared} elements compared");
+}
+
+/// `W{name}` of shape `(rows, cols)` with seeded weights, as element `let`s.
+fn weights(name: &str, rows: usize, cols: usize, stream: &mut Stream) -> String {
+    let mut source = format!("let {name} = initTensor({rows}, {cols}) in ");
+    for i in 0..rows {
+        for j in 0..cols {
+            write!(source, "let {name}[{i}, {j}] = {:?} in ", stream.next()).unwrap();
+        }
+    }
+    source
+}
+
+/// Programs whose operations do not follow one chain: a bias or relu on an older product
+/// after a newer one, a register read before its element is overwritten and used after,
+/// several `ArgMax` Ints per row combined and widened. Each row of a batch (groups of 16 and
+/// more lanes) must get what the reference gives that row alone.
+#[test]
+fn interleaved_layers_give_each_row_the_reference_result() {
+    let mut stream = Stream(7);
+    let prelude = weights("A", 3, 4, &mut stream) + &weights("B", 3, 4, &mut stream) + &weights("C", 2, 3, &mut stream);
+    let bodies = [
+        // The bias goes to `y`, the older product, right after `z` was computed.
+        "let y = linear(A, x) in let z = linear(B, x) in let y[1] = y[1] + 0.75 in y",
+        // Read `z[0]`, write `y[0]` with it: not a bias of either buffer.
+        "let y = linear(A, x) in let z = linear(B, x) in let y[0] = z[0] + 0.5 in y",
+        // Relu of `y` right after the product `z` of the same shape.
+        "let y = linear(A, x) in let z = linear(B, x) in let h = reluTensor(y) in h",
+        // `a` is read before `y[0]` is overwritten and used after: the snapshot is needed.
+        "let y = linear(A, x) in let a = y[0] in let y[0] = a + 0.5 in let t = tanh(a) in t + y[0]",
+        // Three ArgMax results per row, in Int arithmetic, then widened.
+        "let y = linear(A, x) in let z = linear(B, x) in let h = reluTensor(z) in \
+         let u = linear(C, h) in (ArgMax(y) * 10 + ArgMax(z)) * 10 + ArgMax(u) + 0.5",
+        "let y = linear(A, x) in let z = linear(B, x) in let i = ArgMax(y) in let k = ArgMax(z) in \
+         let f = i + 0.25 in let g = k * 2 + 0.5 in f * g",
+    ];
+    let rows = rows(4, 40);
+    for body in bodies {
+        let source = format!("{prelude}{body}");
+        let program = parse_program(&source, Profile::revised().grammar).expect("the program parses");
+        let reference: Vec<Verdict> = rows.iter().map(|row| one(&program, row)).collect();
+        assert!(reference.iter().filter(|v| matches!(v, Verdict::Value(_))).count() > 30, "{body}: most rows run");
+        for group in [Some(16), Some(32), None] {
+            let batch = run(&program, 4, &rows, ExecOptions { precision: Precision::Exact, group });
+            for (k, (got, want)) in batch.into_iter().zip(&reference).enumerate() {
+                let got = verdict(got);
+                assert!(got.agrees_with(want), "{body}, group {group:?}, row {k}: {got} but the reference says {want}");
+            }
+        }
+    }
+}
+
+/// The shape of an MLP's plan: one product per layer with its biases and the relu that
+/// follows fused in, and nothing element by element. (The results would be the same without
+/// fusion; this holds the compiler to the plan that makes networks fast.)
+#[test]
+fn an_mlp_compiles_to_one_fused_product_per_layer() {
+    let program = parse_program(&mlp(&[6, 130, 13, 4], "OUT"), Profile::revised().grammar).expect("the MLP parses");
+    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![6], data: InputData::Symbolic }]);
+    let products: Vec<&Op> = plan.ops.iter().filter(|op| matches!(op, Op::MatVec { .. })).collect();
+    assert_eq!(products.len(), 3, "{:#?}", plan.ops);
+    assert_eq!(plan.ops.len(), 3, "only the products are left: {:#?}", plan.ops);
+    for (layer, op) in products.into_iter().enumerate() {
+        let Op::MatVec { bias, relu, w, .. } = op else { unreachable!() };
+        let bias = bias.as_ref().unwrap_or_else(|| panic!("layer {layer} has its biases fused"));
+        // `mlp` biases every row but those with `i % 5 == 3`.
+        let biased: Vec<bool> = bias.iter().map(Option::is_some).collect();
+        let expected: Vec<bool> = (0..w.rows()).map(|i| i % 5 != 3).collect();
+        assert_eq!(biased, expected, "layer {layer}");
+        assert_eq!(relu.is_some(), layer < 2, "layer {layer}: relu on the hidden layers only");
+    }
+}
+
+/// Groups fill the frame budget: as many rows (a multiple of the lane group) as fit in
+/// `FRAME_BUDGET` bytes, at least one lane group, so one group's data stays in cache.
+#[test]
+fn a_group_holds_as_many_rows_as_fit_the_frame_budget() {
+    for widths in [&[2, 3][..], &[6, 130, 13, 4], &[5, 50, 50, 50, 50, 50, 50, 5], &[784, 256, 256, 10]] {
+        let program = parse_program(&mlp(widths, "OUT"), Profile::revised().grammar).expect("the MLP parses");
+        let input = Binding { name: "x".into(), shape: vec![widths[0]], data: InputData::Symbolic };
+        let plan = compile(&program, &[input]);
+        let group = ExecOptions::default().group_for(&plan);
+        let row_bytes = plan.layout.len * size_of::<f64>();
+        assert!(group >= LANE_GROUP && group % LANE_GROUP == 0, "{widths:?}: {group}");
+        assert!(group == LANE_GROUP || group * row_bytes <= FRAME_BUDGET, "{widths:?}: {group} rows overflow");
+        let more = group + LANE_GROUP;
+        assert!(more * row_bytes > FRAME_BUDGET || group >= 256, "{widths:?}: {group} rows, {more} would fit");
+    }
 }
