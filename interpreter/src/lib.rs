@@ -4,4 +4,5 @@
 pub mod bigstep;
 pub mod cli;
 pub mod data;
+pub mod import;
 pub mod tensor;

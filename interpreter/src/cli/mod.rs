@@ -2,6 +2,7 @@
 
 mod batch;
 mod check;
+mod import;
 pub mod inputs;
 mod program;
 mod render;
@@ -44,6 +45,8 @@ Examples:
   knn search examples/tanh_rank2.knn
   knn run examples/mlp.knn --engine big-step --input 'x=[1.0, -2.0, 0.5]'
   knn batch net.knn --input x=inputs.npy -o classes.npy
+  knn import ACASXU_1_1.nnet -o acas.knn && knn batch acas.knn --input x=points.npy -o scores.npy
+  knn import model.onnx -o net.knn --input-name x --output-name y
   knn rules --output json
   knn check net.knn
 
@@ -78,6 +81,8 @@ enum Command {
     /// Parse a program and report its errors without running it: syntax errors, and under the
     /// revised rules the static ones (unbound names, invalid let targets, aliased outputs).
     Check(CheckArgs),
+    /// Turn a trained network (.nnet, or an ONNX MLP) into a K-NN program.
+    Import(import::ImportArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -222,6 +227,7 @@ pub fn main() -> Exit {
         Command::Rules(args) => rules::rules(args),
         Command::Batch(args) => batch::batch(args),
         Command::Check(args) => check::check(args),
+        Command::Import(args) => import::import(args),
     }
 }
 

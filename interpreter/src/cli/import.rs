@@ -1,0 +1,102 @@
+//! `knn import MODEL -o NET.knn`: a trained network (`.nnet`, ONNX) as a revised K-NN program.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use knn_semantics::Profile;
+
+use super::Exit;
+use super::program::{Source, parse};
+use crate::import::{Format, ImportOptions, emit::emit, import_file};
+
+#[derive(Args)]
+pub struct ImportArgs {
+    /// The model: a .nnet file or an ONNX model (.onnx).
+    model: PathBuf,
+    /// Where to write the program (`-` for standard output).
+    #[arg(short = 'o', long = "out", value_name = "NET.knn")]
+    out: PathBuf,
+    /// Overwrite NET.knn if it exists.
+    #[arg(long)]
+    force: bool,
+    /// The model's format, when its extension does not say.
+    #[arg(long, value_enum)]
+    format: Option<FormatChoice>,
+    /// .nnet only: take raw inputs (clipped to the file's min/max, scaled by its mean/range) and
+    /// give raw outputs (scaled back). Without it the program is the network as trained: inputs
+    /// and outputs normalised.
+    #[arg(long)]
+    normalize: bool,
+    /// Name the program's input tensor (default: `x` for .nnet, the graph's input for ONNX).
+    #[arg(long, value_name = "NAME")]
+    input_name: Option<String>,
+    /// Name the program's result tensor (default: `y` for .nnet, the graph's output for ONNX).
+    #[arg(long, value_name = "NAME")]
+    output_name: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatChoice {
+    Nnet,
+    Onnx,
+}
+
+pub fn import(args: ImportArgs) -> Exit {
+    match run(&args) {
+        Ok(exit) | Err(exit) => exit,
+    }
+}
+
+fn usage(message: impl std::fmt::Display) -> Exit {
+    eprintln!("error: {message}");
+    Exit::Usage
+}
+
+fn run(args: &ImportArgs) -> Result<Exit, Exit> {
+    let to_stdout = args.out.as_os_str() == "-";
+    if !to_stdout && args.out.exists() && !args.force {
+        return Err(usage(format!("{} exists; pass --force to overwrite it", args.out.display())));
+    }
+    let options = ImportOptions {
+        normalize: args.normalize,
+        input_name: args.input_name.clone(),
+        output_name: args.output_name.clone(),
+    };
+    let format = args.format.map(|f| match f {
+        FormatChoice::Nnet => Format::Nnet,
+        FormatChoice::Onnx => Format::Onnx,
+    });
+    let network = import_file(&args.model, format, &options).map_err(usage)?;
+    let text = emit(&network);
+    // The program must read back under the revised rules with only its input bound; if it
+    // does not, that is a bug of the importer, reported as the parse error it is.
+    let source = Source { name: format!("{} (imported)", args.out.display()), text };
+    parse(&source, Profile::revised(), &[network.input.as_str()])?;
+    let written = if to_stdout {
+        std::io::stdout().lock().write_all(source.text.as_bytes())
+    } else {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true);
+        if args.force {
+            options.create(true).truncate(true);
+        } else {
+            // Never replace a file that appeared since the check above.
+            options.create_new(true);
+        }
+        options.open(&args.out).and_then(|mut file| file.write_all(source.text.as_bytes()))
+    };
+    written.map_err(|e| usage(format!("cannot write {}: {e}", args.out.display())))?;
+    if !to_stdout {
+        let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
+        eprintln!(
+            "wrote {}: {} ({} parameters); input `{}`, result `{}`",
+            args.out.display(),
+            sizes.join(" -> "),
+            network.parameter_count(),
+            network.input,
+            network.output
+        );
+    }
+    Ok(Exit::Result)
+}

@@ -1,0 +1,182 @@
+//! `knn import`: trained networks (`.nnet`, ONNX) as revised K-NN programs.
+//!
+//! Both readers produce a [`Network`]: the free input vector, then a list of [`Step`]s applied
+//! to it in order, then the output name. [`emit`] turns that into program text. A network is a
+//! chain on one vector, which is what K-NN can express: `linear`, element-wise arithmetic with
+//! constants (`+`, `*`, `max`, `min`) and the tensor activations.
+
+pub mod emit;
+pub mod names;
+pub mod nnet;
+pub mod onnx;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A network as a chain of steps on one vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    /// The model file, for the program's header comment.
+    pub source: String,
+    /// Which reader produced it (`.nnet` or ONNX), for the header.
+    pub format: &'static str,
+    /// The identifier of the free input tensor (bound with `--input`).
+    pub input: String,
+    /// The length of the input vector.
+    pub input_len: usize,
+    /// The identifier of the result vector.
+    pub output: String,
+    pub steps: Vec<Step>,
+    /// Extra lines for the header comment (where the names came from, normalisation, …).
+    pub notes: Vec<String>,
+}
+
+/// One operation on the current vector.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// `linear(W, v)`: `weights` row-major `(rows, cols)`, `cols` the current length.
+    Linear {
+        rows: usize,
+        cols: usize,
+        weights: Vec<f64>,
+    },
+    /// `v[i] + c[i]` (a bias, or a subtraction of a constant written as the addition of its
+    /// negation, which IEEE 754 defines to be the same operation).
+    Add(Vec<f64>),
+    /// `v[i] * c[i]` (a scaling; `-1.0` negates exactly).
+    Mul(Vec<f64>),
+    /// `max(min(v[i], high[i]), low[i])`: the `.nnet` input clipping.
+    Clip {
+        low: Vec<f64>,
+        high: Vec<f64>,
+    },
+    Activation(Activation),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    Relu,
+    Sigmoid,
+    Tanh,
+}
+
+impl Activation {
+    /// The K-NN tensor function that applies it.
+    pub fn tensor_function(self) -> &'static str {
+        match self {
+            Activation::Relu => "reluTensor",
+            Activation::Sigmoid => "sigmoidTensor",
+            Activation::Tanh => "tanhTensor",
+        }
+    }
+}
+
+impl Network {
+    /// The widths of the vector between `linear` steps, input first.
+    pub fn layer_sizes(&self) -> Vec<usize> {
+        let mut sizes = vec![self.input_len];
+        sizes.extend(self.steps.iter().filter_map(|s| match s {
+            Step::Linear { rows, .. } => Some(*rows),
+            _ => None,
+        }));
+        sizes
+    }
+
+    /// The length of the result vector.
+    pub fn output_len(&self) -> usize {
+        *self.layer_sizes().last().unwrap_or(&self.input_len)
+    }
+
+    /// Number of weights and constants the program writes out.
+    pub fn parameter_count(&self) -> usize {
+        self.steps
+            .iter()
+            .map(|s| match s {
+                Step::Linear { weights, .. } => weights.len(),
+                Step::Add(c) | Step::Mul(c) => c.len(),
+                Step::Clip { low, high } => low.len() + high.len(),
+                Step::Activation(_) => 0,
+            })
+            .sum()
+    }
+}
+
+/// Which reader a model file needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Nnet,
+    Onnx,
+}
+
+impl Format {
+    /// The format named by the file's extension.
+    pub fn of_path(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "nnet" => Some(Format::Nnet),
+            "onnx" => Some(Format::Onnx),
+            _ => None,
+        }
+    }
+}
+
+/// What the user chose on the command line.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// `.nnet` only: add the input clipping and scaling and the output scaling.
+    pub normalize: bool,
+    /// Rename the input tensor.
+    pub input_name: Option<String>,
+    /// Rename the output tensor.
+    pub output_name: Option<String>,
+}
+
+/// A model file that cannot be imported: the file, where in it (a line and column for text
+/// formats, a node for ONNX), and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportError {
+    pub path: PathBuf,
+    /// `line:col`, `node "name" (Gemm)`, … or empty.
+    pub location: String,
+    pub message: String,
+}
+
+impl ImportError {
+    pub fn new(path: &Path, location: impl Into<String>, message: impl Into<String>) -> ImportError {
+        ImportError { path: path.to_path_buf(), location: location.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.location.is_empty() {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.path.display(), self.location, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Reads a model file (`format`, or the one its extension names) as a [`Network`].
+pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions) -> Result<Network, ImportError> {
+    let format = format.or_else(|| Format::of_path(path)).ok_or_else(|| {
+        ImportError::new(path, "", "unknown model format: name the file .nnet or .onnx, or pass --format")
+    })?;
+    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
+    let mut network = match format {
+        Format::Nnet => nnet::parse(path, &bytes)?.network(path, options.normalize),
+        Format::Onnx => {
+            if options.normalize {
+                return Err(ImportError::new(
+                    path,
+                    "",
+                    "--normalize applies to .nnet files only (an ONNX graph carries its own scaling as nodes)",
+                ));
+            }
+            onnx::import(path, &bytes)?
+        }
+    };
+    names::rename(&mut network, options).map_err(|message| ImportError::new(path, "", message))?;
+    Ok(network)
+}

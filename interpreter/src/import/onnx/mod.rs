@@ -1,0 +1,177 @@
+//! ONNX models whose graph is an MLP: one float input, a chain of `Gemm`, `MatMul`, `Add`/`Sub`
+//! with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Identity`, `Constant`
+//! nodes, one output. Any other operator is an error that names it and its node.
+//!
+//! The graph's single non-constant value flows through the chain as one K-NN vector: its ONNX
+//! shape (say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`) is tracked so that every
+//! operator can check that it acts on a vector, but the program sees the elements in C order.
+
+mod constant;
+mod ops;
+pub mod proto;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use prost::Message;
+
+use self::constant::{Constant, element_count};
+use self::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto, data_type};
+use super::names::identifier;
+use super::{ImportError, Network, Step};
+
+/// A value of the graph: a constant, or the vector the network computes.
+#[derive(Clone, Debug)]
+enum Value {
+    Constant(Constant),
+    /// The `generation`-th vector of the chain (so that a node reading an older one, a branch,
+    /// is caught), with its ONNX shape.
+    Vector {
+        generation: usize,
+        shape: Vec<usize>,
+    },
+}
+
+/// The walk over the nodes: the values so far and the steps emitted.
+struct Graph {
+    values: HashMap<String, Value>,
+    steps: Vec<Step>,
+    generation: usize,
+}
+
+/// Where in the graph an error is: `node "name" (Op)` or `node #3 (Op)`.
+fn node_location(index: usize, node: &NodeProto) -> String {
+    if node.name.is_empty() {
+        format!("node #{index} ({})", node.op_type)
+    } else {
+        format!("node \"{}\" ({})", node.name, node.op_type)
+    }
+}
+
+/// Decodes a model and translates its graph.
+pub fn import(path: &Path, bytes: &[u8]) -> Result<Network, ImportError> {
+    let model = ModelProto::decode(bytes).map_err(|e| {
+        ImportError::new(path, "", format!("not a valid ONNX model (protobuf: {e}); is the file truncated?"))
+    })?;
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
+    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0 };
+    for tensor in &graph.initializer {
+        let constant = Constant::from_proto(tensor)
+            .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;
+        walk.values.insert(tensor.name.clone(), Value::Constant(constant));
+    }
+    let input = graph_input(path, graph, &walk.values)?;
+    let (input_len, shape) = input_shape(path, input)?;
+    walk.values.insert(input.name.clone(), Value::Vector { generation: 0, shape });
+    for (index, node) in graph.node.iter().enumerate() {
+        if !matches!(node.domain.as_str(), "" | "ai.onnx") {
+            return Err(ImportError::new(
+                path,
+                node_location(index, node),
+                format!("operator domain `{}` is not supported (only the default ONNX operators)", node.domain),
+            ));
+        }
+        ops::translate(&mut walk, node).map_err(|e| ImportError::new(path, node_location(index, node), e))?;
+    }
+    let output = graph_output(path, graph, &walk)?;
+    let producer =
+        if model.producer_name.is_empty() { String::new() } else { format!(", made by {}", model.producer_name) };
+    Ok(Network {
+        source: path.display().to_string(),
+        format: "ONNX",
+        input: identifier(&input.name),
+        input_len,
+        output: identifier(&output.name),
+        steps: walk.steps,
+        notes: vec![
+            format!("ONNX graph `{}`{producer}: input `{}`, output `{}`.", graph.name, input.name, output.name),
+            "The input is the graph's input tensor flattened in C order (batch dimensions of 1 dropped).".into(),
+        ],
+    })
+}
+
+/// The one graph input that is not an initializer.
+fn graph_input<'g>(
+    path: &Path,
+    graph: &'g GraphProto,
+    values: &HashMap<String, Value>,
+) -> Result<&'g ValueInfoProto, ImportError> {
+    let inputs: Vec<&ValueInfoProto> = graph.input.iter().filter(|i| !values.contains_key(&i.name)).collect();
+    match inputs[..] {
+        [input] => Ok(input),
+        [] => Err(ImportError::new(path, "graph", "the graph has no input")),
+        _ => Err(ImportError::new(
+            path,
+            "graph",
+            format!(
+                "the graph has {} inputs ({}); knn imports networks with one input vector",
+                inputs.len(),
+                inputs.iter().map(|i| format!("`{}`", i.name)).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
+/// The input's element count and ONNX shape; a symbolic leading dimension (a batch) counts 1.
+fn input_shape(path: &Path, input: &ValueInfoProto) -> Result<(usize, Vec<usize>), ImportError> {
+    let fail = |message: String| ImportError::new(path, format!("input \"{}\"", input.name), message);
+    let tensor = input
+        .r#type
+        .as_ref()
+        .and_then(|t| t.tensor_type.as_ref())
+        .ok_or_else(|| fail("the input is not a tensor".into()))?;
+    if !matches!(tensor.elem_type, data_type::FLOAT | data_type::DOUBLE) {
+        return Err(fail(format!("the input's element type ({}) is not float or double", tensor.elem_type)));
+    }
+    let dims = tensor.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
+    let mut shape = Vec::with_capacity(dims.len());
+    for (axis, dim) in dims.iter().enumerate() {
+        match dim.dim_value {
+            Some(d) if d > 0 => shape.push(d as usize),
+            _ if axis == 0 && dims.len() > 1 => shape.push(1),
+            _ => return Err(fail(format!("dimension {axis} of the input has no fixed size"))),
+        }
+    }
+    if shape.is_empty() {
+        return Err(fail("the input has no shape; knn needs its size".into()));
+    }
+    let len = element_count(&shape).ok_or_else(|| fail(format!("the input shape {shape:?} is too large")))?;
+    Ok((len, shape))
+}
+
+/// The one graph output, which must be the chain's last vector.
+fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<&'g ValueInfoProto, ImportError> {
+    let [output] = &graph.output[..] else {
+        return Err(ImportError::new(
+            path,
+            "graph",
+            format!("the graph has {} outputs; knn imports networks with one output", graph.output.len()),
+        ));
+    };
+    match walk.values.get(&output.name) {
+        Some(Value::Vector { generation, shape }) if *generation == walk.generation => {
+            if shape.iter().filter(|&&d| d != 1).count() > 1 {
+                return Err(ImportError::new(
+                    path,
+                    format!("output \"{}\"", output.name),
+                    format!("the output has shape {shape:?}, not a vector"),
+                ));
+            }
+            Ok(output)
+        }
+        Some(Value::Vector { .. }) => Err(ImportError::new(
+            path,
+            format!("output \"{}\"", output.name),
+            "the output is not the last value the chain computes (the graph branches)",
+        )),
+        Some(Value::Constant(_)) => Err(ImportError::new(
+            path,
+            format!("output \"{}\"", output.name),
+            "the output does not depend on the input",
+        )),
+        None => Err(ImportError::new(path, format!("output \"{}\"", output.name), "no node computes the output")),
+    }
+}

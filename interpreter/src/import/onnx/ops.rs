@@ -1,0 +1,313 @@
+//! One ONNX node at a time: the steps it adds to the chain, or why it cannot be imported.
+//! Errors are plain messages; the caller adds the node's name and operator.
+
+use super::constant::{Constant, Values, broadcast, element_count};
+use super::proto::{AttributeProto, NodeProto};
+use super::{Graph, Value};
+use crate::import::{Activation, Step};
+
+const SUPPORTED: &str = "Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Identity, Constant";
+
+pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
+    let output = match node.output.as_slice() {
+        [output] => output.clone(),
+        outputs => return Err(format!("expected one output, found {}", outputs.len())),
+    };
+    let value = match node.op_type.as_str() {
+        "Constant" => {
+            let [attribute] = node.attribute.as_slice() else {
+                return Err("a Constant node needs exactly one attribute".into());
+            };
+            Value::Constant(Constant::from_attribute(attribute)?)
+        }
+        "Identity" => {
+            let [input] = inputs::<1>(graph, node)?;
+            input
+        }
+        "Relu" | "Sigmoid" | "Tanh" => {
+            let [input] = inputs::<1>(graph, node)?;
+            let shape = graph.vector(&input, node)?;
+            graph.steps.push(Step::Activation(match node.op_type.as_str() {
+                "Relu" => Activation::Relu,
+                "Sigmoid" => Activation::Sigmoid,
+                _ => Activation::Tanh,
+            }));
+            graph.next(shape)
+        }
+        "Flatten" => {
+            let [input] = inputs::<1>(graph, node)?;
+            let shape = graph.vector(&input, node)?;
+            let axis = axis(int_attribute(node, "axis", 1)?, shape.len())?;
+            graph.reshaped(vec![shape[..axis].iter().product(), shape[axis..].iter().product()])
+        }
+        "Reshape" => {
+            let [input, target] = inputs::<2>(graph, node)?;
+            let shape = graph.vector(&input, node)?;
+            let Value::Constant(Constant { values: Values::Int(target), .. }) = target else {
+                return Err("the target shape must be a constant int64 tensor".into());
+            };
+            let allow_zero = int_attribute(node, "allowzero", 0)? != 0;
+            graph.reshaped(reshape(&shape, &target, allow_zero)?)
+        }
+        "Add" | "Sub" => add_or_sub(graph, node)?,
+        "MatMul" => matmul(graph, node)?,
+        "Gemm" => gemm(graph, node)?,
+        other => return Err(format!("operator `{other}` is not supported (knn imports MLPs: {SUPPORTED})")),
+    };
+    graph.values.insert(output, value);
+    Ok(())
+}
+
+impl Graph {
+    /// The shape of the chain's current vector, if `value` is it.
+    fn vector(&self, value: &Value, node: &NodeProto) -> Result<Vec<usize>, String> {
+        match value {
+            Value::Vector { generation, shape } if *generation == self.generation => Ok(shape.clone()),
+            Value::Vector { .. } => Err(format!(
+                "it reads `{}`, an earlier value of the chain: the graph branches, which K-NN cannot express",
+                node.input.first().map_or("", String::as_str)
+            )),
+            Value::Constant(_) => Err("it computes on constants only; fold them before exporting".into()),
+        }
+    }
+
+    /// A new vector of the chain, after the steps just pushed.
+    fn next(&mut self, shape: Vec<usize>) -> Value {
+        self.generation += 1;
+        Value::Vector { generation: self.generation, shape }
+    }
+
+    /// The current vector under another shape (no step: the elements stay in C order).
+    fn reshaped(&self, shape: Vec<usize>) -> Value {
+        Value::Vector { generation: self.generation, shape }
+    }
+}
+
+/// The node's inputs, looked up (a missing optional input is an error here: none is optional
+/// except Gemm's `C`, which [`gemm`] handles).
+fn inputs<const N: usize>(graph: &Graph, node: &NodeProto) -> Result<[Value; N], String> {
+    if node.input.len() != N {
+        return Err(format!("expected {N} input{}, found {}", if N == 1 { "" } else { "s" }, node.input.len()));
+    }
+    let values = node.input.iter().map(|name| lookup(graph, name)).collect::<Result<Vec<Value>, String>>()?;
+    Ok(values.try_into().expect("N values"))
+}
+
+fn lookup(graph: &Graph, name: &str) -> Result<Value, String> {
+    graph.values.get(name).cloned().ok_or_else(|| format!("its input `{name}` is not computed by an earlier node"))
+}
+
+fn attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n AttributeProto> {
+    node.attribute.iter().find(|a| a.name == name)
+}
+
+fn int_attribute(node: &NodeProto, name: &str, default: i64) -> Result<i64, String> {
+    Ok(attribute(node, name).map_or(default, |a| a.i))
+}
+
+fn float_attribute(node: &NodeProto, name: &str, default: f32) -> Result<f32, String> {
+    Ok(attribute(node, name).map_or(default, |a| a.f))
+}
+
+/// A possibly negative axis of a rank-`rank` tensor, as an index in `0..=rank`.
+fn axis(axis: i64, rank: usize) -> Result<usize, String> {
+    let resolved = if axis < 0 { axis + rank as i64 } else { axis };
+    usize::try_from(resolved)
+        .ok()
+        .filter(|&a| a <= rank)
+        .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
+}
+
+/// ONNX `Reshape`: `0` copies the input's dimension (unless `allowzero`), `-1` is inferred.
+fn reshape(shape: &[usize], target: &[i64], allow_zero: bool) -> Result<Vec<usize>, String> {
+    let total: usize = shape.iter().product();
+    let mut resolved = Vec::with_capacity(target.len());
+    let mut inferred = None;
+    for (axis, &d) in target.iter().enumerate() {
+        match d {
+            -1 if inferred.is_none() => {
+                inferred = Some(axis);
+                resolved.push(1);
+            }
+            0 if !allow_zero => {
+                resolved.push(*shape.get(axis).ok_or("a 0 in the shape has no input dimension to copy")?)
+            }
+            d if d >= 0 => resolved.push(d as usize),
+            _ => return Err(format!("invalid target shape {target:?}")),
+        }
+    }
+    let known = element_count(&resolved).ok_or("the target shape is too large")?;
+    if let Some(axis) = inferred
+        && known > 0
+        && total.is_multiple_of(known)
+    {
+        resolved[axis] = total / known;
+    }
+    if element_count(&resolved) != Some(total) {
+        return Err(format!("cannot reshape {shape:?} ({total} elements) to {target:?}"));
+    }
+    Ok(resolved)
+}
+
+/// `Add`/`Sub` of the vector and a constant, in either order.
+fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let [a, b] = inputs::<2>(graph, node)?;
+    let subtract = node.op_type == "Sub";
+    let (vector, constant, vector_first) = match (&a, &b) {
+        (Value::Vector { .. }, Value::Constant(c)) => (&a, c, true),
+        (Value::Constant(c), Value::Vector { .. }) => (&b, c, false),
+        (Value::Vector { .. }, Value::Vector { .. }) => {
+            return Err("both operands are computed values; knn imports additions of constants only".into());
+        }
+        _ => return Err("it computes on constants only; fold them before exporting".into()),
+    };
+    let shape = graph.vector(vector, node)?;
+    let values = broadcast(&constant.floats(), &constant.dims, &shape).ok_or_else(|| {
+        format!("the constant of shape {:?} does not broadcast to the vector's shape {shape:?}", constant.dims)
+    })?;
+    match (subtract, vector_first) {
+        // x - c is x + (-c) exactly (IEEE 754 defines subtraction so).
+        (true, true) => graph.steps.push(Step::Add(values.iter().map(|c| -c).collect())),
+        // c - x is (-1 * x) + c: the negation is exact, and addition commutes.
+        (true, false) => {
+            graph.steps.push(Step::Mul(vec![-1.0; values.len()]));
+            graph.steps.push(Step::Add(values));
+        }
+        (false, _) => graph.steps.push(Step::Add(values)),
+    }
+    Ok(graph.next(shape))
+}
+
+/// The weights of `linear` from a constant matrix `m` of shape `(r, c)`: `m` itself, or its
+/// transpose when `transpose`.
+fn weights(m: &Constant, transpose: bool) -> Result<(usize, usize, Vec<f64>), String> {
+    let [r, c] = m.dims[..] else {
+        return Err(format!("the weight matrix has shape {:?}, not rank 2", m.dims));
+    };
+    let data = m.floats();
+    if !transpose {
+        return Ok((r, c, data));
+    }
+    let mut t = vec![0.0; data.len()];
+    for i in 0..r {
+        for j in 0..c {
+            t[j * r + i] = data[i * c + j];
+        }
+    }
+    Ok((c, r, t))
+}
+
+/// `MatMul(x, B)` is `linear(Bᵀ, x)`; `MatMul(A, x)` is `linear(A, x)`.
+fn matmul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let [a, b] = inputs::<2>(graph, node)?;
+    let (rows, cols, w, shape) = match (&a, &b) {
+        (Value::Vector { .. }, Value::Constant(m)) => {
+            let shape = graph.vector(&a, node)?;
+            let (rows, cols, w) = weights(m, true)?;
+            // A row vector (K) or (1, K) times (K, N) gives (N) or (1, N).
+            let out = match shape[..] {
+                [_] => vec![rows],
+                [1, _] => vec![1, rows],
+                _ => return Err(format!("the vector operand has shape {shape:?}; expected (K) or (1, K)")),
+            };
+            (rows, cols, w, (shape, out))
+        }
+        (Value::Constant(m), Value::Vector { .. }) => {
+            let shape = graph.vector(&b, node)?;
+            let (rows, cols, w) = weights(m, false)?;
+            let out = match shape[..] {
+                [_] => vec![rows],
+                [_, 1] => vec![rows, 1],
+                _ => return Err(format!("the vector operand has shape {shape:?}; expected (K) or (K, 1)")),
+            };
+            (rows, cols, w, (shape, out))
+        }
+        _ => return Err("knn imports products of the vector and a constant matrix only".into()),
+    };
+    let (input_shape, output_shape) = shape;
+    let len: usize = input_shape.iter().product();
+    if len != cols {
+        return Err(format!("the matrix expects {cols} inputs, the vector has shape {input_shape:?}"));
+    }
+    graph.steps.push(Step::Linear { rows, cols, weights: w });
+    Ok(graph.next(output_shape))
+}
+
+/// `Gemm(A, B, C) = alpha * A' B' + beta * C` with `alpha = beta = 1`, one of `A`, `B` the
+/// vector: a `linear`, then `C` added as a bias.
+fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let (alpha, beta) = (float_attribute(node, "alpha", 1.0)?, float_attribute(node, "beta", 1.0)?);
+    if alpha != 1.0 {
+        return Err(format!("alpha = {alpha} is not supported (only 1.0; fold it into the weights)"));
+    }
+    let (trans_a, trans_b) = (int_attribute(node, "transA", 0)? != 0, int_attribute(node, "transB", 0)? != 0);
+    if !(2..=3).contains(&node.input.len()) {
+        return Err(format!("expected 2 or 3 inputs, found {}", node.input.len()));
+    }
+    let has_bias = node.input.len() == 3 && !node.input[2].is_empty();
+    if has_bias && beta != 1.0 {
+        return Err(format!("beta = {beta} is not supported (only 1.0; fold it into the bias)"));
+    }
+    let a = lookup(graph, &node.input[0])?;
+    let b = lookup(graph, &node.input[1])?;
+    let (rows, cols, w, output_shape) = match (&a, &b) {
+        // x'(1, K) B'(K, N): the weights are B'ᵀ, of shape (N, K).
+        (Value::Vector { .. }, Value::Constant(m)) => {
+            let shape = graph.vector(&a, node)?;
+            if !matches!((trans_a, &shape[..]), (false, [1, _]) | (true, [_, 1])) {
+                return Err(format!("A has shape {shape:?}; expected one row (1, K) (after transA)"));
+            }
+            let (rows, cols, w) = weights(m, !trans_b)?;
+            (rows, cols, w, vec![1, rows])
+        }
+        // A'(M, K) x'(K, 1): the weights are A', of shape (M, K).
+        (Value::Constant(m), Value::Vector { .. }) => {
+            let shape = graph.vector(&b, node)?;
+            if !matches!((trans_b, &shape[..]), (false, [_, 1]) | (true, [1, _])) {
+                return Err(format!("B has shape {shape:?}; expected one column (K, 1) (after transB)"));
+            }
+            let (rows, cols, w) = weights(m, trans_a)?;
+            (rows, cols, w, vec![rows, 1])
+        }
+        _ => return Err("knn imports products of the vector and a constant matrix only".into()),
+    };
+    let len = match (&a, &b) {
+        (Value::Vector { shape, .. }, _) | (_, Value::Vector { shape, .. }) => shape.iter().product::<usize>(),
+        _ => 0,
+    };
+    if len != cols {
+        return Err(format!("the weight matrix expects {cols} inputs, the vector has {len}"));
+    }
+    graph.steps.push(Step::Linear { rows, cols, weights: w });
+    if has_bias {
+        let Value::Constant(c) = lookup(graph, &node.input[2])? else {
+            return Err("the bias C is not a constant".into());
+        };
+        let bias = broadcast(&c.floats(), &c.dims, &output_shape)
+            .ok_or_else(|| format!("the bias of shape {:?} does not broadcast to {output_shape:?}", c.dims))?;
+        graph.steps.push(Step::Add(bias));
+    }
+    Ok(graph.next(output_shape))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reshape_resolves_zero_and_minus_one() {
+        assert_eq!(reshape(&[1, 1, 28, 28], &[1, -1], false).unwrap(), vec![1, 784]);
+        assert_eq!(reshape(&[1, 5], &[0, 5], false).unwrap(), vec![1, 5]);
+        assert_eq!(reshape(&[1, 5], &[-1], false).unwrap(), vec![5]);
+        assert!(reshape(&[1, 5], &[2, -1], false).is_err());
+        assert!(reshape(&[1, 5], &[-1, -1], false).is_err());
+        assert!(reshape(&[1, 5], &[0, 5], true).is_err());
+    }
+
+    #[test]
+    fn weights_transpose_row_major() {
+        let m = Constant { dims: vec![2, 3], values: Values::Float(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) };
+        assert_eq!(weights(&m, false).unwrap(), (2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        assert_eq!(weights(&m, true).unwrap(), (3, 2, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]));
+    }
+}
