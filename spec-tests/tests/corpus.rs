@@ -254,3 +254,20 @@ fn published_search_is_snapshotted_where_the_rules_are_nondeterministic() {
     assert!(nondeterministic.contains(&"tanh/rank2-clamped.knn"), "{nondeterministic:?}");
     assert!(nondeterministic.contains(&"relu/rank1-copies.knn"), "{nondeterministic:?}");
 }
+
+/// `knn coverage` over the corpus reports what the gate reports: every rule fires but the dead
+/// ones.
+#[test]
+fn knn_coverage_over_the_corpus_reports_exactly_the_dead_rules() {
+    use knn_interpreter::cli::coverage::{Options, collect, expand};
+    let files = expand(&[knn_spec_tests::programs_dir()]).expect("the corpus");
+    for (profile, search) in [(Profile::published(), Some(3_000)), (Profile::revised(), None)] {
+        let collected = collect(&files, profile, &[], Options { search, max_steps: 1_000_000 });
+        let report = collected.json();
+        let never: BTreeSet<&str> =
+            report["never_fired"].as_array().expect("a list").iter().filter_map(|v| v.as_str()).collect();
+        let dead: BTreeSet<&str> = DEAD_RULES.iter().filter(|d| d.profile == profile.name).map(|d| d.id).collect();
+        assert_eq!(never, dead, "{}", profile.name);
+        assert_eq!(report["programs"].as_array().map(Vec::len), Some(files.len()));
+    }
+}

@@ -2,6 +2,7 @@
 
 mod batch;
 mod check;
+pub mod coverage;
 mod import;
 pub mod inputs;
 mod program;
@@ -81,6 +82,8 @@ enum Command {
     /// Parse a program and report its errors without running it: syntax errors, and under the
     /// revised rules the static ones (unbound names, invalid let targets, aliased outputs).
     Check(CheckArgs),
+    /// Run many programs and count how often each rule fires; list the rules that never do.
+    Coverage(coverage::CoverageArgs),
     /// Turn a trained network (.nnet, or an ONNX MLP) into a K-NN program.
     Import(import::ImportArgs),
 }
@@ -227,6 +230,7 @@ pub fn main() -> Exit {
         Command::Rules(args) => rules::rules(args),
         Command::Batch(args) => batch::batch(args),
         Command::Check(args) => check::check(args),
+        Command::Coverage(args) => coverage::coverage(args),
         Command::Import(args) => import::import(args),
     }
 }

@@ -1,0 +1,291 @@
+//! `knn coverage PROGRAMS…`: runs many programs on the small-step engine and reports how often
+//! each rule fired, summed over all of them, and the rules that never fired.
+//!
+//! Unlike `run`, a program the revised static checks reject still runs: the run-time errors it
+//! would raise are rules too (`rev-unbound-identifier` fires only in such programs). A program
+//! the grammar rejects is reported and skipped (exit code 2 at the end).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use knn_semantics::Profile;
+use knn_semantics::engine::{Coverage, SearchOptions, search};
+use knn_semantics::inputs::{TensorInput, initial_config};
+use knn_semantics::profile::Priorities;
+use knn_semantics::syntax::parse_program;
+use knn_semantics::term::term_of_program;
+use knn_semantics::{RunOptions, run};
+use serde_json::{Value, json};
+
+use super::inputs::parse_input;
+use super::program::{parse_inputs, read_source};
+use super::{Exit, RulesFormat, Semantics, profile_of};
+
+#[derive(Args)]
+pub struct CoverageArgs {
+    /// The programs; a directory stands for every `.knn` file below it.
+    #[arg(required = true, value_name = "PROGRAM")]
+    programs: Vec<PathBuf>,
+    /// Which rule set.
+    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
+    semantics: Semantics,
+    /// Bind a tensor in every program (as `run --input`). A program's own header lines
+    /// `// input: NAME=VALUE` bind inputs too.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// Also count the rules `search` takes on every path (the published rules are
+    /// nondeterministic: some rules fire only there).
+    #[arg(long)]
+    search: bool,
+    /// With --search: stop exploring a program after this many distinct configurations.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_states: usize,
+    /// Stop each run after this many rewrite steps.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    max_steps: u64,
+    /// `text` (counts, then the rules never fired) or `json`.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    output: RulesFormat,
+}
+
+/// How one program went.
+pub struct ProgramRun {
+    pub file: String,
+    /// `done`, `stuck`, `error`… (the `status` of the JSON report), or `parse-error`.
+    pub status: String,
+    pub steps: u64,
+}
+
+/// Coverage summed over programs.
+pub struct Collected {
+    pub coverage: Coverage,
+    pub programs: Vec<ProgramRun>,
+}
+
+/// Options of [`collect`].
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// `Some(max_states)`: also count the rules of `search`.
+    pub search: Option<usize>,
+    pub max_steps: u64,
+}
+
+/// Every `.knn` file named or below a named directory, sorted within each directory.
+pub fn expand(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut below = Vec::new();
+            let mut dirs = vec![path.clone()];
+            while let Some(dir) = dirs.pop() {
+                for entry in std::fs::read_dir(&dir)? {
+                    let p = entry?.path();
+                    if p.is_dir() {
+                        dirs.push(p);
+                    } else if p.extension().is_some_and(|e| e == "knn") {
+                        below.push(p);
+                    }
+                }
+            }
+            below.sort();
+            files.extend(below);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// The `// input: NAME=VALUE` lines of a program's leading comment.
+fn header_inputs(text: &str) -> Result<Vec<TensorInput>, String> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("//"))
+        .filter_map(|l| l.strip_prefix("//")?.trim_start().strip_prefix("input:"))
+        .map(|spec| parse_input(spec.trim()))
+        .collect()
+}
+
+/// Runs one program; `Err` with a message when it cannot run.
+fn run_one(
+    path: &Path,
+    text: &str,
+    profile: &'static Profile,
+    inputs: &[TensorInput],
+    options: Options,
+    total: &mut Coverage,
+) -> Result<(String, u64), (String, String)> {
+    let name = path.display().to_string();
+    let program =
+        parse_program(text, profile.grammar).map_err(|e| ("parse-error".to_string(), e.render(&name, text, false)))?;
+    let mut bound = header_inputs(text).map_err(|e| ("input-error".to_string(), format!("{name}: {e}")))?;
+    bound.extend(inputs.iter().filter(|i| !bound.iter().any(|b| b.name == i.name)).cloned().collect::<Vec<_>>());
+    let config = initial_config(profile, term_of_program(&program), &bound)
+        .map_err(|e| ("input-error".to_string(), format!("{name}: {e}\n")))?;
+    let ran = run(profile, config.clone(), RunOptions { max_steps: Some(options.max_steps), trace: false });
+    total.merge(&ran.coverage);
+    if let Some(max_states) = options.search {
+        let found = search(profile, config, SearchOptions { max_states, priorities: Priorities::Krun });
+        total.merge(&found.coverage);
+    }
+    Ok((ran.outcome.status().to_string(), ran.steps))
+}
+
+/// Runs every program under `profile` and sums the rules they fire. Programs that cannot run
+/// (parse errors, inputs that do not bind) are listed with their status and their message is
+/// printed on standard error.
+pub fn collect(files: &[PathBuf], profile: &'static Profile, inputs: &[TensorInput], options: Options) -> Collected {
+    let mut coverage = Coverage::new(profile);
+    let mut programs = Vec::new();
+    for path in files {
+        let file = path.display().to_string();
+        let text = match read_source(path) {
+            Ok(source) => source.text,
+            Err(_) => {
+                programs.push(ProgramRun { file, status: "io-error".into(), steps: 0 });
+                continue;
+            }
+        };
+        match run_one(path, &text, profile, inputs, options, &mut coverage) {
+            Ok((status, steps)) => programs.push(ProgramRun { file, status, steps }),
+            Err((status, message)) => {
+                eprint!("{message}");
+                programs.push(ProgramRun { file, status, steps: 0 });
+            }
+        }
+    }
+    Collected { coverage, programs }
+}
+
+impl Collected {
+    /// Programs that could not run.
+    pub fn failed(&self) -> impl Iterator<Item = &ProgramRun> {
+        self.programs.iter().filter(|p| p.status.ends_with("-error") && p.status != "error")
+    }
+
+    fn fireable(&self) -> usize {
+        self.coverage.profile().fireable().count()
+    }
+
+    /// The report as JSON: every fireable rule with its count (zeros included), the rules
+    /// never fired, and each program's status.
+    pub fn json(&self) -> Value {
+        let profile = self.coverage.profile();
+        let rules: serde_json::Map<String, Value> =
+            profile.fireable().map(|r| (r.id.to_string(), json!(self.coverage.count(r.id)))).collect();
+        let never: Vec<&str> = self.coverage.never_fired().map(|r| r.id).collect();
+        let programs: Vec<Value> =
+            self.programs.iter().map(|p| json!({ "file": p.file, "status": p.status, "steps": p.steps })).collect();
+        json!({
+            "semantics": profile.name,
+            "programs": programs,
+            "fireable": self.fireable(),
+            "fired": self.fireable() - never.len(),
+            "firings": self.coverage.total(),
+            "rules": rules,
+            "never_fired": never,
+        })
+    }
+
+    /// The report as text: a summary line, the count of each rule that fired (inventory order),
+    /// then the rules that never fired.
+    pub fn text(&self) -> String {
+        let never: Vec<&str> = self.coverage.never_fired().map(|r| r.id).collect();
+        let mut out = format!(
+            "{} programs, {} semantics: {} of {} fireable rules fired ({} firings)\n",
+            self.programs.len(),
+            self.coverage.profile().name,
+            self.fireable() - never.len(),
+            self.fireable(),
+            self.coverage.total()
+        );
+        for (rule, n) in self.coverage.fired() {
+            out.push_str(&format!("{n:>10}  {}\n", rule.id));
+        }
+        out.push_str(&format!("never fired ({}): {}\n", never.len(), never.join(", ")));
+        let failed: Vec<String> = self.failed().map(|p| format!("{} ({})", p.file, p.status)).collect();
+        if !failed.is_empty() {
+            out.push_str(&format!("not run ({}): {}\n", failed.len(), failed.join(", ")));
+        }
+        out
+    }
+}
+
+pub fn coverage(args: CoverageArgs) -> Exit {
+    let profile = profile_of(args.semantics);
+    let inputs = match parse_inputs(&args.inputs) {
+        Ok(inputs) => inputs,
+        Err(exit) => return exit,
+    };
+    let files = match expand(&args.programs) {
+        Ok(files) => files,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Exit::Usage;
+        }
+    };
+    let options = Options { search: args.search.then_some(args.max_states), max_steps: args.max_steps };
+    let collected = collect(&files, profile, &inputs, options);
+    let text = match args.output {
+        RulesFormat::Json => serde_json::to_string_pretty(&collected.json()).unwrap_or_default() + "\n",
+        RulesFormat::Text => collected.text(),
+    };
+    // A closed pipe (`knn coverage … | head`) is not an error.
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if collected.programs.iter().any(|p| p.status == "io-error") {
+        Exit::Usage
+    } else if collected.failed().next().is_some() {
+        Exit::Parse
+    } else {
+        Exit::Result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn counts_are_summed_over_programs_and_parse_errors_are_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = write(dir.path(), "a.knn", "2.0 + 3.0");
+        let b = write(dir.path(), "b.knn", "1.0 + 1.0 + 1.0");
+        let c = write(dir.path(), "c.knn", "1.0+");
+        let files = expand(&[dir.path().to_path_buf()]).unwrap();
+        assert_eq!(files, vec![a, b, c]);
+        let options = Options { search: None, max_steps: 1000 };
+        let collected = collect(&files, Profile::published(), &[], options);
+        // `2.0 + 3.0` adds once; `(1.0 + 1.0) + 1.0` heats the left sum, adds, cools, adds.
+        assert_eq!(collected.coverage.count("add-float"), 3);
+        assert_eq!(collected.coverage.count("heat-add-1"), 1);
+        assert_eq!(collected.coverage.count("heat-add-2"), 0);
+        let report = collected.json();
+        assert_eq!(report["rules"]["add-float"], 3);
+        assert_eq!(report["rules"]["mul-float"], 0);
+        assert!(report["never_fired"].as_array().unwrap().contains(&json!("mul-float")));
+        assert_eq!(report["programs"][2]["status"], "parse-error");
+        assert!(collected.text().contains("not run (1): "));
+    }
+
+    #[test]
+    fn search_counts_the_rules_krun_never_prefers_and_headers_bind_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        // krun heats the base of a 2-D write (heat-storeval-base); only search also takes
+        // storeval-split (K-NN-SEMANTICS §2.9).
+        let p = write(dir.path(), "p.knn", "// input: m=[[1.0, 2.0]]\nlet m[0, 1] = 5.0 in m[0, 1]");
+        let run_only =
+            collect(std::slice::from_ref(&p), Profile::published(), &[], Options { search: None, max_steps: 1000 });
+        assert_eq!(run_only.coverage.count("storeval-split"), 0);
+        assert_eq!(run_only.coverage.count("heat-storeval-base"), 1);
+        assert_eq!(run_only.programs[0].status, "done");
+        let searched = collect(&[p], Profile::published(), &[], Options { search: Some(1000), max_steps: 1000 });
+        assert!(searched.coverage.count("storeval-split") > 0);
+    }
+}
