@@ -289,3 +289,18 @@ fn rules_marks_what_each_patch_changed() {
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
     assert_eq!(report["patches"].as_array().unwrap().len(), 14);
 }
+
+#[test]
+fn indexing_a_scalar_says_which_name_holds_it() {
+    let named = knn(&["run", "-"], Some("let s = 1.0 in let s[0] = 2.0 in s"));
+    assert_eq!(named.status.code(), Some(3));
+    assert!(
+        stderr(&named).contains("`s` holds a scalar: it cannot be indexed [too-many-indices]"),
+        "{}",
+        stderr(&named)
+    );
+    // One index too many below a tensor: the element is the scalar, not the name.
+    let deeper = knn(&["run", "-"], Some("let t = initTensor(2) in let t[0][1] = 1.0 in t"));
+    assert_eq!(deeper.status.code(), Some(3));
+    assert!(stderr(&deeper).contains("1:30: a scalar: it cannot be indexed [too-many-indices]"), "{}", stderr(&deeper));
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use knn_interpreter::bigstep::{BigStep, Staging};
 use knn_interpreter::tensor::Precision;
 use knn_semantics::Profile;
-use knn_semantics::engine::{Engine, SmallStep, Verdict};
+use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::parse_program;
 
@@ -199,4 +199,28 @@ fn symbolic_inputs_through_every_construct() {
     for program in ["let u = reluTensor(x) in u", "max(x[0], 1.0)", "ArgMax(x)", "let y = tanhTensor(x) in y"] {
         agree(program, &[nan.clone(), m.clone()]);
     }
+}
+
+/// `--fast-math` fuses: on a sum where the fused multiply-add keeps a bit that the separate
+/// product rounds away, the fast engine's result differs from the reference's in that bit
+/// (and only there), while the exact engines give the reference's bits.
+#[test]
+fn fast_math_fuses_where_exact_mode_rounds_the_product() {
+    // w1 * x1 = (1 + 2^-30)^2 = 1 + 2^-29 + 2^-60: the product alone loses 2^-60, a fused
+    // `acc + w1 * x1` with acc = -1 keeps it.
+    let e = 1.0 + 2f64.powi(-30);
+    // The weights are constants (the plan's product), the input is `x`.
+    let source = format!(
+        "let W = initTensor(1, 2) in let W[0, 0] = 1.0 in let W[0, 1] = {e:?} in \
+                          let y = linear(W, x) in y[0]"
+    );
+    let program = parse_program(&source, Profile::revised().grammar).unwrap();
+    let inputs = [vector("x", &[-1.0, e])];
+    let exact = 2f64.powi(-29);
+    let fused = 2f64.powi(-29) + 2f64.powi(-60);
+    let reference = agree(&source, &inputs);
+    assert!(matches!(reference, Verdict::Value(Observed::Float(v)) if v == exact), "{reference}");
+    let fast = BigStep { staging: Staging::Staged, precision: Precision::Fast };
+    let got = fast.evaluate(&program, &inputs).unwrap();
+    assert!(matches!(got, Verdict::Value(Observed::Float(v)) if v == fused), "fast math gives {got}");
 }
