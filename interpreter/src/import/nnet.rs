@@ -130,7 +130,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Nnet, ImportError> {
     let text = String::from_utf8_lossy(bytes);
     let mut reader = Reader::new(path, &text);
     let (line, header) = reader.sizes(None, "numLayers, inputSize, outputSize, maxLayerSize")?;
-    let [layer_count, input_size, output_size, ..] = header[..] else {
+    let [layer_count, input_size, output_size, _, ..] = header[..] else {
         return Err(reader.error(
             line,
             1,
@@ -264,7 +264,7 @@ mod tests {
         let e = parse_text(truncated).unwrap_err();
         assert!(e.message.contains("the file ends where the weights of layer 1, neuron 2"), "{e}");
 
-        let e = parse_text(&SMALL.replace("2,2,3,\n", "2,5,3,\n")).unwrap_err();
+        let e = parse_text(&SMALL.replace("2,2,3,\n", "3,2,3,\n")).unwrap_err();
         assert_eq!(e.location, "3:1");
         assert!(e.message.contains("do not start with inputSize 2"), "{e}");
 
