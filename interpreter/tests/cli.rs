@@ -304,3 +304,28 @@ fn indexing_a_scalar_says_which_name_holds_it() {
     assert_eq!(deeper.status.code(), Some(3));
     assert!(stderr(&deeper).contains("1:30: a scalar: it cannot be indexed [too-many-indices]"), "{}", stderr(&deeper));
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_early_is_not_a_crash() {
+    // `knn run big.knn | head -c 10`: the result (about 500 kB) cannot fit in the pipe, so the
+    // write fails once the reader is gone. knn stops writing and exits with the outcome's code.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_knn"))
+        .args(["run", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("knn starts");
+    {
+        use std::io::{Read, Write};
+        child.stdin.take().unwrap().write_all(b"let t = initTensor(100000) in t").unwrap();
+        let mut first = [0u8; 10];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"[0.0, 0.0,");
+        drop(child.stdout.take());
+    }
+    let output = child.wait_with_output().expect("knn finishes");
+    let errors = stderr(&output);
+    assert!(!errors.contains("panicked"), "{errors}");
+    assert_eq!(output.status.code(), Some(0), "{errors}");
+}

@@ -173,3 +173,24 @@ fn run_on_the_big_step_engine_agrees_with_the_reference() {
         assert_eq!(b["error"]["kind"], r["error"]["kind"], "{row:?}");
     }
 }
+
+#[test]
+fn dtype_float32_rounds_each_result_to_the_nearest_float32() {
+    let dir = tempfile::tempdir().unwrap();
+    // x * 0.1 in binary64, then rounded to float32: 0.1f64 * 3.0 = 0.30000000000000004, whose
+    // nearest float32 is 0.3f32; 1e300 overflows float32 to +inf.
+    let program =
+        temp_file(dir.path(), "scale.knn", b"let y = initTensor(2) in let y[0] = x[0] * 0.1 in let y[1] = x[1] in y");
+    let inputs = temp_file(dir.path(), "x.npy", &npy_f64(&[2, 2], &[3.0, 1e300, -0.5, 16777217.0]));
+    let out_file = dir.path().join("y.npy");
+    let out_path = out_file.to_string_lossy().into_owned();
+    let out = knn(&["batch", &program, "--input", &format!("x={inputs}"), "-o", &out_path, "--dtype", "float32"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let written = std::fs::read(&out_file).unwrap();
+    let npy = npyz::NpyFile::new(&written[..]).unwrap();
+    assert_eq!(npy.shape(), [2, 2]);
+    assert_eq!(npy.into_vec::<f32>().unwrap(), [0.3f32, f32::INFINITY, -0.05f32, 16777216.0f32]);
+
+    let wrong = knn(&["batch", &program, "--input", &format!("x={inputs}"), "-o", &out_path, "--dtype", "f16"], None);
+    assert_eq!(wrong.status.code(), Some(1), "{}", stderr(&wrong));
+}

@@ -15,7 +15,7 @@ use super::Exit;
 use super::program::{Source, parse, parse_inputs, read_source};
 use super::render::{error_report, observed_text};
 use crate::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
-use crate::data::npy::{read_npy, write_npy_f64, write_npy_i64};
+use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
 use crate::tensor::Precision;
 
 #[derive(Args)]
@@ -34,6 +34,10 @@ pub struct BatchArgs {
     /// Overwrite OUT.npy if it exists.
     #[arg(long)]
     force: bool,
+    /// The element type of Float results in OUT.npy (class indices are always int64).
+    /// float32 rounds each result to nearest.
+    #[arg(long, value_enum, default_value_t = Dtype::Float64)]
+    dtype: Dtype,
     /// How results go to standard output (without -o).
     #[arg(long, value_enum, default_value_t = BatchFormat::Text)]
     output: BatchFormat,
@@ -43,6 +47,12 @@ pub struct BatchArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Dtype {
+    Float64,
+    Float32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -150,13 +160,13 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
         }
     }
     match &args.out {
-        Some(out) => write_results(out, results)?,
+        Some(out) => write_results(out, results, args.dtype)?,
         None => match args.output {
             BatchFormat::Text => {
                 for (row, result) in results.iter().enumerate() {
                     match result {
-                        Ok(value) => println!("{}", observed_text(value)),
-                        Err(e) => println!("error: {} (row {row})", e.kind),
+                        Ok(value) => outln!("{}", observed_text(value)),
+                        Err(e) => outln!("error: {} (row {row})", e.kind),
                     }
                 }
             }
@@ -171,7 +181,7 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
                     })
                     .collect();
                 let report = json!({ "rows": results.len(), "failed": failures, "results": items });
-                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             }
         },
     }
@@ -182,9 +192,13 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
     Ok(Exit::Result)
 }
 
-/// One row per input: Floats as f64 (NaN for a failed row), class indices as i64 (-1 for a
+/// One row per input: Floats as f64 or f32 (NaN for a failed row), class indices as i64 (-1 for a
 /// failed row), tensors as f64 rows of their elements.
-fn write_results(out: &std::path::Path, results: &[RowResult]) -> Result<(), Exit> {
+fn write_results(out: &std::path::Path, results: &[RowResult], dtype: Dtype) -> Result<(), Exit> {
+    let write_floats = |shape: &[usize], data: &[f64]| match dtype {
+        Dtype::Float64 => write_npy_f64(out, shape, data),
+        Dtype::Float32 => write_npy_f32(out, shape, &data.iter().map(|&x| x as f32).collect::<Vec<f32>>()),
+    };
     let first = results.iter().find_map(|r| r.as_ref().ok());
     let written = match first {
         Some(Observed::Int(_)) => {
@@ -202,13 +216,13 @@ fn write_results(out: &std::path::Path, results: &[RowResult]) -> Result<(), Exi
                     _ => data.extend(std::iter::repeat_n(f64::NAN, width)),
                 }
             }
-            write_npy_f64(out, &shape, &data)
+            write_floats(&shape, &data)
         }
         Some(Observed::Malformed(why)) => return Err(usage(format!("the results are not dense tensors ({why})"))),
         Some(Observed::Float(_)) | None => {
             let data: Vec<f64> =
                 results.iter().map(|r| if let Ok(Observed::Float(x)) = r { *x } else { f64::NAN }).collect();
-            write_npy_f64(out, &[results.len()], &data)
+            write_floats(&[results.len()], &data)
         }
     };
     written.map_err(usage)

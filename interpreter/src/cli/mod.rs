@@ -1,5 +1,16 @@
 //! The `knn` command line (ARCHITECTURE "The `knn` command").
 
+/// `println!` for results on standard output: a reader that closed the pipe early
+/// (`knn run … | head`) is not an error, and a full disk is one with exit code 1, not a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `print!` for results on standard output, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::write_stdout(format_args!($($arg)*)) };
+}
+
 mod batch;
 mod check;
 pub mod coverage;
@@ -11,6 +22,7 @@ mod rules;
 mod run;
 mod search;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -232,6 +244,26 @@ pub fn main() -> Exit {
         Command::Check(args) => check::check(args),
         Command::Coverage(args) => coverage::coverage(args),
         Command::Import(args) => import::import(args),
+    }
+}
+
+/// Writes a result to standard output. Once the reader has gone (a broken pipe), the rest of
+/// the output is dropped and the command ends with the exit code of its outcome; any other
+/// write error ends the process with exit code 1.
+pub(crate) fn write_stdout(text: std::fmt::Arguments) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static READER_GONE: AtomicBool = AtomicBool::new(false);
+    if READER_GONE.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => READER_GONE.store(true, Ordering::Relaxed),
+        Err(e) => {
+            eprintln!("error: cannot write to standard output: {e}");
+            std::process::exit(Exit::Usage as i32);
+        }
     }
 }
 

@@ -47,15 +47,12 @@ pub fn rules(args: RulesArgs) -> Exit {
                 .map(|p| json!({ "name": p.name, "title": p.title, "reason": p.reason }))
                 .collect();
             let report = json!({ "semantics": profile.name, "rules": rules, "removed": removed, "patches": patches });
-            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
         RulesFormat::Text => {
-            println!(
-                "{:<7} {:<34} {:<9} {:<11} {:<10} {:<17} K source",
-                "#", "id", "kind", "section", "origin", "lines"
-            );
+            outln!("{:<7} {:<34} {:<9} {:<11} {:<10} {:<17} K source", "#", "id", "kind", "section", "origin", "lines");
             for r in profile.rules() {
-                println!(
+                outln!(
                     "{:<7} {:<34} {:<9} {:<11} {:<10} {:<17} {}",
                     r.number,
                     r.id,
@@ -66,12 +63,12 @@ pub fn rules(args: RulesArgs) -> Exit {
                     r.k
                 );
             }
-            println!("{} rules and contexts ({} semantics)", profile.rules().len(), profile.name);
+            outln!("{} rules and contexts ({} semantics)", profile.rules().len(), profile.name);
             let removed = removed(profile);
             if !removed.is_empty() {
-                println!("\nremoved from the published rules:");
+                outln!("\nremoved from the published rules:");
                 for (r, patch) in removed {
-                    println!("  {:<5} {:<28} by {patch}", r.number, r.id);
+                    outln!("  {:<5} {:<28} by {patch}", r.number, r.id);
                 }
             }
         }

@@ -33,17 +33,17 @@ pub fn run(args: RunArgs) -> Exit {
     match args.program.output {
         OutputFormat::Value => {
             if let Outcome::Value(v) = &result.outcome {
-                println!("{}", value_text(v, &result.config));
+                outln!("{}", value_text(v, &result.config));
             }
         }
-        OutputFormat::Config => print!("{}", config_to_string(&result.config)),
+        OutputFormat::Config => out!("{}", config_to_string(&result.config)),
         OutputFormat::Json => {
             let mut report =
                 outcome_json(&result.outcome, &result.config, result.steps, Some(&result.coverage), Some(&source.text));
             if args.trace {
                 report["trace"] = json!(result.trace.iter().map(|s| s.rule.id).collect::<Vec<_>>());
             }
-            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
     }
     if args.program.output != OutputFormat::Json {
@@ -94,12 +94,9 @@ fn run_big_step(args: RunArgs) -> Exit {
     };
     match (&verdict, args.program.output) {
         (_, OutputFormat::Json) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&verdict_json(&verdict, Some(&source.text))).unwrap_or_default()
-            );
+            outln!("{}", serde_json::to_string_pretty(&verdict_json(&verdict, Some(&source.text))).unwrap_or_default());
         }
-        (Verdict::Value(v), _) => println!("{}", observed_text(v)),
+        (Verdict::Value(v), _) => outln!("{}", observed_text(v)),
         (Verdict::Error { kind, detail, span }, _) => eprint!("{}", error_report(*kind, detail, *span, &source)),
         (other, _) => eprintln!("{other}"),
     }

@@ -31,12 +31,12 @@ pub fn search(args: SearchArgs) -> Exit {
             if let Some(Limit::States(n)) = result.limit {
                 report["limit"] = json!({ "kind": "states", "value": n });
             }
-            println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
         OutputFormat::Config => {
             for (n, f) in result.finals.iter().enumerate() {
-                println!("Solution {}", n + 1);
-                print!("{}", config_to_string(&f.config));
+                outln!("Solution {}", n + 1);
+                out!("{}", config_to_string(&f.config));
             }
         }
         OutputFormat::Value => {
@@ -45,7 +45,7 @@ pub fn search(args: SearchArgs) -> Exit {
                     Outcome::Value(v) => format!("value {}", value_text(v, &f.config)),
                     other => explain(other, &source).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
                 };
-                println!("solution {}: {line}", n + 1);
+                outln!("solution {}: {line}", n + 1);
             }
         }
     }

@@ -61,6 +61,11 @@ pub fn write_npy_f64(path: &Path, shape: &[usize], data: &[f64]) -> Result<(), N
     write_npy(path, shape, data)
 }
 
+/// Writes a C-order `.npy` array of f32 (`<f4`).
+pub fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> Result<(), NpyError> {
+    write_npy(path, shape, data)
+}
+
 /// Writes a C-order `.npy` array of i64 (`<i8`).
 pub fn write_npy_i64(path: &Path, shape: &[usize], data: &[i64]) -> Result<(), NpyError> {
     write_npy(path, shape, data)
