@@ -2,13 +2,15 @@
 """Regenerates the rule tables of docs/semantics.md (between the `rules:begin` and `rules:end`
 markers) from `knn rules --output json`, for both profiles."""
 import json
+import os
 import pathlib
 import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
 subprocess.run(["cargo", "build", "-q", "--bin", "knn"], check=True, cwd=root)
-knn = [str(root / "target/debug/knn")]
+target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", root / "target"))
+knn = [str(target / "debug/knn")]
 
 
 def rules(semantics):
@@ -20,9 +22,10 @@ def rules(semantics):
 def item(rule):
     name = rule["id"].upper().replace("-", "_")
     if rule["origin"] != "published":
-        patch = {p.stem.split("_")[0]: p.name for p in (root / "semantics/src/revisions").glob("rev*.rs")}
-        number = rule["origin"].split("-")[1].zfill(2)
-        module = patch.get(f"rev{number}", "?")
+        # `Rev-5` is in `rev05_….rs`, `Ext-1` in `ext1_….rs`; the item drops the `rev-`/`ext-` prefix.
+        patch = {p.stem.split("_")[0]: p.name for p in (root / "semantics/src/revisions").glob("*.rs")}
+        kind, number = rule["origin"].lower().split("-")
+        module = patch.get(kind + (number.zfill(2) if kind == "rev" else number), "?")
         return f"`revisions/{module}::{rule['id'][4:].upper().replace('-', '_')}`"
     return f"`rules/{rule['section']}.rs::{name}`"
 

@@ -287,7 +287,11 @@ fn rules_marks_what_each_patch_changed() {
     assert!(rules.iter().all(|r| r["id"] != "drop-int-zero"));
     let removed = report["removed"].as_array().unwrap();
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
-    assert_eq!(report["patches"].as_array().unwrap().len(), 14);
+    // Rev-0…Rev-13, then the extension Ext-1 (`addTensor`), which removes nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 15);
+    let add = rules.iter().find(|r| r["id"] == "ext-let-add-tensor").unwrap();
+    assert_eq!((&add["origin"], &add["section"]), (&Value::from("Ext-1"), &Value::from("extensions")));
+    assert!(removed.iter().all(|r| r["by"] != "Ext-1"));
 }
 
 #[test]

@@ -201,6 +201,57 @@ fn symbolic_inputs_through_every_construct() {
     }
 }
 
+/// Ext-1's `addTensor` on constants and on symbolic inputs, at ranks 1 to 3, with Int and
+/// mixed elements, and each of its errors; the sums are worked out by hand.
+#[test]
+fn add_tensor_agrees_on_values_and_errors() {
+    let x = vector("x", &[0.5, -1.5, 2.0]);
+    let m = matrix("m", 2, &[1.0, -2.0, 3.0, 0.25, -0.0, 7.0]);
+    let tensor = |source: &str, inputs: &[TensorInput]| match agree(source, inputs) {
+        Verdict::Value(Observed::Tensor(t)) => (t.shape, t.data),
+        other => panic!("{source}: {other}"),
+    };
+    // x + b with b = [0.5, 0.0, -2.0]: [1.0, -1.5, 0.0].
+    let bias = "let b = initTensor(3) in let b[0] = 0.5 in let b[2] = -2.0 in let z = addTensor(x, b) in z";
+    assert_eq!(tensor(bias, std::slice::from_ref(&x)), (vec![3], vec![1.0, -1.5, 0.0]));
+    // m + m: every element doubled, -0.0 + -0.0 stays -0.0.
+    let (shape, data) = tensor("let z = addTensor(m, m) in z", std::slice::from_ref(&m));
+    assert_eq!(shape, [2, 3]);
+    assert_eq!(
+        data.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        [2.0, -4.0, 6.0, 0.5, -0.0, 14.0].map(f64::to_bits)
+    );
+    // A layer: relu(W x + b), W = [[1, 0, 0], [0, 0, 1]]: W x = [0.5, 2.0], + [-1.0, 1 (an Int)]
+    // = [-0.5, 3.0].
+    let layer = "let W = initTensor(2, 3) in let W[0, 0] = 1.0 in let W[1, 2] = 1.0 in \
+                 let b = initTensor(2) in let b[0] = -1.0 in let b[1] = 1 in \
+                 let h = linear(W, x) in let z = addTensor(h, b) in let a = reluTensor(z) in a";
+    assert_eq!(tensor(layer, std::slice::from_ref(&x)), (vec![2], vec![0.0, 3.0]));
+    // Rank 3, constants: z[1, 0, 1] = 3.0 + 0.5.
+    let rank3 = "let h = initTensor(2, 1, 2) in let b = initTensor(2, 1, 2) in let h[1, 0, 1] = 3.0 in \
+                 let b[1, 0, 1] = 0.5 in let z = addTensor(h, b) in z[1, 0, 1]";
+    assert!(matches!(agree(rank3, &[]), Verdict::Value(Observed::Float(v)) if v == 3.5));
+    // Ints add as Ints.
+    let ints = "let h = initTensor(1) in let b = initTensor(1) in let h[0] = 2 in let b[0] = 3 in \
+                let z = addTensor(h, b) in z[0]";
+    assert!(matches!(agree(ints, &[]), Verdict::Value(Observed::Int(5))));
+    for (program, kind) in [
+        ("let z = addTensor(x, m) in z", "shape-mismatch"),
+        ("let b = initTensor(1, 3) in let z = addTensor(x, b) in z", "shape-mismatch"),
+        ("let z = addTensor(x, 1.0) in z", "unknown-tensor"),
+        ("let s = 1.0 in let z = addTensor(s, x) in z", "unknown-tensor"),
+        ("let z = addTensor(x, c) in z", "unbound-identifier"),
+        ("let x = addTensor(x, x) in x", "aliased-output"),
+        ("let u = initTensor(1) in let x[1] = u in let z = addTensor(x, x) in z", "invalid-operands"),
+        ("let m[1] = 1.0 in let z = addTensor(m, m) in z", "too-many-indices"),
+    ] {
+        match agree(program, &[x.clone(), m.clone()]) {
+            Verdict::Error { kind: k, .. } => assert_eq!(k.id(), kind, "{program}"),
+            other => panic!("{program}: {other}"),
+        }
+    }
+}
+
 /// `--fast-math` fuses: on a sum where the fused multiply-add keeps a bit that the separate
 /// product rounds away, the fast engine's result differs from the reference's in that bit
 /// (and only there), while the exact engines give the reference's bits.

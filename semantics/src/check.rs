@@ -132,6 +132,23 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
             }
         },
         FuncKind::Linear(w, x) => vec![(w.name.as_str(), w.span), (x.name.as_str(), x.span)],
+        // Ext-1: both operands name tensors. Shapes are not tracked here, so a shape mismatch
+        // is found when the program runs.
+        FuncKind::AddTensor(a, b) => {
+            let mut names = Vec::new();
+            for arg in [a, b] {
+                match &arg.kind {
+                    ExpKind::Id(x) => names.push((x.as_str(), arg.span)),
+                    _ => errors.push(StaticError {
+                        kind: ErrorKind::UnknownTensor,
+                        span: arg.span,
+                        message: format!("`{keyword}` takes the names of two tensors"),
+                        hint: Some(format!("bind it first: `let t = … in let u = {keyword}(t, b) in …`")),
+                    }),
+                }
+            }
+            names
+        }
         _ => return,
     };
     for (name, span) in operands {
@@ -181,6 +198,17 @@ mod tests {
         assert_eq!(kinds("let t = reluTensor(t) in t", &["t"]), [(ErrorKind::AliasedOutput, "t".into())]);
         assert_eq!(kinds("let y = linear(W, y) in y", &["W"]), [(ErrorKind::AliasedOutput, "y".into())]);
         assert_eq!(kinds("ArgMax(t[0])", &["t"]), [(ErrorKind::ArgmaxNotAVector, "t[0]".into())]);
+    }
+
+    #[test]
+    fn add_tensor_operands_are_names_of_tensors_in_scope() {
+        assert!(kinds("let z = addTensor(h, b) in z", &["h", "b"]).is_empty());
+        assert_eq!(
+            kinds("let z = addTensor(1.0, b[0]) in z", &["b"]),
+            [(ErrorKind::UnknownTensor, "1.0".into()), (ErrorKind::UnknownTensor, "b[0]".into())]
+        );
+        assert_eq!(kinds("let b = addTensor(h, b) in b", &["h", "b"]), [(ErrorKind::AliasedOutput, "b".into())]);
+        assert_eq!(kinds("let z = addTensor(h, c) in z", &["h"]), [(ErrorKind::UnboundIdentifier, "c".into())]);
     }
 
     #[test]

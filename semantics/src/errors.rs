@@ -9,7 +9,8 @@ pub enum ErrorKind {
     IndexOutOfBounds,
     /// More indices than the tensor has dimensions: a scalar indexed (Rev-5).
     TooManyIndices,
-    /// `linear(W, X)` with `W: (I, J)` and `X` not of shape `(J)` (Rev-8).
+    /// `linear(W, X)` with `W: (I, J)` and `X` not of shape `(J)` (Rev-8); `addTensor(Y, Z)`
+    /// with `Y` and `Z` of different shapes (Ext-1).
     ShapeMismatch,
     /// An identifier no enclosing `let` binds (Rev-5, Rev-12).
     UnboundIdentifier,
@@ -70,7 +71,9 @@ impl ErrorKind {
         match self {
             ErrorKind::IndexOutOfBounds => "index out of bounds",
             ErrorKind::TooManyIndices => "too many indices",
-            ErrorKind::ShapeMismatch => "linear: shape mismatch",
+            // §4 writes "linear: shape mismatch". Ext-1's `addTensor` raises this kind too, so the
+            // string names the kind, as for every other kind; the detail names the function.
+            ErrorKind::ShapeMismatch => "shape mismatch",
             ErrorKind::UnboundIdentifier => "unbound identifier",
             ErrorKind::NegativeDimension => "negative dimension",
             ErrorKind::ArgmaxEmpty => "ArgMax of an empty vector",

@@ -340,3 +340,16 @@ fn m_layers_chain() {
         Int(0),
     );
 }
+
+/// Ext-1 (docs/semantics.md, "Deviations"): the published grammar has no `addTensor`, so the
+/// program is a parse error there; under the revised rules `z = h + b = [0.0, 0.5]`.
+#[test]
+fn ext1_add_tensor() {
+    let source =
+        "let h = initTensor(2) in let b = initTensor(2) in let b[1] = 0.5 in (let z = addTensor(h, b) in z[1])";
+    let err = parse_program(source, Profile::published().grammar).expect_err("K has no addTensor");
+    assert!(err.message.contains("unexpected `(`"), "{err}");
+    assert_eq!(outcome(Profile::revised(), source), Float(0.5));
+    let mismatch = "let h = initTensor(2) in let b = initTensor(1, 2) in (let z = addTensor(h, b) in z[1])";
+    assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
+}

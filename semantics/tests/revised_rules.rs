@@ -746,14 +746,15 @@ fn rule_rev_linear_checked() {
 }
 
 /// `rev-linear-shape-mismatch`:
-/// `rule <k> linearChecked(_, _, _, _, _, _) => knnError("linear: shape mismatch") ...</k> [owise]`
+/// `rule <k> linearChecked(_, _, _, _, _, _) => knnError("shape mismatch") ...</k> [owise]`
+/// (§4 writes `"linear: shape mismatch"`; the K string names the kind since Ext-1 raises it too)
 ///
 /// §3(h), `x` shorter than `W`'s rows: `W: (1, 2)`, `x: (1)`.
 #[test]
 fn rule_rev_linear_shape_mismatch() {
     let source = "let x = initTensor(1) in let W = initTensor(1, 2) in let y = linear(W, x) in y[0]";
     fire(source, "rev-linear-shape-mismatch")
-        .k(&["linearChecked ( y , W , x , 1 , 2 , 1 , y [ 0 ] )"], &["knnError ( \"linear: shape mismatch\" )"])
+        .k(&["linearChecked ( y , W , x , 1 , 2 , 1 , y [ 0 ] )"], &["knnError ( \"shape mismatch\" )"])
         .cells(&[]);
 }
 
@@ -998,8 +999,71 @@ fn rule_rev_argmax_helper_error() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Ext-1: element-wise tensor addition
+// ---------------------------------------------------------------------------------------------
 
-/// The revised rules this file tests, in its order (every `rev-…` rule that can fire; the
+/// `h` at 0 and `b` at 11, both `initTensor(2, 3)` (11 cells each, see the top of this file);
+/// shapes `b |-> 2 , 3` and `h |-> 2 , 3`.
+const ADD_2D: &str = "let h = initTensor(2, 3) in let b = initTensor(2, 3) in let z = addTensor(h, b) in z[1, 2]";
+
+/// `ext-let-add-tensor`:
+/// `rule <k> let X:Id = addTensor(Y:Id, Z:Id) in E => defineTensor(X, {SH[Y]}:>Ints) ~> addTensorHelper(Y, Z, X,
+///  0 ... size({SH[Y]}:>Ints), {SH[Y]}:>Ints) ~> E ~> restoreScope(Env, SH) ...</k> <env> Env </env>
+///  <shape> SH => SH[X <- SH[Y]] </shape> requires Y in_keys(SH) andBool Z in_keys(SH) andBool SH[Y] ==K SH[Z]
+///  andBool X =/=K Y andBool X =/=K Z` — `size(2, 3) = 6`.
+#[test]
+fn rule_ext_let_add_tensor() {
+    fire(ADD_2D, "ext-let-add-tensor")
+        .k(
+            &["let z = addTensor ( h , b ) in z [ 1 , 2 ]"],
+            &[
+                "defineTensor ( z , 2 , 3 )",
+                "addTensorHelper ( h , b , z , 0 ... 6 , 2 , 3 )",
+                "z [ 1 , 2 ]",
+                "restoreScope ( b |-> 11 h |-> 0 , b |-> 2 , 3 h |-> 2 , 3 )",
+            ],
+        )
+        .cells(&[shape(&[], &["z |-> 2 , 3"])]);
+}
+
+/// `ext-add-tensor-shape-mismatch`:
+/// `rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError("shape mismatch") ...</k> <shape> SH </shape>
+///  requires Y in_keys(SH) andBool Z in_keys(SH) andBool SH[Y] =/=K SH[Z] andBool X =/=K Y andBool X =/=K Z`
+/// — the same six elements, transposed: `(2, 3)` against `(3, 2)`.
+#[test]
+fn rule_ext_add_tensor_shape_mismatch() {
+    let source = "let h = initTensor(2, 3) in let b = initTensor(3, 2) in let z = addTensor(h, b) in z[0, 0]";
+    fire(source, "ext-add-tensor-shape-mismatch")
+        .k(&["let z = addTensor ( h , b ) in z [ 0 , 0 ]"], &["knnError ( \"shape mismatch\" )"])
+        .cells(&[]);
+}
+
+/// `ext-add-helper-step`:
+/// `rule <k> addTensorHelper(Y, Z, X, K ... N, Is) => let X[rowMajor(K, Is)] = Y[rowMajor(K, Is)] + Z[rowMajor(K, Is)]
+///  in #skip ~> addTensorHelper(Y, Z, X, (K +Int 1) ... N, Is) ...</k> requires K <Int N`
+/// — the fifth firing has `K = 4`, and position 4 of a `(2, 3)` tensor in row-major order is `[1, 1]`.
+#[test]
+fn rule_ext_add_helper_step() {
+    fire_nth(ADD_2D, "ext-add-helper-step", 5)
+        .k(
+            &["addTensorHelper ( h , b , z , 4 ... 6 , 2 , 3 )"],
+            &[
+                "let z [ 1 , 1 ] = h [ 1 , 1 ] + b [ 1 , 1 ] in #skip",
+                "addTensorHelper ( h , b , z , 5 ... 6 , 2 , 3 )",
+            ],
+        )
+        .cells(&[]);
+}
+
+/// `ext-add-helper-done`: `rule <k> addTensorHelper(_, _, _, N ... N, _) => . ...</k>`
+#[test]
+fn rule_ext_add_helper_done() {
+    fire(ADD_2D, "ext-add-helper-done").k(&["addTensorHelper ( h , b , z , 6 ... 6 , 2 , 3 )"], &[]).cells(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The revised rules this file tests, in its order (every `rev-…` and `ext-…` rule that can fire; the
 /// context `rev-ctx-storeval-base-id` fires through `rev-heat-storeval-base`).
 const COVERED: &[&str] = &[
     // Rev-1
@@ -1080,14 +1144,22 @@ const COVERED: &[&str] = &[
     // stuck states made errors
     "rev-let-target-error",
     "rev-argmax-helper-error",
+    // Ext-1
+    "ext-let-add-tensor",
+    "ext-add-tensor-shape-mismatch",
+    "ext-add-helper-step",
+    "ext-add-helper-done",
 ];
 
-/// `COVERED` is exactly the set of `rev-…` rules of the revised profile that can fire, and each
+/// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
 /// has its `rule_…` test in this file.
 #[test]
 fn every_revised_rule_has_a_test() {
-    let revised: BTreeSet<&str> =
-        Profile::revised().fireable().map(|r| r.id).filter(|id| id.starts_with("rev-")).collect();
+    let revised: BTreeSet<&str> = Profile::revised()
+        .fireable()
+        .map(|r| r.id)
+        .filter(|id| id.starts_with("rev-") || id.starts_with("ext-"))
+        .collect();
     let covered: BTreeSet<&str> = COVERED.iter().copied().collect();
     assert_eq!(covered.len(), COVERED.len(), "an ID is listed twice");
     let missing: Vec<&&str> = revised.difference(&covered).collect();
@@ -1231,11 +1303,20 @@ fn determinism_programs() -> Vec<(String, Config)> {
         }
         programs.push((name, Config::initial(term)));
     }
-    for source in TABLE_PROGRAMS {
+    for source in TABLE_PROGRAMS.iter().chain(EXT_PROGRAMS) {
         programs.push((source.to_string(), common::revised_initial(source)));
     }
     programs
 }
+
+/// The extensions' constructs, on their paths to a value and to each of their errors.
+const EXT_PROGRAMS: &[&str] = &[
+    "let h = initTensor(2, 2) in let b = initTensor(2, 2) in let h[0, 1] = 1 in let b[0, 1] = 2.5 in \
+     (let z = addTensor(h, b) in z[0, 1])",
+    "let h = initTensor(2) in let b = initTensor(3) in let z = addTensor(h, b) in z",
+    "let h = initTensor(2) in let z = addTensor(h, 1.0) in z",
+    "let h = initTensor(2, 1) in let h[1] = 3.0 in let z = addTensor(h, h) in z",
+];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,
 /// breadth first, and asserts that no configuration has two successors.

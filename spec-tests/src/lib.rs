@@ -1,6 +1,7 @@
 //! knn-spec-tests: the spec corpus. One K-NN program per file under `programs/<section>/`,
 //! sections following `k-nn.md` (basic, tensor, relu, linear, tanh, sigmoid, minmax, argmax,
-//! utility) plus `authors/`, `errors/`, `parsing/` and `regressions/`.
+//! utility), `extensions/` (the constructs the extensions add: Ext-1 `addTensor`) plus
+//! `authors/`, `errors/`, `parsing/` and `regressions/`.
 //!
 //! This crate loads a program with its header ([`header`]), runs it under each profile on the
 //! small-step engine and under the revised rules on the big-step engine ([`run`]), and writes
@@ -30,6 +31,7 @@ pub const SECTIONS: &[&str] = &[
     "minmax",
     "argmax",
     "utility",
+    "extensions",
     "authors",
     "errors",
     "parsing",

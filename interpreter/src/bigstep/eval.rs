@@ -572,6 +572,50 @@ impl Evaluator {
                 self.linear(w_loc, x_loc, root, i, j, span)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &[i])));
             }
+            FuncKind::AddTensor(y, z) => {
+                // `rev-let-func-error` diagnoses the operands left to right, then
+                // `ext-add-tensor-shape-mismatch` compares the shapes.
+                let mut operands = Vec::with_capacity(2);
+                for arg in [y, z] {
+                    let ExpKind::Id(operand) = &arg.kind else {
+                        return Err(error(
+                            ErrorKind::UnknownTensor,
+                            span,
+                            "`addTensor` takes the names of two tensors",
+                        ));
+                    };
+                    let dims = self.operand_shape(&scope, operand, name, span)?;
+                    operands.push((operand.as_str(), dims));
+                }
+                let [(y, y_dims), (z, z_dims)] = [operands[0].clone(), operands[1].clone()];
+                if y_dims != z_dims {
+                    return Err(error(
+                        ErrorKind::ShapeMismatch,
+                        span,
+                        format!("addTensor({y}, {z}) needs two tensors of the same shape"),
+                    ));
+                }
+                let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
+                let root = self.alloc(&y_dims);
+                self.add_tensors(y_loc, z_loc, root, &y_dims, span)?;
+                tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &y_dims)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`
+    /// in row-major order (`ext-add-helper-step`), `Y[idx]` read before `Z[idx]` (`seqstrict`).
+    fn add_tensors(&mut self, y_loc: usize, z_loc: usize, x_root: usize, dims: &[usize], span: Span) -> Eval<()> {
+        let targets = self.leaves(x_root, dims);
+        for (k, target) in targets.into_iter().enumerate() {
+            let index = row_major_index(k, dims);
+            let y = self.read(y_loc);
+            let y_element = self.index(y, &index, span)?;
+            let z = self.read(z_loc);
+            let z_element = self.index(z, &index, span)?;
+            let sum = self.arith(Arith::Add, y_element, z_element, span)?;
+            self.write(target, sum);
         }
         Ok(())
     }

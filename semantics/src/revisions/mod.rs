@@ -1,6 +1,7 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
-//! K-NN-SEMANTICS §4, each a set of rules it removes and rules it adds, with its reason. A
-//! patch's rules are written like the published ones: ID (`rev-…`), K text, apply function.
+//! K-NN-SEMANTICS §4, each a set of rules it removes and rules it adds, with its reason, and the
+//! extensions (Ext-1: `addTensor`), which add constructs K-NN lacks. A patch's rules are
+//! written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where §4 leaves a choice open (it marks its K as unchecked), the choice follows §4's table
 //! of expected effects and is documented on the rule and in docs/semantics.md ("Deviations").
@@ -20,13 +21,15 @@ pub mod rev11_determinism;
 pub mod rev12_scoping;
 pub mod rev13_tanh;
 
+pub mod ext1_add_tensor;
+
 use crate::config::Config;
 use crate::rules::Rule;
 use crate::term::Node;
 
 /// One revision: what it removes from the published rules and what it adds.
 pub struct Patch {
-    /// `Rev-5`.
+    /// `Rev-5`, `Ext-1`.
     pub name: &'static str,
     pub title: &'static str,
     /// Why the published rules are changed.
@@ -35,7 +38,7 @@ pub struct Patch {
     pub adds: &'static [&'static Rule],
 }
 
-/// Rev-0 … Rev-13, in order.
+/// Rev-0 … Rev-13, in order, then the extensions.
 pub static PATCHES: &[&Patch] = &[
     &rev00_porting::PATCH,
     &rev01_unit_marker::PATCH,
@@ -51,6 +54,7 @@ pub static PATCHES: &[&Patch] = &[
     &rev11_determinism::PATCH,
     &rev12_scoping::PATCH,
     &rev13_tanh::PATCH,
+    &ext1_add_tensor::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

@@ -128,12 +128,13 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
     let operands: Vec<&Term> = match func {
         FuncTerm::InitTensor(_) => Vec::new(),
         FuncTerm::Apply(_, y) => vec![y],
-        FuncTerm::Linear(w, y) => vec![w, y],
+        FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) => "initTensor",
         FuncTerm::Apply(name, _) => name.keyword(),
         FuncTerm::Linear(..) => "linear",
+        FuncTerm::AddTensor(..) => "addTensor",
     };
     for operand in operands {
         match operand.as_id() {

@@ -72,14 +72,16 @@ fn linear_checked(r: &mut Rewrite<'_>) -> bool {
 
 /// `rule <k> linearChecked(Y, W, X, _, _, _) => knnError("output aliases input") ...</k>
 ///       requires Y ==K W orBool Y ==K X [owise]` and
-/// `rule <k> linearChecked(_, _, _, _, _, _) => knnError("linear: shape mismatch") ...</k> [owise]`
-/// (§4 has the second only; an output that names an operand is reported as aliasing).
+/// `rule <k> linearChecked(_, _, _, _, _, _) => knnError("shape mismatch") ...</k> [owise]`
+/// (§4 has the second only; an output that names an operand is reported as aliasing). §4's
+/// string is `"linear: shape mismatch"`: since Ext-1's `addTensor` raises the same kind, the
+/// string names the kind, as every other `knnError` string does, and the detail the function.
 pub static LINEAR_SHAPE_MISMATCH: Rule = Rule::top(
     SECTION,
     "rev-linear-shape-mismatch",
     "Rev-8",
     "§4 Rev-8",
-    "rule <k> linearChecked(Y, W, X, _, _, _) => knnError(\"output aliases input\") ...</k> requires Y ==K W orBool Y ==K X [owise]  rule <k> linearChecked(_, _, _, _, _, _) => knnError(\"linear: shape mismatch\") ...</k> [owise]",
+    "rule <k> linearChecked(Y, W, X, _, _, _) => knnError(\"output aliases input\") ...</k> requires Y ==K W orBool Y ==K X [owise]  rule <k> linearChecked(_, _, _, _, _, _) => knnError(\"shape mismatch\") ...</k> [owise]",
     &[Head::LinearChecked],
     linear_shape_mismatch,
 )

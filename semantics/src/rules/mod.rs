@@ -45,6 +45,8 @@ pub enum Section {
     MinMax,
     ArgMax,
     Utility,
+    /// Constructs the extensions add (Ext-1 `addTensor`): no section of `k-nn.md` has them.
+    Extensions,
     /// Heating and cooling rules generated from `strict` and `context`.
     Strictness,
 }
@@ -61,6 +63,7 @@ impl Section {
             Section::MinMax => "minmax",
             Section::ArgMax => "argmax",
             Section::Utility => "utility",
+            Section::Extensions => "extensions",
             Section::Strictness => "strictness",
         }
     }
@@ -143,10 +146,11 @@ pub enum Head {
     WriteAt,
     BindTo,
     RestoreScope,
+    AddTensorHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::RestoreScope as usize + 1;
+    pub const COUNT: usize = Head::AddTensorHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -188,6 +192,7 @@ impl Head {
                 Node::Skip => Head::Skip,
                 Node::Error { .. } => Head::Error,
                 Node::LinearChecked { .. } => Head::LinearChecked,
+                Node::AddTensorHelper { .. } => Head::AddTensorHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

@@ -93,6 +93,8 @@ pub enum FuncKind {
     SigmoidTensor(Box<Exp>),
     /// `linear(Id, Id)`: the weights and the input vector, with their spans.
     Linear(Ident, Ident),
+    /// `addTensor(E, E)` (Ext-1, relaxed grammar only): element-wise sum of two tensors.
+    AddTensor(Box<Exp>, Box<Exp>),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -117,10 +119,12 @@ impl Exp {
                 vec![a, b]
             }
             ExpKind::Let { target, value, body } => vec![target, value, body],
-            ExpKind::LetFunc { target, func, body } => match func.argument() {
-                Some(arg) => vec![target, arg, body],
-                None => vec![target, body],
-            },
+            ExpKind::LetFunc { target, func, body } => {
+                let mut children = vec![&**target];
+                children.extend(func.arguments());
+                children.push(body);
+                children
+            }
         }
     }
 
@@ -147,7 +151,16 @@ impl Func {
             | FuncKind::TanhTensor(e)
             | FuncKind::Sigmoid(e)
             | FuncKind::SigmoidTensor(e) => Some(e),
-            FuncKind::InitTensor(_) | FuncKind::Linear(..) => None,
+            FuncKind::InitTensor(_) | FuncKind::Linear(..) | FuncKind::AddTensor(..) => None,
+        }
+    }
+
+    /// Every expression argument, left to right: [`Func::argument`], or both operands of
+    /// `addTensor`.
+    pub fn arguments(&self) -> Vec<&Exp> {
+        match &self.kind {
+            FuncKind::AddTensor(a, b) => vec![a, b],
+            _ => self.argument().into_iter().collect(),
         }
     }
 
@@ -162,6 +175,7 @@ impl Func {
             FuncKind::Sigmoid(_) => "sigmoid",
             FuncKind::SigmoidTensor(_) => "sigmoidTensor",
             FuncKind::Linear(..) => "linear",
+            FuncKind::AddTensor(..) => "addTensor",
         }
     }
 }
@@ -190,6 +204,10 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
                 | FuncKind::SigmoidTensor(e) => stack.push(*e),
+                FuncKind::AddTensor(a, b) => {
+                    stack.push(*a);
+                    stack.push(*b);
+                }
                 FuncKind::InitTensor(_) | FuncKind::Linear(..) => {}
             }
         }

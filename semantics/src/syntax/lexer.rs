@@ -18,6 +18,7 @@ use nom::{IResult, Parser};
 
 use super::ast::Span;
 use super::diagnostic::SyntaxError;
+use super::parser::Grammar;
 
 /// The largest Int literal accepted: locations are computed as `L + I + 1` in 64 bits.
 pub const MAX_INT_LITERAL: i64 = (1 << 62) - 1;
@@ -37,10 +38,13 @@ pub enum Keyword {
     Sigmoid,
     SigmoidTensor,
     Linear,
+    /// `addTensor` (Ext-1): a keyword of the relaxed grammar only; the K grammar reads it as an
+    /// identifier (see [`Keyword::in_grammar`]).
+    AddTensor,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 13] = [
+    pub const ALL: [Keyword; 14] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -54,6 +58,7 @@ impl Keyword {
         Keyword::Sigmoid,
         Keyword::SigmoidTensor,
         Keyword::Linear,
+        Keyword::AddTensor,
     ];
 
     pub fn text(self) -> &'static str {
@@ -71,6 +76,7 @@ impl Keyword {
             Keyword::Sigmoid => "sigmoid",
             Keyword::SigmoidTensor => "sigmoidTensor",
             Keyword::Linear => "linear",
+            Keyword::AddTensor => "addTensor",
         }
     }
 
@@ -81,6 +87,12 @@ impl Keyword {
     /// Keywords that start a `Func` (the right-hand side of a let-Func).
     pub fn is_func(self) -> bool {
         !matches!(self, Keyword::Let | Keyword::In | Keyword::Max | Keyword::Min | Keyword::ArgMax)
+    }
+
+    /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
+    /// (`addTensor`, Ext-1) are not in `KNN-SYNTAX`, so K reads them as identifiers.
+    pub fn in_grammar(self, grammar: Grammar) -> bool {
+        grammar == Grammar::Relaxed || self != Keyword::AddTensor
     }
 }
 

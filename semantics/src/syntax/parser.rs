@@ -23,13 +23,21 @@ pub enum Grammar {
     #[default]
     K,
     /// Two documented relaxations for the revised profile: a let-Func may be the body of a
-    /// let-Exp without parentheses, and `1.0+2.0` is an addition.
+    /// let-Exp without parentheses, and `1.0+2.0` is an addition; and the extensions' syntax
+    /// (`addTensor(E, E)`, Ext-1).
     Relaxed,
 }
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
-    let tokens = tokenize(source)?;
+    let mut tokens = tokenize(source)?;
+    for token in &mut tokens {
+        if let TokenKind::Keyword(keyword) = token.kind
+            && !keyword.in_grammar(grammar)
+        {
+            token.kind = TokenKind::Id(keyword.text().to_string());
+        }
+    }
     Parser { source, tokens, pos: 0, grammar, frames: Vec::new() }.run()
 }
 
@@ -57,15 +65,56 @@ enum LetRhs {
 
 /// What to do with the expression that is being parsed once it is complete.
 enum Frame {
-    Binary { op: BinOp, lhs: Exp, level: Level },
-    LetTarget { start: u32, level: Level },
-    LetValue { start: u32, target: Exp },
-    FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
-    LetBody { start: u32, target: Exp, rhs: LetRhs },
-    Paren { start: u32, level: Level },
-    CallFirst { start: u32, keyword: Keyword, level: Level },
-    CallSecond { start: u32, keyword: Keyword, first: Exp, level: Level },
-    ArgMaxArg { start: u32, level: Level },
+    Binary {
+        op: BinOp,
+        lhs: Exp,
+        level: Level,
+    },
+    LetTarget {
+        start: u32,
+        level: Level,
+    },
+    LetValue {
+        start: u32,
+        target: Exp,
+    },
+    FuncArg {
+        start: u32,
+        target: Exp,
+        keyword: Keyword,
+        func_start: u32,
+    },
+    /// `addTensor(E, □)` (Ext-1): the first operand is parsed.
+    FuncSecondArg {
+        start: u32,
+        target: Exp,
+        first: Exp,
+        func_start: u32,
+    },
+    LetBody {
+        start: u32,
+        target: Exp,
+        rhs: LetRhs,
+    },
+    Paren {
+        start: u32,
+        level: Level,
+    },
+    CallFirst {
+        start: u32,
+        keyword: Keyword,
+        level: Level,
+    },
+    CallSecond {
+        start: u32,
+        keyword: Keyword,
+        first: Exp,
+        level: Level,
+    },
+    ArgMaxArg {
+        start: u32,
+        level: Level,
+    },
 }
 
 enum Mode {
@@ -254,6 +303,17 @@ impl<'s> Parser<'s> {
                     Grammar::K => Level::NoLetFunc,
                     Grammar::Relaxed => Level::Any,
                 })
+            }
+            Frame::FuncArg { start, target, keyword: Keyword::AddTensor, func_start } => {
+                self.eat(&TokenKind::Comma, "`,`")?;
+                self.frames.push(Frame::FuncSecondArg { start, target, first: exp, func_start });
+                Mode::Expect(Level::Any)
+            }
+            Frame::FuncSecondArg { start, target, first, func_start } => {
+                let close = self.eat(&TokenKind::RParen, "`)`")?;
+                let kind = FuncKind::AddTensor(Box::new(first), Box::new(exp));
+                let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
+                self.let_func_body(start, target, func)?
             }
             Frame::FuncArg { start, target, keyword, func_start } => {
                 let close = self.eat(&TokenKind::RParen, "`)`")?;
@@ -473,6 +533,24 @@ mod tests {
         assert!(error("let y = linear(W, 1.0) in y").message.contains("unexpected"));
         parse("let x = relu(3.0) in x");
         parse("let y = linear(W, x) in y[0]");
+    }
+
+    #[test]
+    fn add_tensor_is_a_function_of_the_relaxed_grammar_only() {
+        let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+        let e = relaxed("let z = addTensor(h, b) in z").unwrap();
+        let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+        let FuncKind::AddTensor(a, b) = &func.kind else { panic!("{func:?}") };
+        assert!(matches!((&a.kind, &b.kind), (ExpKind::Id(a), ExpKind::Id(b)) if a == "h" && b == "b"));
+        assert_eq!(&"let z = addTensor(h, b) in z"[func.span.range()], "addTensor(h, b)");
+        // Operands are expressions, as for reluTensor: the rules say which are tensors.
+        relaxed("let z = addTensor(1.0, t[0] + 2.0) in z").unwrap();
+        assert!(relaxed("let z = addTensor(h) in z").unwrap_err().expected.contains(&"`,`".to_string()));
+        assert!(relaxed("addTensor(h, b)").unwrap_err().message.contains("is a function"));
+        // K's grammar has no addTensor: it is an identifier, and a call of it does not parse.
+        let err = error("let z = addTensor(h, b) in z");
+        assert!(err.message.contains("unexpected `(`"), "{err}");
+        assert!(matches!(parse("let addTensor = 1.0 in addTensor").kind, ExpKind::Let { .. }));
     }
 
     #[test]

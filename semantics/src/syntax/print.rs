@@ -101,6 +101,9 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
     match &func.kind {
         FuncKind::InitTensor(shape) => out.push(Piece::Owned(ints_text(shape))),
         FuncKind::Linear(w, x) => out.push(Piece::Owned(format!("{}, {}", w.name, x.name))),
+        FuncKind::AddTensor(a, b) => {
+            out.extend([Piece::Exp(a, Level::LetFunc), Piece::Text(", "), Piece::Exp(b, Level::LetFunc)]);
+        }
         _ => {
             if let Some(arg) = func.argument() {
                 out.push(Piece::Exp(arg, Level::LetFunc));
@@ -135,6 +138,23 @@ mod tests {
             "let t = initTensor(2) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])"
         );
         assert_eq!(round_trip("1.0 + (let x = 1.0 in x)"), "1.0 + (let x = 1.0 in x)");
+    }
+
+    #[test]
+    fn add_tensor_round_trips_in_the_relaxed_grammar() {
+        // Operands are free positions, like the arguments of `max`: no parentheses needed.
+        for (source, expected) in [
+            ("let z = addTensor(h, b) in z", "let z = addTensor(h, b) in z"),
+            (
+                "let z = addTensor(1.0+2.0, (let x = 1.0 in x)) in z",
+                "let z = addTensor(1.0 + 2.0, let x = 1.0 in x) in z",
+            ),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 Term::id(&Sym::new(&w.name), w.span),
                                 Term::id(&Sym::new(&x.name), x.span),
                             ),
+                            FuncKind::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

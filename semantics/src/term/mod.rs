@@ -227,6 +227,8 @@ pub enum FuncTerm {
     Apply(FuncName, Term),
     /// `linear(Id, Id)`. Held as terms because substitution may put a value there (§2.5).
     Linear(Term, Term),
+    /// `addTensor(Exp, Exp)` (Ext-1): the operands, names of tensors when the program is right.
+    AddTensor(Term, Term),
 }
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
@@ -352,6 +354,16 @@ pub enum Node {
         w_shape: Ints,
         x_shape: Ints,
         body: Term,
+    },
+    /// `addTensorHelper(Id, Id, Id, Int ... Int, Ints)` (Ext-1): `X = Y + Z` element-wise,
+    /// positions `from..to` (row-major) of the shape `dims` still to write.
+    AddTensorHelper {
+        y: Sym,
+        z: Sym,
+        x: Sym,
+        from: i64,
+        to: i64,
+        dims: Ints,
     },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),

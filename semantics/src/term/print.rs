@@ -112,6 +112,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 }
                 FuncTerm::Apply(name, arg) => call(name.keyword(), vec![inner(arg)]),
                 FuncTerm::Linear(w, x) => call("linear", vec![inner(w), inner(x)]),
+                FuncTerm::AddTensor(y, z) => call("addTensor", vec![inner(y), inner(z)]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -155,6 +156,10 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         Node::ArgMaxHelper { x, from, to, max, index } => call(
             "ArgMaxHelper",
             vec![text(x.as_str()), range(*from, *to), text(k_float(*max)), text(index.to_string())],
+        ),
+        Node::AddTensorHelper { y, z, x, from, to, dims } => call(
+            "addTensorHelper",
+            vec![text(y.as_str()), text(z.as_str()), text(x.as_str()), range(*from, *to), text(ints_text(dims))],
         ),
         Node::Fun(a) => call("fun", vec![inner(a)]),
         Node::Skip => vec![text("#skip")],

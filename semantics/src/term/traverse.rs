@@ -20,6 +20,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::LinearRows { .. }
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
+        | Node::AddTensorHelper { .. }
         | Node::Skip
         | Node::Error { .. } => {}
         Node::Index { base: a, .. }
@@ -53,7 +54,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             match func {
                 FuncTerm::InitTensor(_) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
-                FuncTerm::Linear(w, x) => {
+                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) => {
                     f(w);
                     f(x);
                 }
@@ -112,7 +113,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         (N::LetFunc { func: f, .. }, N::LetFunc { func: g, .. }) => match (f, g) {
             (FuncTerm::InitTensor(i), FuncTerm::InitTensor(j)) => i == j,
             (FuncTerm::Apply(m, _), FuncTerm::Apply(n, _)) => m == n,
-            (FuncTerm::Linear(..), FuncTerm::Linear(..)) => true,
+            (FuncTerm::Linear(..), FuncTerm::Linear(..)) | (FuncTerm::AddTensor(..), FuncTerm::AddTensor(..)) => true,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -128,6 +129,10 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::LinearCols { y, y_row, from, to, w, w_row, x },
             N::LinearCols { y: y2, y_row: yr2, from: f2, to: t2, w: w2, w_row: wr2, x: x2 },
         ) => (y, y_row, from, to, w, w_row, x) == (y2, yr2, f2, t2, w2, wr2, x2),
+        (
+            N::AddTensorHelper { y, z, x, from, to, dims },
+            N::AddTensorHelper { y: y2, z: z2, x: x2, from: f2, to: t2, dims: d2 },
+        ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
         (
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
@@ -152,12 +157,14 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::InitTensor(ints) => ints.hash(state),
             FuncTerm::Apply(name, _) => name.hash(state),
             FuncTerm::Linear(..) => 0u8.hash(state),
+            FuncTerm::AddTensor(..) => 1u8.hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
         Node::LinearRows { y, from, to, j, w, x } => (y, from, to, j, w, x).hash(state),
         Node::LinearCols { y, y_row, from, to, w, w_row, x } => (y, y_row, from, to, w, w_row, x).hash(state),
         Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
+        Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
         _ => {}
     }
 }
@@ -210,6 +217,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::LinearRows { .. }
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
+        | Node::AddTensorHelper { .. }
         | Node::Skip
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
@@ -241,6 +249,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::InitTensor(ints) => FuncTerm::InitTensor(ints.clone()),
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
+                FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
             };
             Node::LetFunc { target, func, body: next() }
         }
