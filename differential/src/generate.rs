@@ -103,6 +103,7 @@ struct Gen {
     rng: Rng,
     max_rank: usize,
     moderate: bool,
+    extensions: bool,
     scope: Vec<(String, Binding)>,
     stmts: Vec<Stmt>,
     fresh: usize,
@@ -123,11 +124,14 @@ pub struct Shape {
     /// Only moderate Floats ([`Rng::moderate_float`]) and small Ints, indices in range, no
     /// deliberate mistakes, no `ArgMax` result: programs whose values can be compared.
     pub moderate: bool,
+    /// Whether programs may use the extensions' constructs (Ext-1 `addTensor`), which only the
+    /// revised profile has.
+    pub extensions: bool,
 }
 
 impl Default for Shape {
     fn default() -> Shape {
-        Shape { max_stmts: 10, input_percent: 40, vector_input: false, max_rank: 3, moderate: false }
+        Shape { max_stmts: 10, input_percent: 40, vector_input: false, max_rank: 3, moderate: false, extensions: true }
     }
 }
 
@@ -137,6 +141,7 @@ pub fn program(seed: u64, shape: Shape) -> Program {
         rng: Rng::new(seed),
         max_rank: shape.max_rank,
         moderate: shape.moderate,
+        extensions: shape.extensions,
         scope: Vec::new(),
         stmts: Vec::new(),
         fresh: 0,
@@ -272,8 +277,11 @@ impl Gen {
 
     fn statement(&mut self) {
         // Moderate programs are for comparing values: more layers, no deliberate mistakes.
-        let weights =
-            if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2] };
+        let mut weights =
+            if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0, 6] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2, 6] };
+        if !self.extensions {
+            weights[10] = 0;
+        }
         match self.rng.weighted(&weights) {
             0 => {
                 self.alloc(None);
@@ -317,6 +325,7 @@ impl Gen {
                 }
             }
             9 => self.mistake(),
+            10 => self.add_tensors(),
             _ => {
                 let vectors: Vec<(String, Vec<usize>)> =
                     self.tensors().into_iter().filter(|(_, d)| d.len() == 1).collect();
@@ -395,6 +404,28 @@ impl Gen {
         self.bind(out, Binding::Tensor(dims));
     }
 
+    /// `let z = addTensor(a, b) in`: mostly two tensors of one shape (often the same tensor
+    /// twice, when it is the only one of its shape), sometimes of two shapes (`shape-mismatch`)
+    /// or a scalar operand (`unknown-tensor`); only the first in moderate programs.
+    fn add_tensors(&mut self) {
+        let tensors = self.tensors();
+        if tensors.is_empty() {
+            return;
+        }
+        let (a, dims) = self.rng.pick(&tensors).clone();
+        let same: Vec<String> = tensors.iter().filter(|(_, d)| *d == dims).map(|(n, _)| n.clone()).collect();
+        let choice = if self.moderate { 0 } else { self.rng.weighted(&[75, 17, 8]) };
+        let b = match choice {
+            0 => Scalar::Var(self.rng.pick(&same).clone()),
+            1 => Scalar::Var(self.rng.pick(&tensors).0.clone()),
+            _ => self.scalar(1),
+        };
+        let (a, b) = if self.rng.chance(50) { (Scalar::Var(a), b) } else { (b, Scalar::Var(a)) };
+        let out = self.name("z");
+        self.stmts.push(Stmt::AddTensor { out: out.clone(), a, b });
+        self.bind(out, Binding::Tensor(dims));
+    }
+
     /// A network layer: weights written element by element, `linear`, bias `let`s, and an
     /// activation, on a vector in scope (or a new one); the shapes match except sometimes.
     fn layer(&mut self) {
@@ -424,11 +455,27 @@ impl Gen {
         }
         let tensors = self.tensors();
         self.linear(w, x, &tensors);
-        let z = self.stmts.last().and_then(Stmt::defines).expect("linear binds its output").to_string();
-        for i in 0..rows {
-            if self.rng.chance(70) {
-                let add = self.float();
-                self.stmts.push(Stmt::Bias { tensor: z.clone(), index: i as i64, add });
+        let mut z = self.stmts.last().and_then(Stmt::defines).expect("linear binds its output").to_string();
+        if self.extensions && self.rng.chance(35) {
+            // The bias as a vector and one `addTensor` (Ext-1); sometimes one element short.
+            let len = if !self.moderate && self.rng.chance(10) { rows + 1 } else { rows };
+            let b = self.alloc(Some(vec![len]));
+            for i in 0..len {
+                if self.rng.chance(85) {
+                    let value = Scalar::Float(self.float());
+                    self.stmts.push(Stmt::Write { tensor: b.clone(), index: vec![i as i64], value });
+                }
+            }
+            let out = self.name("z");
+            self.stmts.push(Stmt::AddTensor { out: out.clone(), a: Scalar::Var(z), b: Scalar::Var(b) });
+            self.bind(out.clone(), Binding::Tensor(vec![rows]));
+            z = out;
+        } else {
+            for i in 0..rows {
+                if self.rng.chance(70) {
+                    let add = self.float();
+                    self.stmts.push(Stmt::Bias { tensor: z.clone(), index: i as i64, add });
+                }
             }
         }
         if self.rng.chance(80) {

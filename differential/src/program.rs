@@ -55,6 +55,9 @@ pub enum Stmt {
     Activate { out: String, act: Act, arg: Scalar },
     /// `let tensor[index] = tensor[index] + add in`: a bias, the pattern networks use.
     Bias { tensor: String, index: i64, add: f64 },
+    /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
+    /// one shape, sometimes of two shapes or a scalar (an error).
+    AddTensor { out: String, a: Scalar, b: Scalar },
     /// `let target = value in` with a target that is neither a name nor an indexed name
     /// (`let 1.0 = 2.0 in`, `let (a + b)[0] = …`): an error to exercise.
     BadTarget { target: Scalar, value: Scalar },
@@ -191,7 +194,8 @@ impl Stmt {
             | Stmt::Let { name, .. }
             | Stmt::ScalarFn { name, .. }
             | Stmt::Linear { out: name, .. }
-            | Stmt::Activate { out: name, .. } => Some(name),
+            | Stmt::Activate { out: name, .. }
+            | Stmt::AddTensor { out: name, .. } => Some(name),
             Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
         }
     }
@@ -209,6 +213,10 @@ impl Stmt {
                 s.names(&mut out)
             }
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
+            Stmt::AddTensor { a, b, .. } => {
+                a.names(&mut out);
+                b.names(&mut out);
+            }
             Stmt::Bias { tensor, .. } => out.push(tensor.clone()),
             Stmt::BadTarget { target, value } => {
                 target.names(&mut out);
@@ -255,6 +263,7 @@ impl Stmt {
                 };
                 let_func(out, kind, body)
             }
+            Stmt::AddTensor { out, a, b } => let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body),
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
@@ -293,6 +302,12 @@ impl Program {
     /// The program as source text, parenthesised where K's priorities need it.
     pub fn source(&self) -> String {
         to_source(&self.exp())
+    }
+
+    /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`), which the
+    /// K grammar and the published rules do not have.
+    pub fn uses_extensions(&self) -> bool {
+        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. }))
     }
 
     /// The input bound to its first row (empty without an input).
