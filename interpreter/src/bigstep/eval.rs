@@ -592,7 +592,11 @@ impl Evaluator {
                     return Err(error(
                         ErrorKind::ShapeMismatch,
                         span,
-                        format!("addTensor({y}, {z}) needs two tensors of the same shape"),
+                        format!(
+                            "addTensor({y}, {z}) needs two tensors of the same shape; {y} has shape {:?} and {z} has shape {:?}",
+                            &y_dims[..],
+                            &z_dims[..]
+                        ),
                     ));
                 }
                 let (y_loc, z_loc) = (scope.env[y], scope.env[z]);

@@ -1,7 +1,9 @@
 //! Ext-1: `addTensor(Y, Z)`, the element-wise sum of two tensors of the same shape, at every
 //! rank: the bias of a layer (`let z = addTensor(h, b) in …`) without one `let z[i] = z[i] + …`
-//! per element. The sister languages have it: BrainScript's `Plus(A, B)` (its `A + B`) and
-//! CNTK's element-wise `plus`, which the Python API calls for `+` on two variables.
+//! per element. The sister languages have it: CNTK's configuration language builds a layer as
+//! `T = Times(W1, X1) ; P = Plus(T, B1)` (its `ComputeNode` class `"Plus"`), and BrainScript
+//! writes the same `W1 * r + b1`, its `+` an element-wise operation (`../shared/spec/related/`:
+//! `cntk-config-language-notes.md`, `brainscript-expressions.md`).
 //!
 //! Not a revision of a published rule (K-NN has no tensor sum) but an extension, written the
 //! way the patches are: the syntax, the rules with their K text, the reason. Only the revised
@@ -26,10 +28,11 @@
 //!   `linear(W, X)` do (Rev-7). An operand that is not such a name (`1.0`, `t[0]`, a scalar or
 //!   an alias) is `unknown-tensor`, an unbound one `unbound-identifier`, an output that names an
 //!   operand `aliased-output`: `rev-let-func-error` diagnoses them, operands left to right.
-//! * **Same shape, nothing else.** No broadcasting (BrainScript and CNTK broadcast; K-NN has no
-//!   shapes to broadcast along without a rule per case): `Y` and `Z` must have equal `<shape>`
-//!   entries, rank and extents, or the result is `knnError("shape mismatch")`, the kind of
-//!   Rev-8's `linear` mismatch.
+//! * **Same shape, nothing else.** No broadcasting (BrainScript's element-wise operations
+//!   repeat dimensions of 1; K-NN's biases already have the layer's shape, and a broadcast
+//!   would need its own rules): `Y` and `Z` must have equal `<shape>` entries, rank and
+//!   extents, or the result is `knnError("shape mismatch")`, the kind of Rev-8's `linear`
+//!   mismatch.
 //! * **Elements in row-major order, each by the scalar `+`.** The helper writes
 //!   `X[idx] = Y[idx] + Z[idx]` for every index in C order, through the rules that already
 //!   exist: `let` assignment (Rev-3), indexing with bounds checks (Rev-5), and `+` with its
@@ -189,7 +192,7 @@ fn add_helper_done(r: &mut Rewrite<'_>) -> bool {
 pub static PATCH: Patch = Patch {
     name: "Ext-1",
     title: "element-wise tensor addition: addTensor(Y, Z)",
-    reason: "a layer's bias took one element let per output; BrainScript's Plus and CNTK's plus add tensors",
+    reason: "a layer's bias took one element let per output; CNTK's Plus and BrainScript's element-wise + add tensors",
     removes: &[],
     adds: &[&LET_ADD_TENSOR, &ADD_TENSOR_SHAPE_MISMATCH, &ADD_HELPER_STEP, &ADD_HELPER_DONE],
 };
