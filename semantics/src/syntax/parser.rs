@@ -65,56 +65,17 @@ enum LetRhs {
 
 /// What to do with the expression that is being parsed once it is complete.
 enum Frame {
-    Binary {
-        op: BinOp,
-        lhs: Exp,
-        level: Level,
-    },
-    LetTarget {
-        start: u32,
-        level: Level,
-    },
-    LetValue {
-        start: u32,
-        target: Exp,
-    },
-    FuncArg {
-        start: u32,
-        target: Exp,
-        keyword: Keyword,
-        func_start: u32,
-    },
-    /// `addTensor(E, □)` (Ext-1): the first operand is parsed.
-    FuncSecondArg {
-        start: u32,
-        target: Exp,
-        first: Exp,
-        func_start: u32,
-    },
-    LetBody {
-        start: u32,
-        target: Exp,
-        rhs: LetRhs,
-    },
-    Paren {
-        start: u32,
-        level: Level,
-    },
-    CallFirst {
-        start: u32,
-        keyword: Keyword,
-        level: Level,
-    },
-    CallSecond {
-        start: u32,
-        keyword: Keyword,
-        first: Exp,
-        level: Level,
-    },
-    ArgMaxArg {
-        start: u32,
-        level: Level,
-    },
+    Binary { op: BinOp, lhs: Exp, level: Level },
+    LetTarget { start: u32, level: Level },
+    LetValue { start: u32, target: Exp },
+    FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
+    // `addTensor(E, □)` (Ext-1): the first operand is parsed.
+    FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32 },
+    LetBody { start: u32, target: Exp, rhs: LetRhs },
+    Paren { start: u32, level: Level },
+    CallFirst { start: u32, keyword: Keyword, level: Level },
+    CallSecond { start: u32, keyword: Keyword, first: Exp, level: Level },
+    ArgMaxArg { start: u32, level: Level },
 }
 
 enum Mode {
