@@ -167,6 +167,10 @@ fn interleaved_layers_give_each_row_the_reference_result() {
          let u = linear(C, h) in (ArgMax(y) * 10 + ArgMax(z)) * 10 + ArgMax(u) + 0.5",
         "let y = linear(A, x) in let z = linear(B, x) in let i = ArgMax(y) in let k = ArgMax(z) in \
          let f = i + 0.25 in let g = k * 2 + 0.5 in f * g",
+        // The second ArgMax is over elements from three places (an input element, a computed
+        // Float, an element of a product), not one buffer: its own Int register per row.
+        "let y = linear(A, x) in let v = initTensor(3) in let v[0] = x[2] in let v[1] = x[0] * 2.0 in \
+         let v[2] = y[1] in let i = ArgMax(y) in let j = ArgMax(v) in i * 10 + j + 0.5",
     ];
     let rows = rows(4, 40);
     for body in bodies {

@@ -159,6 +159,23 @@ mod tests {
     }
 
     #[test]
+    fn growing_the_frame_takes_in_the_free_space_at_its_end() {
+        let mut space = FreeSpace::default();
+        let a = space.take(4);
+        let b = space.take(2);
+        assert_eq!((a, b, space.end), (0, 4, 6));
+        space.give_back(b, 2);
+        // Nothing free holds 6, but the 2 free at the end do: the frame grows by 4, not 6.
+        assert_eq!(space.take(6), 4);
+        assert_eq!(space.end, 10);
+        // Neighbours given back merge into one interval that a larger buffer can take.
+        space.give_back(4, 6);
+        space.give_back(0, 4);
+        assert_eq!(space.take(10), 0);
+        assert_eq!(space.end, 10);
+    }
+
+    #[test]
     fn a_deep_network_reuses_the_space_of_dead_layers() {
         // x(5) -> z0(50) -> h0(50) -> z1(50) -> h1(50) -> ... -> z6(5), ArgMax
         let mut ops = vec![matvec(0, 1, 50, 5)];
