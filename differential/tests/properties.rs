@@ -146,5 +146,8 @@ fn printed_programs_parse_back_to_themselves() {
         assert!(!outcome.is_failure(), "seed {seed}: {outcome:?}");
         return;
     }
-    QuickCheck::new().tests(cases()).quickcheck(property as fn(Full, Sound) -> TestResult);
+    // Every case must count: without `max_tests`, quickcheck stops after its default 10,000
+    // draws whatever `tests` says, and a long run would silently be a short one.
+    let n = cases();
+    QuickCheck::new().tests(n).max_tests(n).min_tests_passed(n).quickcheck(property as fn(Full, Sound) -> TestResult);
 }
