@@ -333,3 +333,15 @@ fn a_reader_that_closes_the_pipe_early_is_not_a_crash() {
     assert!(!errors.contains("panicked"), "{errors}");
     assert_eq!(output.status.code(), Some(0), "{errors}");
 }
+
+#[test]
+fn invalid_operands_name_the_operator_on_the_fast_engine() {
+    // Found when compiling (a tensor is no operand of `+`) and when running (`max` has no rule
+    // for NaN): the message says which operator could not compute, and with what.
+    let compiled = knn(&["run", "-"], Some("let t = initTensor(2) in let s = t + 1.0 in s"));
+    assert_eq!(compiled.status.code(), Some(3));
+    assert!(stderr(&compiled).contains("`+` cannot compute with a tensor and 1.0"), "{}", stderr(&compiled));
+    let ran = knn(&["run", "-", "--input", "x=[NaN]"], Some("let a = x[0] in let b = max(a, 1.0) in b"));
+    assert_eq!(ran.status.code(), Some(3));
+    assert!(stderr(&ran).contains("`max` cannot compute with NaN and 1.0"), "{}", stderr(&ran));
+}

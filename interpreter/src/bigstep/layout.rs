@@ -168,9 +168,14 @@ mod tests {
         // Nothing free holds 6, but the 2 free at the end do: the frame grows by 4, not 6.
         assert_eq!(space.take(6), 4);
         assert_eq!(space.end, 10);
-        // Neighbours given back merge into one interval that a larger buffer can take.
+        // Neighbours given back merge into one interval that a larger buffer can take, whether
+        // the right one comes back first or the left one.
         space.give_back(4, 6);
         space.give_back(0, 4);
+        assert_eq!(space.take(10), 0);
+        assert_eq!(space.end, 10);
+        space.give_back(0, 4);
+        space.give_back(4, 6);
         assert_eq!(space.take(10), 0);
         assert_eq!(space.end, 10);
     }
