@@ -171,6 +171,11 @@ fn interleaved_layers_give_each_row_the_reference_result() {
         // Float, an element of a product), not one buffer: its own Int register per row.
         "let y = linear(A, x) in let v = initTensor(3) in let v[0] = x[2] in let v[1] = x[0] * 2.0 in \
          let v[2] = y[1] in let i = ArgMax(y) in let j = ArgMax(v) in i * 10 + j + 0.5",
+        // The biased value is also the result: the addition must be computed, not only fused.
+        "let y = linear(A, x) in let a = y[0] + 0.75 in let y[0] = a in a",
+        // Biases of two buffers in a row: each goes to its own buffer.
+        "let y = linear(A, x) in let z = linear(B, x) in let y[0] = y[0] + 0.5 in \
+         let z[1] = z[1] + 0.25 in y",
     ];
     let rows = rows(4, 40);
     for body in bodies {
@@ -207,6 +212,21 @@ fn an_mlp_compiles_to_one_fused_product_per_layer() {
         assert_eq!(biased, expected, "layer {layer}");
         assert_eq!(relu.is_some(), layer < 2, "layer {layer}: relu on the hidden layers only");
     }
+}
+
+/// Biases that do not follow their product (here they follow a relu) still compile to one
+/// `AddBias` per run of elements, not one operation per element.
+#[test]
+fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
+    let source = "let W = initTensor(3, 2) in let W[0, 0] = 1.0 in let W[1, 1] = -1.0 in let W[2, 0] = 0.5 in \
+                  let z = linear(W, x) in let h = reluTensor(z) in \
+                  let h[0] = h[0] + 0.1 in let h[1] = h[1] + 0.2 in let h[2] = h[2] + 0.3 in h";
+    let program = parse_program(source, Profile::revised().grammar).expect("the program parses");
+    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
+    let additions: Vec<&Op> = plan.ops.iter().filter(|op| matches!(op, Op::AddBias { .. })).collect();
+    assert_eq!(additions.len(), 1, "{:#?}", plan.ops);
+    let Op::AddBias { at, values, .. } = additions[0] else { unreachable!() };
+    assert_eq!((*at, values.as_slice()), (0, &[Some(0.1), Some(0.2), Some(0.3)][..]));
 }
 
 /// Groups fill the frame budget: as many rows (a multiple of the lane group) as fit in
