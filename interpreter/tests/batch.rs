@@ -227,6 +227,20 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
     assert_eq!(additions.len(), 1, "{:#?}", plan.ops);
     let Op::AddBias { at, values, .. } = additions[0] else { unreachable!() };
     assert_eq!((*at, values.as_slice()), (0, &[Some(0.1), Some(0.2), Some(0.3)][..]));
+
+    // Far apart (more than 64 elements), they are two additions, not one mostly empty; and
+    // `ArgMax` of the biased vector reads it in place.
+    let source = "let W = initTensor(200, 2) in let z = linear(W, x) in let h = reluTensor(z) in \
+                  let h[0] = h[0] + 0.1 in let h[150] = h[150] + 0.2 in ArgMax(h)";
+    let program = parse_program(source, Profile::revised().grammar).expect("the program parses");
+    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
+    let additions: Vec<(usize, usize)> = plan
+        .ops
+        .iter()
+        .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
+        .collect();
+    assert_eq!(additions, [(0, 1), (150, 1)], "{:#?}", plan.ops);
+    assert!(matches!(plan.ops.last(), Some(Op::ArgMaxBuffer { at: 0, len: 200, .. })), "{:#?}", plan.ops);
 }
 
 /// Groups fill the frame budget: as many rows (a multiple of the lane group) as fit in
