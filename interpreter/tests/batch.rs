@@ -176,6 +176,12 @@ fn interleaved_layers_give_each_row_the_reference_result() {
         // Biases of two buffers in a row: each goes to its own buffer.
         "let y = linear(A, x) in let z = linear(B, x) in let y[0] = y[0] + 0.5 in \
          let z[1] = z[1] + 0.25 in y",
+        // Biases after a relu: one addition over three elements, each with its own value.
+        "let y = linear(A, x) in let h = reluTensor(y) in let h[0] = h[0] + 0.1 in \
+         let h[1] = h[1] + 0.2 in let h[2] = h[2] + 0.3 in h",
+        // The biased value is also an element of the result tensor.
+        "let y = linear(A, x) in let v = initTensor(2) in let a = y[0] + 0.75 in let y[0] = a in \
+         let v[0] = a in v",
     ];
     let rows = rows(4, 40);
     for body in bodies {
@@ -228,10 +234,10 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
     let Op::AddBias { at, values, .. } = additions[0] else { unreachable!() };
     assert_eq!((*at, values.as_slice()), (0, &[Some(0.1), Some(0.2), Some(0.3)][..]));
 
-    // Far apart (more than 64 elements), they are two additions, not one mostly empty; and
-    // `ArgMax` of the biased vector reads it in place.
+    // Far apart (more than 64 elements past the last), they are two additions, not one mostly
+    // empty; and `ArgMax` of the biased vector reads it in place.
     let source = "let W = initTensor(200, 2) in let z = linear(W, x) in let h = reluTensor(z) in \
-                  let h[0] = h[0] + 0.1 in let h[150] = h[150] + 0.2 in ArgMax(h)";
+                  let h[0] = h[0] + 0.1 in let h[1] = h[1] + 0.2 in let h[100] = h[100] + 0.3 in ArgMax(h)";
     let program = parse_program(source, Profile::revised().grammar).expect("the program parses");
     let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
     let additions: Vec<(usize, usize)> = plan
@@ -239,7 +245,7 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
         .iter()
         .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
         .collect();
-    assert_eq!(additions, [(0, 1), (150, 1)], "{:#?}", plan.ops);
+    assert_eq!(additions, [(0, 2), (100, 1)], "{:#?}", plan.ops);
     assert!(matches!(plan.ops.last(), Some(Op::ArgMaxBuffer { at: 0, len: 200, .. })), "{:#?}", plan.ops);
 }
 
