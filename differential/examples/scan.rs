@@ -19,9 +19,7 @@ fn main() {
         }
     };
     let full = Shape::default();
-    let batched = Shape { input_percent: 100, ..Shape::default() };
-    let moderate = Shape { input_percent: 100, moderate: true, ..Shape::default() };
-    let short = Shape { max_stmts: 4, max_rank: 2, extensions: false, ..Shape::default() };
+    let (batched, moderate, short) = (Shape::batched(), Shape::moderate_values(), Shape::short());
     let start = Instant::now();
     let (mut passed, mut discarded, mut failed) = (0u64, 0u64, 0u64);
     for seed in first..first + count {

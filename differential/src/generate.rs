@@ -135,6 +135,27 @@ impl Default for Shape {
     }
 }
 
+/// The shapes of the properties, named once so that the quickcheck tests and the seed scanner
+/// draw the same programs.
+impl Shape {
+    /// Always an input `x` (the batch properties give it several rows).
+    pub fn batched() -> Shape {
+        Shape { input_percent: 100, ..Shape::default() }
+    }
+
+    /// Always an input, moderate values only: the programs of the fast-math tolerance.
+    pub fn moderate_values() -> Shape {
+        Shape { input_percent: 100, moderate: true, ..Shape::default() }
+    }
+
+    /// Up to 4 statements, rank 2 at most, no extensions: programs for `search` under the
+    /// published rules (which have no extensions). `search` explores every state a run passes
+    /// through and hashes each configuration, so its cost grows faster than the program.
+    pub fn short() -> Shape {
+        Shape { max_stmts: 4, max_rank: 2, extensions: false, ..Shape::default() }
+    }
+}
+
 /// The program of `seed`.
 pub fn program(seed: u64, shape: Shape) -> Program {
     let mut g = Gen {

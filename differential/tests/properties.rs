@@ -41,19 +41,18 @@ fn full(seed: u64) -> Full {
 }
 
 fn batched(seed: u64) -> Batched {
-    Batched(generate::program(seed, Shape { input_percent: 100, ..Shape::default() }))
+    Batched(generate::program(seed, Shape::batched()))
 }
 
-/// A short program (up to 4 statements, rank 2 at most): `search` explores every state a run
-/// passes through and hashes each configuration, so its cost grows faster than the program.
-/// Without the extensions: the published rules, which this one is for, do not have them.
+/// A short program without the extensions ([`Shape::short`]): for `search` under the
+/// published rules.
 fn short(seed: u64) -> Short {
-    Short(generate::program(seed, Shape { max_stmts: 4, max_rank: 2, extensions: false, ..Shape::default() }))
+    Short(generate::program(seed, Shape::short()))
 }
 
 /// Moderate values only (no overflow): the programs of the fast-math tolerance.
 fn moderate(seed: u64) -> Moderate {
-    Moderate(generate::program(seed, Shape { input_percent: 100, moderate: true, ..Shape::default() }))
+    Moderate(generate::program(seed, Shape::moderate_values()))
 }
 
 fn in_fragment(seed: u64) -> Sound {

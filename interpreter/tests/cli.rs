@@ -345,3 +345,29 @@ fn invalid_operands_name_the_operator_on_the_fast_engine() {
     assert_eq!(ran.status.code(), Some(3));
     assert!(stderr(&ran).contains("`max` cannot compute with NaN and 1.0"), "{}", stderr(&ran));
 }
+
+#[test]
+fn add_tensor_errors_say_what_is_wrong_and_where() {
+    let dir = tempfile::tempdir().unwrap();
+    // Shapes are compared when the program runs (`knn run`'s default engine is the fast one).
+    let mismatch = temp_file(
+        dir.path(),
+        "mismatch.knn",
+        b"let h = initTensor(2, 3) in\nlet b = initTensor(6) in\nlet z = addTensor(h, b) in z\n",
+    );
+    for engine in ["big-step", "small-step"] {
+        let out = knn(&["run", &mismatch, "--engine", engine], None);
+        assert_eq!(out.status.code(), Some(3), "{engine}: {}", stderr(&out));
+        let expected = "mismatch.knn:3:1: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
+        assert!(stderr(&out).contains(expected), "{engine}: {}", stderr(&out));
+    }
+    // An operand that is not a name is found before the program runs, with a way out.
+    let operand = temp_file(dir.path(), "operand.knn", b"let h = initTensor(2) in\nlet z = addTensor(h, 1.0) in z\n");
+    for command in ["run", "check"] {
+        let out = knn(&[command, &operand], None);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        let errors = stderr(&out);
+        assert!(errors.contains("operand.knn:2:22: `addTensor` takes the names of two tensors"), "{command}: {errors}");
+        assert!(errors.contains("let u = addTensor(t, b)"), "{command}: {errors}");
+    }
+}

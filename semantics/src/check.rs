@@ -119,36 +119,13 @@ fn is_tensor_function(kind: &FuncKind) -> bool {
 /// The operands of `reluTensor(Y)`, `linear(W, X)`…: names of tensors in scope, not the output.
 fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &Scope, errors: &mut Vec<StaticError>) {
     let operands: Vec<(&str, Span)> = match kind {
-        FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => match &arg.kind {
-            ExpKind::Id(x) => vec![(x.as_str(), arg.span)],
-            _ => {
-                errors.push(StaticError {
-                    kind: ErrorKind::UnknownTensor,
-                    span: arg.span,
-                    message: format!("`{keyword}` takes the name of a tensor"),
-                    hint: Some(format!("bind it first: `let t = … in let u = {keyword}(t) in …`")),
-                });
-                return;
-            }
-        },
+        FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => {
+            tensor_names(keyword, &[arg], errors)
+        }
         FuncKind::Linear(w, x) => vec![(w.name.as_str(), w.span), (x.name.as_str(), x.span)],
         // Ext-1: both operands name tensors. Shapes are not tracked here, so a shape mismatch
         // is found when the program runs.
-        FuncKind::AddTensor(a, b) => {
-            let mut names = Vec::new();
-            for arg in [a, b] {
-                match &arg.kind {
-                    ExpKind::Id(x) => names.push((x.as_str(), arg.span)),
-                    _ => errors.push(StaticError {
-                        kind: ErrorKind::UnknownTensor,
-                        span: arg.span,
-                        message: format!("`{keyword}` takes the names of two tensors"),
-                        hint: Some(format!("bind it first: `let t = … in let u = {keyword}(t, b) in …`")),
-                    }),
-                }
-            }
-            names
-        }
+        FuncKind::AddTensor(a, b) => tensor_names(keyword, &[a, b], errors),
         _ => return,
     };
     for (name, span) in operands {
@@ -163,6 +140,27 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
             require_bound(name, span, scope, errors);
         }
     }
+}
+
+/// The operands of a tensor function that the grammar lets be any expression but the rules
+/// want to be names (`reluTensor(Y)`, `addTensor(Y, Z)`): the names, and `unknown-tensor` for
+/// each operand that is not one.
+fn tensor_names<'e>(keyword: &str, args: &[&'e Exp], errors: &mut Vec<StaticError>) -> Vec<(&'e str, Span)> {
+    let (what, call) =
+        if args.len() == 1 { ("the name of a tensor", "t") } else { ("the names of two tensors", "t, b") };
+    let mut names = Vec::with_capacity(args.len());
+    for arg in args {
+        match &arg.kind {
+            ExpKind::Id(x) => names.push((x.as_str(), arg.span)),
+            _ => errors.push(StaticError {
+                kind: ErrorKind::UnknownTensor,
+                span: arg.span,
+                message: format!("`{keyword}` takes {what}"),
+                hint: Some(format!("bind it first: `let t = … in let u = {keyword}({call}) in …`")),
+            }),
+        }
+    }
+    names
 }
 
 #[cfg(test)]

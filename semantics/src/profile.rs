@@ -70,7 +70,8 @@ impl Profile {
     }
 
     /// The published rules with the patches Rev-0…Rev-13 (K-NN-SEMANTICS §4) and the extension
-    /// Ext-1 (`addTensor`): deterministic, errors explicit, real networks run. Programs are read with the relaxed grammar.
+    /// Ext-1 (`addTensor`): deterministic, errors explicit, real networks run. Programs are read
+    /// with the relaxed grammar.
     pub fn revised() -> &'static Profile {
         static REVISED: OnceLock<Profile> = OnceLock::new();
         REVISED.get_or_init(|| {

@@ -537,16 +537,7 @@ impl Evaluator {
                     FuncKind::TanhTensor(_) => Activation::Tanh,
                     _ => Activation::Sigmoid,
                 };
-                let y = match &arg.kind {
-                    ExpKind::Id(y) => y.as_str(),
-                    _ => {
-                        return Err(error(
-                            ErrorKind::UnknownTensor,
-                            span,
-                            "a tensor function takes the name of a tensor",
-                        ));
-                    }
-                };
+                let y = tensor_name(arg, span, "a tensor function takes the name of a tensor")?;
                 let dims = self.operand_shape(&scope, y, name, span)?;
                 let y_loc = scope.env[y];
                 let root = self.alloc(&dims);
@@ -575,19 +566,11 @@ impl Evaluator {
             FuncKind::AddTensor(y, z) => {
                 // `rev-let-func-error` diagnoses the operands left to right, then
                 // `ext-add-tensor-shape-mismatch` compares the shapes.
-                let mut operands = Vec::with_capacity(2);
-                for arg in [y, z] {
-                    let ExpKind::Id(operand) = &arg.kind else {
-                        return Err(error(
-                            ErrorKind::UnknownTensor,
-                            span,
-                            "`addTensor` takes the names of two tensors",
-                        ));
-                    };
-                    let dims = self.operand_shape(&scope, operand, name, span)?;
-                    operands.push((operand.as_str(), dims));
-                }
-                let [(y, y_dims), (z, z_dims)] = [operands[0].clone(), operands[1].clone()];
+                const USAGE: &str = "`addTensor` takes the names of two tensors";
+                let y = tensor_name(y, span, USAGE)?;
+                let y_dims = self.operand_shape(&scope, y, name, span)?;
+                let z = tensor_name(z, span, USAGE)?;
+                let z_dims = self.operand_shape(&scope, z, name, span)?;
                 if y_dims != z_dims {
                     return Err(error(
                         ErrorKind::ShapeMismatch,
@@ -855,6 +838,15 @@ fn linear_mismatch(y: &str, w: &str, x: &str, span: Span) -> RowError {
         error(ErrorKind::AliasedOutput, span, format!("`{y}` cannot be both an operand and the output of `linear`"))
     } else {
         error(ErrorKind::ShapeMismatch, span, format!("linear({w}, {x}) needs {w}: (I, J) and {x}: (J)"))
+    }
+}
+
+/// The operand of a tensor function as a name: `unknown-tensor` (with `usage`) when it is
+/// another expression, as `rev-let-func-error` says.
+fn tensor_name<'e>(arg: &'e Exp, span: Span, usage: &str) -> Eval<&'e str> {
+    match &arg.kind {
+        ExpKind::Id(name) => Ok(name.as_str()),
+        _ => Err(error(ErrorKind::UnknownTensor, span, usage)),
     }
 }
 

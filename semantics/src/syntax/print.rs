@@ -101,11 +101,11 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
     match &func.kind {
         FuncKind::InitTensor(shape) => out.push(Piece::Owned(ints_text(shape))),
         FuncKind::Linear(w, x) => out.push(Piece::Owned(format!("{}, {}", w.name, x.name))),
-        FuncKind::AddTensor(a, b) => {
-            out.extend([Piece::Exp(a, Level::LetFunc), Piece::Text(", "), Piece::Exp(b, Level::LetFunc)]);
-        }
         _ => {
-            if let Some(arg) = func.argument() {
+            for (k, arg) in func.arguments().into_iter().enumerate() {
+                if k > 0 {
+                    out.push(Piece::Text(", "));
+                }
                 out.push(Piece::Exp(arg, Level::LetFunc));
             }
         }
