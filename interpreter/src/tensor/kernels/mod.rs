@@ -118,11 +118,8 @@ pub fn matmul_lanes_on(
         // SAFETY: the CPU has the features and the operand sizes were checked (asserted above).
         Isa::Avx512 => unsafe { x86::matmul_avx512(w, x, out, lanes, precision, epilogue) },
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => {
-            // SAFETY: as above.
-            unsafe { x86::matmul_avx2(w, x, out, lanes, precision) };
-            apply_epilogue(out, lanes, epilogue)
-        }
+        // SAFETY: as above.
+        Isa::Avx2 => unsafe { x86::matmul_avx2(w, x, out, lanes, precision, epilogue) },
         _ => {
             match precision {
                 Precision::Exact => matmul_portable::<2, false>(w, x, out, lanes),

@@ -76,7 +76,7 @@ unsafe fn matvec_tile<const N: usize, const FUSED: bool>(w: &Matrix, x: &[f64], 
     }
 }
 
-/// Columns per block: a block of one lane group's inputs (`J_BLOCK × 16` Floats, 16 KiB)
+/// Columns per block: a block of one tile's inputs (`J_BLOCK` columns × the tile's lanes)
 /// stays in L1 while the panels of a row block pass over it. A sum runs over its blocks in
 /// order, the partial sum stored and reloaded between them (exactly, as an f64).
 const J_BLOCK: usize = 128;
@@ -84,48 +84,6 @@ const J_BLOCK: usize = 128;
 /// The bytes of weights a row block holds: it stays in L2 while every lane group passes
 /// through it, so the weights come from farther away once per group of rows, not per lane group.
 const WEIGHT_BLOCK: usize = 128 * 1024;
-
-/// A batch on AVX-512: tiles of up to 8 rows × 16 lanes (16 zmm accumulators), the epilogue
-/// applied in registers after a sum's last column block. Returns whether relu met a NaN.
-#[target_feature(enable = "avx512f,fma")]
-pub unsafe fn matmul_avx512(
-    w: &Matrix,
-    x: &[f64],
-    out: &mut [f64],
-    lanes: usize,
-    precision: Precision,
-    epilogue: Epilogue,
-) -> bool {
-    let tiles = Tiles {
-        w,
-        x: x.as_ptr(),
-        out: out.as_mut_ptr(),
-        lanes,
-        bias: epilogue.bias,
-        relu: epilogue.relu.map(|r| r.as_mut_ptr()),
-    };
-    let panels = w.rows.div_ceil(PANEL_ROWS);
-    let panels_per_block = (WEIGHT_BLOCK / (w.cols.max(1) * PANEL_ROWS * size_of::<f64>())).max(1);
-    // Empty rows (`cols == 0`) still get their 0.0 and epilogue: one empty column block.
-    let column_blocks: Vec<(usize, usize)> = if w.cols == 0 {
-        vec![(0, 0)]
-    } else {
-        (0..w.cols).step_by(J_BLOCK).map(|j| (j, (j + J_BLOCK).min(w.cols))).collect()
-    };
-    let mut nan = 0;
-    for first_panel in (0..panels).step_by(panels_per_block) {
-        for (k, &columns) in column_blocks.iter().enumerate() {
-            let part = Part { columns, first: k == 0, last: k + 1 == column_blocks.len() };
-            for b0 in (0..lanes).step_by(16) {
-                for p in first_panel..panels.min(first_panel + panels_per_block) {
-                    // SAFETY: the caller's guarantees; `Tiles::tile` stays inside the operands.
-                    nan |= unsafe { tiles.dispatch(precision, p, b0, part) };
-                }
-            }
-        }
-    }
-    nan != 0
-}
 
 /// The columns `columns.0 .. columns.1` of a sum; the first part starts from 0.0, the last
 /// applies the epilogue.
@@ -146,135 +104,298 @@ struct Tiles<'a> {
     relu: Option<*mut f64>,
 }
 
-impl Tiles<'_> {
-    /// The tile of panel `p` for its number of real rows.
+impl<'a> Tiles<'a> {
+    fn new(w: &'a Matrix, x: &[f64], out: &mut [f64], lanes: usize, epilogue: Epilogue<'a>) -> Tiles<'a> {
+        Tiles {
+            w,
+            x: x.as_ptr(),
+            out: out.as_mut_ptr(),
+            lanes,
+            bias: epilogue.bias,
+            relu: epilogue.relu.map(|r| r.as_mut_ptr()),
+        }
+    }
+
+    /// The bias of `row` when `part` is a sum's last.
+    fn bias(&self, row: usize, part: Part) -> Option<f64> {
+        match self.bias {
+            Some(bias) if part.last => bias[row],
+            _ => None,
+        }
+    }
+}
+
+/// A register tile of the batched product on one instruction set: `ROWS` output rows (a
+/// divisor of [`PANEL_ROWS`], so a tile lies in one panel) × `LANES` batch lanes.
+trait TileShape {
+    const ROWS: usize;
+    const LANES: usize;
+
+    /// The tile whose first row is `first_row` and first lane `b0`, over one part of the
+    /// columns: a mask of the lanes where relu met a NaN (any bit set: at least one).
+    ///
+    /// # Safety
+    /// The CPU has the instruction set; the operands hold what [`Tiles`] says.
+    unsafe fn tile(tiles: &Tiles, precision: Precision, first_row: usize, b0: usize, part: Part) -> u8;
+}
+
+/// The batched product in blocks: weights by row blocks of [`WEIGHT_BLOCK`] bytes, inputs by
+/// column blocks of [`J_BLOCK`], every tile of a row block over one lane group's column block
+/// while it is in L1. Returns whether relu met a NaN.
+///
+/// # Safety
+/// As [`TileShape::tile`]; inlined into callers compiled for the tile's instruction set.
+#[inline(always)]
+unsafe fn blocked<T: TileShape>(tiles: &Tiles, precision: Precision) -> bool {
+    let w = tiles.w;
+    let units = w.rows.div_ceil(T::ROWS);
+    let units_per_block = (WEIGHT_BLOCK / (w.cols.max(1) * T::ROWS * size_of::<f64>())).max(1);
+    // Empty rows (`cols == 0`) still get their 0.0 and epilogue: one empty column block.
+    let column_blocks: Vec<(usize, usize)> = if w.cols == 0 {
+        vec![(0, 0)]
+    } else {
+        (0..w.cols).step_by(J_BLOCK).map(|j| (j, (j + J_BLOCK).min(w.cols))).collect()
+    };
+    let mut nan = 0;
+    for first_unit in (0..units).step_by(units_per_block) {
+        for (k, &columns) in column_blocks.iter().enumerate() {
+            let part = Part { columns, first: k == 0, last: k + 1 == column_blocks.len() };
+            for b0 in (0..tiles.lanes).step_by(T::LANES) {
+                for unit in first_unit..units.min(first_unit + units_per_block) {
+                    // SAFETY: the caller's guarantees; a tile stays inside the operands.
+                    nan |= unsafe { T::tile(tiles, precision, unit * T::ROWS, b0, part) };
+                }
+            }
+        }
+    }
+    nan != 0
+}
+
+/// A batch on AVX-512: tiles of up to 8 rows × 16 lanes (16 zmm accumulators), the epilogue
+/// applied in registers after a sum's last column block. Returns whether relu met a NaN.
+#[target_feature(enable = "avx512f,fma")]
+pub unsafe fn matmul_avx512(
+    w: &Matrix,
+    x: &[f64],
+    out: &mut [f64],
+    lanes: usize,
+    precision: Precision,
+    epilogue: Epilogue,
+) -> bool {
+    // SAFETY: the caller's guarantees.
+    unsafe { blocked::<Avx512Tile>(&Tiles::new(w, x, out, lanes, epilogue), precision) }
+}
+
+/// 8 rows × 16 lanes in 16 zmm.
+struct Avx512Tile;
+
+impl TileShape for Avx512Tile {
+    const ROWS: usize = PANEL_ROWS;
+    const LANES: usize = 16;
+
     #[target_feature(enable = "avx512f,fma")]
-    unsafe fn dispatch(&self, precision: Precision, p: usize, b0: usize, part: Part) -> u8 {
-        let rows_here = PANEL_ROWS.min(self.w.rows - p * PANEL_ROWS);
+    unsafe fn tile(tiles: &Tiles, precision: Precision, first_row: usize, b0: usize, part: Part) -> u8 {
+        let rows_here = PANEL_ROWS.min(tiles.w.rows - first_row);
         // SAFETY: the caller's guarantees.
         unsafe {
             match (precision, rows_here) {
-                (Precision::Exact, 8) => self.tile::<8, false>(p, b0, part),
-                (Precision::Exact, 7) => self.tile::<7, false>(p, b0, part),
-                (Precision::Exact, 6) => self.tile::<6, false>(p, b0, part),
-                (Precision::Exact, 5) => self.tile::<5, false>(p, b0, part),
-                (Precision::Exact, 4) => self.tile::<4, false>(p, b0, part),
-                (Precision::Exact, 3) => self.tile::<3, false>(p, b0, part),
-                (Precision::Exact, 2) => self.tile::<2, false>(p, b0, part),
-                (Precision::Exact, _) => self.tile::<1, false>(p, b0, part),
-                (Precision::Fast, 8) => self.tile::<8, true>(p, b0, part),
-                (Precision::Fast, 7) => self.tile::<7, true>(p, b0, part),
-                (Precision::Fast, 6) => self.tile::<6, true>(p, b0, part),
-                (Precision::Fast, 5) => self.tile::<5, true>(p, b0, part),
-                (Precision::Fast, 4) => self.tile::<4, true>(p, b0, part),
-                (Precision::Fast, 3) => self.tile::<3, true>(p, b0, part),
-                (Precision::Fast, 2) => self.tile::<2, true>(p, b0, part),
-                (Precision::Fast, _) => self.tile::<1, true>(p, b0, part),
+                (Precision::Exact, 8) => avx512_tile::<8, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 7) => avx512_tile::<7, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 6) => avx512_tile::<6, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 5) => avx512_tile::<5, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 4) => avx512_tile::<4, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 3) => avx512_tile::<3, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 2) => avx512_tile::<2, false>(tiles, first_row, b0, part),
+                (Precision::Exact, _) => avx512_tile::<1, false>(tiles, first_row, b0, part),
+                (Precision::Fast, 8) => avx512_tile::<8, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 7) => avx512_tile::<7, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 6) => avx512_tile::<6, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 5) => avx512_tile::<5, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 4) => avx512_tile::<4, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 3) => avx512_tile::<3, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 2) => avx512_tile::<2, true>(tiles, first_row, b0, part),
+                (Precision::Fast, _) => avx512_tile::<1, true>(tiles, first_row, b0, part),
             }
         }
     }
+}
 
-    /// Panel `p` (its first `R` rows are real) × lanes `b0 .. b0 + 16` over one part of the
-    /// columns: returns a mask of the lanes where relu met a NaN (any bit set: at least one).
-    #[target_feature(enable = "avx512f,fma")]
-    unsafe fn tile<const R: usize, const FUSED: bool>(&self, p: usize, b0: usize, part: Part) -> u8 {
-        let (cols, lanes) = (self.w.cols, self.lanes);
-        let first_row = p * PANEL_ROWS;
-        let mut nan = 0u8;
-        // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements;
-        // panel `p` holds `cols × PANEL_ROWS` weights; `b0 + 16 <= lanes`.
-        unsafe {
-            let panel = self.w.panels.as_ptr().add(p * cols * PANEL_ROWS);
-            let mut acc = [[_mm512_setzero_pd(); 2]; R];
-            if !part.first {
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let at = (first_row + r) * lanes + b0;
-                    *a = [_mm512_loadu_pd(self.out.add(at)), _mm512_loadu_pd(self.out.add(at + 8))];
-                }
-            }
-            for j in part.columns.0..part.columns.1 {
-                let column = self.x.add(j * lanes + b0);
-                let (x0, x1) = (_mm512_loadu_pd(column), _mm512_loadu_pd(column.add(8)));
-                let wp = panel.add(j * PANEL_ROWS);
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let wv = _mm512_set1_pd(*wp.add(r));
-                    if FUSED {
-                        a[0] = _mm512_fmadd_pd(wv, x0, a[0]);
-                        a[1] = _mm512_fmadd_pd(wv, x1, a[1]);
-                    } else {
-                        a[0] = _mm512_add_pd(a[0], _mm512_mul_pd(wv, x0));
-                        a[1] = _mm512_add_pd(a[1], _mm512_mul_pd(wv, x1));
-                    }
-                }
-            }
-            // No closures here: they would not inherit this function's target features and
-            // would not be inlined.
+/// Rows `first_row .. first_row + R` (one panel's real rows) × lanes `b0 .. b0 + 16`.
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: usize, b0: usize, part: Part) -> u8 {
+    let (cols, lanes) = (t.w.cols, t.lanes);
+    let mut nan = 0u8;
+    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements;
+    // the panel of `first_row` holds `cols × PANEL_ROWS` weights; `b0 + 16 <= lanes`.
+    unsafe {
+        let panel = t.w.panels.as_ptr().add(first_row * cols);
+        let mut acc = [[_mm512_setzero_pd(); 2]; R];
+        if !part.first {
             for (r, a) in acc.iter_mut().enumerate() {
                 let at = (first_row + r) * lanes + b0;
-                let bias = match self.bias {
-                    Some(bias) if part.last => bias[first_row + r],
-                    _ => None,
-                };
-                if let Some(b) = bias {
-                    let bv = _mm512_set1_pd(b);
-                    a[0] = _mm512_add_pd(a[0], bv);
-                    a[1] = _mm512_add_pd(a[1], bv);
-                }
-                _mm512_storeu_pd(self.out.add(at), a[0]);
-                _mm512_storeu_pd(self.out.add(at + 8), a[1]);
-                if let Some(relu) = self.relu
-                    && part.last
-                {
-                    // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
-                    let zero = _mm512_setzero_pd();
-                    for (half, v) in a.iter().enumerate() {
-                        let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(*v, zero);
-                        nan |= _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(*v, *v);
-                        _mm512_storeu_pd(relu.add(at + 8 * half), _mm512_mask_blend_pd(below, *v, zero));
-                    }
+                *a = [_mm512_loadu_pd(t.out.add(at)), _mm512_loadu_pd(t.out.add(at + 8))];
+            }
+        }
+        for j in part.columns.0..part.columns.1 {
+            let column = t.x.add(j * lanes + b0);
+            let (x0, x1) = (_mm512_loadu_pd(column), _mm512_loadu_pd(column.add(8)));
+            let wp = panel.add(j * PANEL_ROWS);
+            for (r, a) in acc.iter_mut().enumerate() {
+                let wv = _mm512_set1_pd(*wp.add(r));
+                if FUSED {
+                    a[0] = _mm512_fmadd_pd(wv, x0, a[0]);
+                    a[1] = _mm512_fmadd_pd(wv, x1, a[1]);
+                } else {
+                    a[0] = _mm512_add_pd(a[0], _mm512_mul_pd(wv, x0));
+                    a[1] = _mm512_add_pd(a[1], _mm512_mul_pd(wv, x1));
                 }
             }
         }
-        nan
+        // No closures here: they would not inherit this function's target features and
+        // would not be inlined.
+        for (r, a) in acc.iter_mut().enumerate() {
+            let at = (first_row + r) * lanes + b0;
+            if let Some(b) = t.bias(first_row + r, part) {
+                let bv = _mm512_set1_pd(b);
+                a[0] = _mm512_add_pd(a[0], bv);
+                a[1] = _mm512_add_pd(a[1], bv);
+            }
+            _mm512_storeu_pd(t.out.add(at), a[0]);
+            _mm512_storeu_pd(t.out.add(at + 8), a[1]);
+            if let Some(relu) = t.relu
+                && part.last
+            {
+                // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
+                let zero = _mm512_setzero_pd();
+                for (half, v) in a.iter().enumerate() {
+                    let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(*v, zero);
+                    nan |= _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(*v, *v);
+                    _mm512_storeu_pd(relu.add(at + 8 * half), _mm512_mask_blend_pd(below, *v, zero));
+                }
+            }
+        }
+    }
+    nan
+}
+
+/// A batch on AVX2: tiles of up to `AVX2_ROWS` rows × `4 V` lanes, the epilogue applied in
+/// registers after a sum's last column block. Returns whether relu met a NaN.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn matmul_avx2(
+    w: &Matrix,
+    x: &[f64],
+    out: &mut [f64],
+    lanes: usize,
+    precision: Precision,
+    epilogue: Epilogue,
+) -> bool {
+    // SAFETY: the caller's guarantees.
+    unsafe { blocked::<Avx2Tile>(&Tiles::new(w, x, out, lanes, epilogue), precision) }
+}
+
+/// Rows of an AVX2 tile.
+const AVX2_ROWS: usize = 4;
+/// ymm registers (4 lanes each) of an AVX2 tile's row.
+const AVX2_VECTORS: usize = 2;
+
+/// `AVX2_ROWS` rows × `4 AVX2_VECTORS` lanes: 8 ymm accumulators, 2 of inputs, a broadcast
+/// weight and a product within the 16 registers.
+struct Avx2Tile;
+
+impl TileShape for Avx2Tile {
+    const ROWS: usize = AVX2_ROWS;
+    const LANES: usize = 4 * AVX2_VECTORS;
+
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile(tiles: &Tiles, precision: Precision, first_row: usize, b0: usize, part: Part) -> u8 {
+        let rows_here = AVX2_ROWS.min(tiles.w.rows - first_row);
+        const V: usize = AVX2_VECTORS;
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            match (precision, rows_here) {
+                (Precision::Exact, 8) => avx2_tile::<8, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 7) => avx2_tile::<7, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 6) => avx2_tile::<6, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 5) => avx2_tile::<5, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 4) => avx2_tile::<4, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 3) => avx2_tile::<3, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, 2) => avx2_tile::<2, V, false>(tiles, first_row, b0, part),
+                (Precision::Exact, _) => avx2_tile::<1, V, false>(tiles, first_row, b0, part),
+                (Precision::Fast, 8) => avx2_tile::<8, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 7) => avx2_tile::<7, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 6) => avx2_tile::<6, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 5) => avx2_tile::<5, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 4) => avx2_tile::<4, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 3) => avx2_tile::<3, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, 2) => avx2_tile::<2, V, true>(tiles, first_row, b0, part),
+                (Precision::Fast, _) => avx2_tile::<1, V, true>(tiles, first_row, b0, part),
+            }
+        }
     }
 }
 
-/// A batch on AVX2: tiles of 8 rows × 4 lanes (8 ymm accumulators).
+/// Rows `first_row .. first_row + R` (within one panel) × lanes `b0 .. b0 + 4 V`.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn matmul_avx2(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize, precision: Precision) {
-    match precision {
-        // SAFETY: the caller's guarantees.
-        Precision::Exact => unsafe { matmul_avx2_tiles::<false>(w, x, out, lanes) },
-        // SAFETY: the caller's guarantees.
-        Precision::Fast => unsafe { matmul_avx2_tiles::<true>(w, x, out, lanes) },
-    }
-}
-
-#[target_feature(enable = "avx2,fma")]
-unsafe fn matmul_avx2_tiles<const FUSED: bool>(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize) {
-    let (rows, cols) = (w.rows, w.cols);
-    let (xp, op) = (x.as_ptr(), out.as_mut_ptr());
-    // SAFETY: `x` holds `cols × lanes` and `out` `rows × lanes` elements; each panel holds
-    // `cols × PANEL_ROWS` weights; `b0 + 4 <= lanes`.
+unsafe fn avx2_tile<const R: usize, const V: usize, const FUSED: bool>(
+    t: &Tiles,
+    first_row: usize,
+    b0: usize,
+    part: Part,
+) -> u8 {
+    let (cols, lanes) = (t.w.cols, t.lanes);
+    let mut nan = 0;
+    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements; the
+    // panel of `first_row` holds `cols × PANEL_ROWS` weights; `b0 + 4 V <= lanes`.
     unsafe {
-        for p in 0..rows.div_ceil(PANEL_ROWS) {
-            let panel = w.panels.as_ptr().add(p * cols * PANEL_ROWS);
-            let first_row = p * PANEL_ROWS;
-            let rows_here = PANEL_ROWS.min(rows - first_row);
-            for b0 in (0..lanes).step_by(4) {
-                let mut acc = [_mm256_setzero_pd(); PANEL_ROWS];
-                for j in 0..cols {
-                    let x0 = _mm256_loadu_pd(xp.add(j * lanes + b0));
-                    let wp = panel.add(j * PANEL_ROWS);
-                    for (r, a) in acc.iter_mut().enumerate() {
-                        let wv = _mm256_set1_pd(*wp.add(r));
-                        *a = if FUSED { _mm256_fmadd_pd(wv, x0, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, x0)) };
-                    }
+        let (p, r0) = (first_row / PANEL_ROWS, first_row % PANEL_ROWS);
+        let panel = t.w.panels.as_ptr().add(p * cols * PANEL_ROWS + r0);
+        let mut acc = [[_mm256_setzero_pd(); V]; R];
+        if !part.first {
+            for (r, a) in acc.iter_mut().enumerate() {
+                let at = t.out.add((first_row + r) * lanes + b0);
+                for (v, lane) in a.iter_mut().enumerate() {
+                    *lane = _mm256_loadu_pd(at.add(4 * v));
                 }
-                for (r, a) in acc.iter().enumerate().take(rows_here) {
-                    _mm256_storeu_pd(op.add((first_row + r) * lanes + b0), *a);
+            }
+        }
+        for j in part.columns.0..part.columns.1 {
+            let column = t.x.add(j * lanes + b0);
+            let mut xs = [_mm256_setzero_pd(); V];
+            for (v, x) in xs.iter_mut().enumerate() {
+                *x = _mm256_loadu_pd(column.add(4 * v));
+            }
+            let wp = panel.add(j * PANEL_ROWS);
+            for (r, a) in acc.iter_mut().enumerate() {
+                let wv = _mm256_broadcast_sd(&*wp.add(r));
+                for (lane, x) in a.iter_mut().zip(xs) {
+                    *lane =
+                        if FUSED { _mm256_fmadd_pd(wv, x, *lane) } else { _mm256_add_pd(*lane, _mm256_mul_pd(wv, x)) };
+                }
+            }
+        }
+        for (r, a) in acc.iter_mut().enumerate() {
+            let at = (first_row + r) * lanes + b0;
+            if let Some(b) = t.bias(first_row + r, part) {
+                let bv = _mm256_set1_pd(b);
+                for lane in a.iter_mut() {
+                    *lane = _mm256_add_pd(*lane, bv);
+                }
+            }
+            for (v, lane) in a.iter().enumerate() {
+                _mm256_storeu_pd(t.out.add(at + 4 * v), *lane);
+            }
+            if let Some(relu) = t.relu
+                && part.last
+            {
+                // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
+                let zero = _mm256_setzero_pd();
+                for (v, lane) in a.iter().enumerate() {
+                    let below = _mm256_cmp_pd::<_CMP_LT_OQ>(*lane, zero);
+                    nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(*lane, *lane));
+                    _mm256_storeu_pd(relu.add(at + 4 * v), _mm256_blendv_pd(*lane, zero, below));
                 }
             }
         }
     }
+    u8::from(nan != 0)
 }
