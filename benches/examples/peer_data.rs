@@ -1,5 +1,6 @@
 //! Writes the benchmark networks and inputs as `.npy` files for the peer harness
-//! (`benches/peers/compare.py`): for each network `NET/W{layer}.npy` (fan-out × fan-in),
+//! (`benches/peers/compare.py`): for each network (the seeded ones, and the real ACAS Xu 1_1
+//! when `../shared/data` is there) `NET/W{layer}.npy` (fan-out × fan-in),
 //! `NET/b{layer}.npy`, `NET/inputs.npy` (4096 rows) and `NET/classes.npy`, the classes the
 //! big-step engine computes for those inputs, so the harness can check the peer agrees.
 //!
@@ -7,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use knn_benches::{ACAS_XU, Mlp, WIDE, inputs};
+use knn_benches::bench_networks;
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 use knn_interpreter::data::npy::{write_npy_f64, write_npy_i64};
 use knn_semantics::engine::Observed;
@@ -15,15 +16,14 @@ use knn_semantics::syntax::{Grammar, parse_program};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: peer_data DIR")?);
-    for (net, sizes) in [("acasxu", &ACAS_XU[..]), ("wide", &WIDE[..])] {
-        let out = dir.join(net);
+    for net in bench_networks(4096) {
+        let (mlp, xs, sizes) = (&net.mlp, &net.inputs, &net.mlp.sizes);
+        let out = dir.join(net.name);
         std::fs::create_dir_all(&out)?;
-        let mlp = Mlp::seeded(sizes, 7);
         for (index, layer) in mlp.layers.iter().enumerate() {
             write_npy_f64(&out.join(format!("W{index}.npy")), &[layer.fan_out, layer.fan_in], &layer.weights)?;
             write_npy_f64(&out.join(format!("b{index}.npy")), &[layer.fan_out], &layer.bias)?;
         }
-        let xs = inputs(4096, sizes[0], 3);
         write_npy_f64(&out.join("inputs.npy"), &[xs.len(), sizes[0]], &xs.concat())?;
 
         let program = parse_program(&mlp.program(), Grammar::Relaxed)?;

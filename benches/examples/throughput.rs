@@ -8,26 +8,26 @@
 
 use std::time::{Duration, Instant};
 
-use knn_benches::{ACAS_XU, WIDE, inputs, mlp_program};
+use knn_benches::bench_networks;
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 use knn_semantics::syntax::{Grammar, parse_program};
 
 fn main() {
     let budget = std::env::args().nth(1).and_then(|s| s.parse::<f64>().ok()).unwrap_or(1.0);
-    for (net, sizes) in [("acasxu", &ACAS_XU[..]), ("wide", &WIDE[..])] {
-        let program = parse_program(&mlp_program(sizes, 7), Grammar::Relaxed).expect("benchmark program parses");
-        let binding = Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic };
+    for net in bench_networks(4096) {
+        let program = parse_program(&net.mlp.program(), Grammar::Relaxed).expect("benchmark program parses");
+        let binding = Binding { name: "x".into(), shape: vec![net.mlp.sizes[0]], data: InputData::Symbolic };
         let plan = compile(&program, &[binding]);
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
             for batch in [1usize, 64, 4096] {
-                let xs = inputs(batch, sizes[0], 3);
-                let rows: Vec<Vec<&[f64]>> = xs.iter().map(|x| vec![x.as_slice()]).collect();
+                let rows: Vec<Vec<&[f64]>> = net.inputs[..batch].iter().map(|x| vec![x.as_slice()]).collect();
                 let run = || std::hint::black_box(run_rows(&plan, &rows, ExecOptions::default()));
                 let per_batch = pool.install(|| best_time(run, Duration::from_secs_f64(budget)));
                 println!(
-                    "{{\"net\": \"{net}\", \"threads\": {threads}, \"batch\": {batch}, \
+                    "{{\"net\": \"{}\", \"threads\": {threads}, \"batch\": {batch}, \
                      \"inputs_per_second\": {:.0}, \"latency_us\": {:.3}}}",
+                    net.name,
                     batch as f64 / per_batch,
                     per_batch * 1e6
                 );

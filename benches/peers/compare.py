@@ -91,7 +91,7 @@ def main() -> int:
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; f64; knn in exact mode")
     print(f"{'network':8} {'threads':>7} {'batch':>5} {'knn inputs/s':>14} {'ort inputs/s':>14} {'knn/ort':>8}")
     status = 0
-    for net in ("acasxu", "wide"):
+    for net in dict.fromkeys(name for name, _, _ in knn):
         layers = load_network(data_dir / net)
         inputs = np.load(data_dir / net / "inputs.npy")
         expected = np.load(data_dir / net / "classes.npy")

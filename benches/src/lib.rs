@@ -1,6 +1,9 @@
 //! Programs the benchmarks run, generated so that their size is a parameter.
 
 use std::fmt::Write;
+use std::path::Path;
+
+use knn_interpreter::import::{Activation, ImportOptions, Network, Step, import_file};
 
 /// `x` of length `n` and `W` of shape `(n, n)` written element by element (`n + n²` element
 /// writes), then `y = linear(W, x)` and `y[0]`.
@@ -99,6 +102,66 @@ impl Mlp {
         write!(source, "ArgMax({input})").unwrap();
         source
     }
+}
+
+impl Mlp {
+    /// A trained network from `knn import`'s reader, when it is a chain of `linear`, bias and
+    /// relu (`.nnet` files without `--normalize` are): the benchmarks run real weights too.
+    pub fn from_network(network: &Network) -> Option<Mlp> {
+        let mut layers: Vec<Layer> = Vec::new();
+        let mut sizes = vec![network.input_len];
+        for step in &network.steps {
+            match step {
+                Step::Linear { rows, cols, weights } => {
+                    layers.push(Layer {
+                        fan_in: *cols,
+                        fan_out: *rows,
+                        weights: weights.clone(),
+                        bias: vec![0.0; *rows],
+                    });
+                    sizes.push(*rows);
+                }
+                Step::Add(bias) => layers.last_mut()?.bias = bias.clone(),
+                Step::Activation(Activation::Relu) => {}
+                _ => return None,
+            }
+        }
+        Some(Mlp { sizes, seed: 0, layers })
+    }
+}
+
+/// The real ACAS Xu network 1_1 (`../shared/data`, beside the checkout), as trained (inputs
+/// and outputs normalised), when it is there.
+pub fn acas_xu_1_1() -> Option<Mlp> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/acasxu/ACASXU_experimental_v2a_1_1.nnet");
+    let network = import_file(&path, None, &ImportOptions::default()).ok()?;
+    Mlp::from_network(&network)
+}
+
+/// Inputs for the real ACAS Xu network: normalised inputs lie in about `[-0.5, 0.5]`.
+pub fn acas_xu_inputs(count: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut weights = Weights { state: seed, scale: 0.5 };
+    (0..count).map(|_| (0..5).map(|_| weights.next()).collect()).collect()
+}
+
+/// A network the batch benchmarks and the peer harness run, with its inputs.
+pub struct BenchNet {
+    pub name: &'static str,
+    pub mlp: Mlp,
+    pub inputs: Vec<Vec<f64>>,
+}
+
+/// The seeded networks of ACAS Xu's shape and the wide one, then the real ACAS Xu 1_1 when
+/// `../shared/data` is there, each with `count` seeded inputs.
+pub fn bench_networks(count: usize) -> Vec<BenchNet> {
+    let mut nets = vec![
+        BenchNet { name: "acasxu", mlp: Mlp::seeded(&ACAS_XU, 7), inputs: inputs(count, ACAS_XU[0], 3) },
+        BenchNet { name: "wide", mlp: Mlp::seeded(&WIDE, 7), inputs: inputs(count, WIDE[0], 3) },
+    ];
+    if let Some(mlp) = acas_xu_1_1() {
+        nets.push(BenchNet { name: "acasxu-1-1", mlp, inputs: acas_xu_inputs(count, 3) });
+    }
+    nets
 }
 
 /// [`Mlp::seeded`] as a program.

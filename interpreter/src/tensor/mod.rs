@@ -13,7 +13,10 @@
 
 mod kernels;
 
-pub use kernels::{Epilogue, Isa, Precision, matmul_lanes, matmul_lanes_on, matvec, matvec_on};
+pub use kernels::{
+    Epilogue, Isa, Precision, matmul_lanes, matmul_lanes_dense_on, matmul_lanes_on, matmul_lanes_skipping_zeros_on,
+    matvec, matvec_on,
+};
 
 /// Rows per panel of the packed layout the batched kernel reads.
 pub const PANEL_ROWS: usize = 8;
@@ -38,6 +41,9 @@ pub struct Matrix {
     /// Panels of [`PANEL_ROWS`] rows, column by column: `panels[(p * cols + j) * PANEL_ROWS + r]`
     /// is `w[p * PANEL_ROWS + r][j]`, zero past the last row (a batch: vectorise across lanes).
     panels: Vec<f64>,
+    /// Every weight is finite, so a term whose input is ±0.0 adds a zero of either sign,
+    /// which leaves every sum as it is (see [`Matrix::skips_zero_inputs`]).
+    finite: bool,
 }
 
 impl Matrix {
@@ -59,7 +65,8 @@ impl Matrix {
                 panels[(p * cols + j) * PANEL_ROWS + r] = data[i * cols + j];
             }
         }
-        Matrix { rows, cols, data, columns, column_stride, panels }
+        let finite = data.iter().all(|w| w.is_finite());
+        Matrix { rows, cols, data, columns, column_stride, panels, finite }
     }
 
     pub fn rows(&self) -> usize {
@@ -76,6 +83,15 @@ impl Matrix {
 
     pub fn data(&self) -> &[f64] {
         &self.data
+    }
+
+    /// Whether a product may skip the terms whose input is ±0.0 and keep the reference's
+    /// bits. A sum starts from 0.0 and adding two numbers gives -0.0 only when both are
+    /// -0.0, so a partial sum is never -0.0; a finite weight times ±0.0 is ±0.0, and adding
+    /// ±0.0 to anything but -0.0 changes nothing (NaN stays the same NaN). With an infinite
+    /// or NaN weight the product would be NaN, so nothing is skipped.
+    pub fn skips_zero_inputs(&self) -> bool {
+        self.finite
     }
 }
 

@@ -6,10 +6,17 @@
 //! `((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …` accumulated in order; the vector lanes hold
 //! independent sums.
 
+mod sparse;
+#[cfg(test)]
+mod sparse_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+mod x86_lanes;
+
+use std::cell::RefCell;
 
 use super::{LANE_GROUP, Matrix, PANEL_ROWS};
 
@@ -71,16 +78,32 @@ pub fn matvec(w: &Matrix, x: &[f64], out: &mut [f64], precision: Precision, epil
 pub fn matvec_on(isa: Isa, w: &Matrix, x: &[f64], out: &mut [f64], precision: Precision, epilogue: Epilogue) -> bool {
     assert!(x.len() >= w.cols && out.len() >= w.rows, "matvec operands");
     assert!(isa <= Isa::detect(), "{isa:?} is not available on this CPU");
+    TERMS.with_borrow_mut(|terms| {
+        sparse::terms(w, &x[..w.cols], terms);
+        sum_columns_on(isa, w, x, terms, out, precision);
+    });
+    apply_epilogue(&mut out[..w.rows], 1, epilogue)
+}
+
+/// `out = Σ W[:, j] x[j]` over `columns` (increasing, below `w.cols`) for one input.
+fn sum_columns_on(isa: Isa, w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
+    debug_assert!(columns.is_sorted());
+    assert!(x.len() >= w.cols && out.len() >= w.rows && columns.last().is_none_or(|&j| (j as usize) < w.cols));
     match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has the features (asserted above); the operand sizes were checked.
-        Isa::Avx512 => unsafe { x86::matvec_avx512(w, x, out, precision) },
+        // SAFETY: the caller checked that the CPU has the features; the operand sizes and
+        // the columns were checked above.
+        Isa::Avx512 => unsafe { x86::matvec_avx512(w, x, columns, out, precision) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 => unsafe { x86::matvec_avx2(w, x, out, precision) },
-        _ => matvec_portable(w, x, out, precision),
+        Isa::Avx2 => unsafe { x86::matvec_avx2(w, x, columns, out, precision) },
+        _ => matvec_portable(w, x, columns, out, precision),
     }
-    apply_epilogue(&mut out[..w.rows], 1, epilogue)
+}
+
+thread_local! {
+    /// The columns one input's sum runs over, reused from call to call.
+    static TERMS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `out = W x` for `lanes` inputs at once, feature-major (element `j` of lane `l` is
@@ -97,7 +120,9 @@ pub fn matmul_lanes(
     matmul_lanes_on(Isa::detect(), w, x, out, lanes, precision, epilogue)
 }
 
-/// [`matmul_lanes`] compiled for `isa`, which the CPU must have ([`Isa::available`]).
+/// [`matmul_lanes`] compiled for `isa`, which the CPU must have ([`Isa::available`]): the
+/// dense kernel, or for up to [`SKIPPING_ROWS`] rows whose inputs are at least
+/// [`sparse::SKIP_FROM`] zeros, the kernel that skips them (the same bits either way).
 pub fn matmul_lanes_on(
     isa: Isa,
     w: &Matrix,
@@ -107,11 +132,34 @@ pub fn matmul_lanes_on(
     precision: Precision,
     epilogue: Epilogue,
 ) -> bool {
+    check_batch(isa, w, x, out, lanes, &epilogue);
+    if isa >= Isa::Avx2 && w.rows <= SKIPPING_ROWS && sparse::worth_skipping(w, x, lanes) {
+        matmul_lanes_skipping_zeros_on(isa, w, x, out, lanes, precision, epilogue)
+    } else {
+        matmul_lanes_dense_on(isa, w, x, out, lanes, precision, epilogue)
+    }
+}
+
+/// The operands of a batched product, checked before the kernels rely on them.
+fn check_batch(isa: Isa, w: &Matrix, x: &[f64], out: &[f64], lanes: usize, epilogue: &Epilogue) {
     assert!(lanes.is_multiple_of(LANE_GROUP), "lanes are padded to a multiple of {LANE_GROUP}");
     assert!(x.len() >= w.cols * lanes && out.len() >= w.rows * lanes, "matmul operands");
     assert!(epilogue.bias.is_none_or(|b| b.len() == w.rows), "one bias entry per row");
     assert!(epilogue.relu.as_ref().is_none_or(|r| r.len() >= w.rows * lanes), "a relu output per element");
     assert!(isa <= Isa::detect(), "{isa:?} is not available on this CPU");
+}
+
+/// [`matmul_lanes_on`] with the dense kernel: every term of every sum, vectorised across lanes.
+pub fn matmul_lanes_dense_on(
+    isa: Isa,
+    w: &Matrix,
+    x: &[f64],
+    out: &mut [f64],
+    lanes: usize,
+    precision: Precision,
+    epilogue: Epilogue,
+) -> bool {
+    check_batch(isa, w, x, out, lanes, &epilogue);
     let out = &mut out[..w.rows * lanes];
     match isa {
         #[cfg(target_arch = "x86_64")]
@@ -130,6 +178,67 @@ pub fn matmul_lanes_on(
     }
 }
 
+/// The most rows of a product that [`matmul_lanes_on`] computes lane by lane when its inputs
+/// have enough zeros: one lane's sums must fit in the vector registers.
+#[cfg(target_arch = "x86_64")]
+const SKIPPING_ROWS: usize = x86_lanes::MAX_ROWS;
+#[cfg(not(target_arch = "x86_64"))]
+const SKIPPING_ROWS: usize = 0;
+
+/// [`matmul_lanes_on`] skipping the terms whose input is ±0.0 (the matrix must allow it:
+/// [`Matrix::skips_zero_inputs`]); [`matmul_lanes_on`] takes this way by itself for up to
+/// [`SKIPPING_ROWS`] rows when at least [`sparse::SKIP_FROM`] of the inputs are zeros.
+pub fn matmul_lanes_skipping_zeros_on(
+    isa: Isa,
+    w: &Matrix,
+    x: &[f64],
+    out: &mut [f64],
+    lanes: usize,
+    precision: Precision,
+    epilogue: Epilogue,
+) -> bool {
+    assert!(w.skips_zero_inputs(), "a matrix with infinite or NaN weights cannot skip zero inputs");
+    check_batch(isa, w, x, out, lanes, &epilogue);
+    let out = &mut out[..w.rows * lanes];
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 | Isa::Avx2 if w.rows <= x86_lanes::MAX_ROWS => {
+            return LANE_TERMS.with_borrow_mut(|terms| {
+                // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too); the matrix,
+                // the operand sizes and the epilogue's were checked.
+                unsafe { x86_lanes::matmul_by_lane(w, x, out, lanes, precision, epilogue, terms) }
+            });
+        }
+        _ => LANE.with_borrow_mut(|lane_scratch| {
+            let (input, result, terms) = lane_scratch;
+            input.resize(w.cols, 0.0);
+            result.resize(w.rows, 0.0);
+            for lane in 0..lanes {
+                for (j, v) in input.iter_mut().enumerate() {
+                    *v = x[j * lanes + lane];
+                }
+                sparse::terms(w, input, terms);
+                sum_columns_on(isa, w, input, terms, result, precision);
+                for (i, v) in result.iter().enumerate() {
+                    out[i * lanes + lane] = *v;
+                }
+            }
+        }),
+    }
+    apply_epilogue(out, lanes, epilogue)
+}
+
+#[cfg(target_arch = "x86_64")]
+thread_local! {
+    /// The nonzero inputs of a lane, reused from call to call.
+    static LANE_TERMS: RefCell<x86_lanes::LaneTerms> = RefCell::new(x86_lanes::LaneTerms::default());
+}
+
+thread_local! {
+    /// One lane's inputs, sums and nonzero columns, reused from call to call.
+    static LANE: RefCell<(Vec<f64>, Vec<f64>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
 /// The epilogue over `out` (rows × lanes, row-major), element by element.
 fn apply_epilogue(out: &mut [f64], lanes: usize, epilogue: Epilogue) -> bool {
     if let Some(bias) = epilogue.bias {
@@ -145,20 +254,21 @@ fn apply_epilogue(out: &mut [f64], lanes: usize, epilogue: Epilogue) -> bool {
     }
 }
 
-fn matvec_portable(w: &Matrix, x: &[f64], out: &mut [f64], precision: Precision) {
+fn matvec_portable(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
     match precision {
-        Precision::Exact => matvec_columns::<false>(w, x, out),
-        Precision::Fast => matvec_columns::<true>(w, x, out),
+        Precision::Exact => matvec_columns::<false>(w, x, columns, out),
+        Precision::Fast => matvec_columns::<true>(w, x, columns, out),
     }
 }
 
-/// Column by column: `out[i]` accumulates `w[i][j] * x[j]` for `j` in order.
+/// Column by column: `out[i]` accumulates `w[i][j] * x[j]` for `j` in `columns`, in order.
 #[inline(always)]
-fn matvec_columns<const FUSED: bool>(w: &Matrix, x: &[f64], out: &mut [f64]) {
+fn matvec_columns<const FUSED: bool>(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64]) {
     let rows = w.rows;
     let out = &mut out[..rows];
     out.fill(0.0);
-    for (j, &xj) in x[..w.cols].iter().enumerate() {
+    for &j in columns {
+        let (j, xj) = (j as usize, x[j as usize]);
         let column = &w.columns[j * w.column_stride..j * w.column_stride + rows];
         for (o, &wij) in out.iter_mut().zip(column) {
             *o = if FUSED { wij.mul_add(xj, *o) } else { *o + wij * xj };

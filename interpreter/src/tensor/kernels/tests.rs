@@ -5,11 +5,11 @@ use knn_semantics::numeric::k_max;
 use super::*;
 
 /// `((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …`: a left fold, multiply then add.
-fn reference(w: &Matrix, x: &[f64]) -> Vec<f64> {
+pub(super) fn reference(w: &Matrix, x: &[f64]) -> Vec<f64> {
     (0..w.rows()).map(|i| x.iter().enumerate().fold(0.0, |acc, (j, xj)| acc + w.get(i, j) * xj)).collect()
 }
 
-fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
+pub(super) fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
     let mut s = seed;
     (0..n)
         .map(|_| {
@@ -20,7 +20,7 @@ fn pseudo_random(n: usize, seed: u64) -> Vec<f64> {
 }
 
 /// Lane `l` of a feature-major batch is `xs[l]`.
-fn feature_major(xs: &[Vec<f64>], cols: usize) -> Vec<f64> {
+pub(super) fn feature_major(xs: &[Vec<f64>], cols: usize) -> Vec<f64> {
     let lanes = xs.len();
     let mut out = vec![0.0; cols * lanes];
     for (l, x) in xs.iter().enumerate() {

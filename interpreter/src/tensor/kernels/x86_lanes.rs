@@ -1,0 +1,218 @@
+//! A batch one lane at a time on AVX2, for matrices of at most [`MAX_ROWS`] rows: a lane's
+//! sums stay in up to 13 ymm registers (rows down the vector) while its nonzero inputs are
+//! walked in order ([`super::sparse`]), so each term costs a broadcast, one multiply and one
+//! add per 4 rows with the weights read straight from their column, and the zero inputs a
+//! relu leaves cost nothing.
+
+use std::arch::x86_64::*;
+
+use super::super::Matrix;
+use super::{Epilogue, Precision};
+
+/// The most rows whose sums fit in the registers: 13 vectors of 4, with the broadcast input
+/// and a product, within the 16 ymm registers.
+pub const MAX_ROWS: usize = 52;
+
+/// Lanes taken together: one cache line of each input row and of each output row, read and
+/// written whole (a lane alone would touch a line per element).
+const BLOCK: usize = 8;
+
+/// Which inputs of a block of lanes are nonzero, as bits: `bits[g][w]` bit `b` is lane `g`'s
+/// input `64 w + b`. Walking the set bits in order visits a lane's nonzero inputs in order
+/// without a branch per input (a relu's zeros come in no predictable order).
+#[derive(Debug, Default)]
+pub struct LaneTerms {
+    /// Byte `j`: bit `g` set when lane `g`'s input `j` is nonzero.
+    columns: Vec<u8>,
+    bits: [Vec<u64>; BLOCK],
+}
+
+/// `out = W x` for `lanes` inputs (feature-major), each lane's sum over its nonzero inputs,
+/// then the epilogue. Returns whether relu met a NaN.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `w.rows <= MAX_ROWS`; `w.skips_zero_inputs()`; `x` holds `cols ×
+/// lanes` and `out` (and the relu output) `rows × lanes` elements, the bias one per row;
+/// `lanes` is a multiple of 8.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn matmul_by_lane(
+    w: &Matrix,
+    x: &[f64],
+    out: &mut [f64],
+    lanes: usize,
+    precision: Precision,
+    epilogue: Epilogue,
+    terms: &mut LaneTerms,
+) -> bool {
+    let relu = epilogue.relu.map(|r| r.as_mut_ptr());
+    let mut nan = 0;
+    let (rows, cols) = (w.rows, w.cols);
+    let words = cols.div_ceil(64);
+    // Past the last column, no input: a longer product before this one left its bits there.
+    terms.columns.resize(words * 64, 0);
+    terms.columns[cols..].fill(0);
+    for bits in &mut terms.bits {
+        bits.resize(words, 0);
+    }
+    let vectors = rows.div_ceil(4);
+    let mut sums = [[0.0f64; MAX_ROWS]; BLOCK];
+    let zero = _mm256_setzero_pd();
+    for first in (0..lanes).step_by(BLOCK) {
+        for (j, nonzero) in terms.columns[..cols].iter_mut().enumerate() {
+            // SAFETY: `j * lanes + first + 8 <= cols × lanes`.
+            let (low, high) = unsafe {
+                let here = x.as_ptr().add(j * lanes + first);
+                (_mm256_loadu_pd(here), _mm256_loadu_pd(here.add(4)))
+            };
+            // Not equal, or unordered: NaN is not zero.
+            let low = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_NEQ_UQ>(low, zero));
+            let high = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_NEQ_UQ>(high, zero));
+            *nonzero = (low | high << 4) as u8;
+        }
+        for (word, chunk) in terms.columns.chunks_exact(64).enumerate() {
+            let mut lane_words = [0u64; BLOCK];
+            for (k, eight) in chunk.chunks_exact(8).enumerate() {
+                let by_lane = transpose_bits(u64::from_le_bytes(eight.try_into().expect("8 bytes")));
+                for (g, lane_word) in lane_words.iter_mut().enumerate() {
+                    *lane_word |= (by_lane >> (8 * g) & 0xff) << (8 * k);
+                }
+            }
+            for (bits, lane_word) in terms.bits.iter_mut().zip(lane_words) {
+                bits[word] = lane_word;
+            }
+        }
+        for (g, sums) in sums.iter_mut().enumerate() {
+            let lane = Lane { x: x.as_ptr().wrapping_add(first + g), lanes, bits: &terms.bits[g] };
+            // SAFETY: every set bit is a column below `cols`, so its input is inside `x` and
+            // its column inside `w.columns` (padded to whole vectors of 8 rows).
+            unsafe { lane_sums_of(precision, vectors, w, &lane, sums) };
+        }
+        // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
+        for i in 0..rows {
+            let (low, high) = (
+                _mm256_setr_pd(sums[0][i], sums[1][i], sums[2][i], sums[3][i]),
+                _mm256_setr_pd(sums[4][i], sums[5][i], sums[6][i], sums[7][i]),
+            );
+            let (low, high) = match epilogue.bias.and_then(|b| b[i]) {
+                Some(b) => (_mm256_add_pd(low, _mm256_set1_pd(b)), _mm256_add_pd(high, _mm256_set1_pd(b))),
+                None => (low, high),
+            };
+            let at = i * lanes + first;
+            // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
+            unsafe {
+                _mm256_storeu_pd(out.as_mut_ptr().add(at), low);
+                _mm256_storeu_pd(out.as_mut_ptr().add(at + 4), high);
+                if let Some(relu) = relu {
+                    // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
+                    for (half, v) in [low, high].into_iter().enumerate() {
+                        let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
+                        nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+                        _mm256_storeu_pd(relu.add(at + 4 * half), _mm256_blendv_pd(v, zero, below));
+                    }
+                }
+            }
+        }
+    }
+    nan != 0
+}
+
+/// One lane's inputs: input `j` at `x + j * lanes`, nonzero where `bits` says.
+struct Lane<'a> {
+    x: *const f64,
+    lanes: usize,
+    bits: &'a [u64],
+}
+
+/// An 8 × 8 matrix of bits, byte `r` bit `c` its entry `(r, c)`, transposed: byte `c` bit `r`.
+fn transpose_bits(mut m: u64) -> u64 {
+    // Swap the off-diagonal 1 × 1, then 2 × 2, then 4 × 4 blocks (Hacker's Delight, 7-3).
+    let t = (m ^ (m >> 7)) & 0x00aa_00aa_00aa_00aa;
+    m ^= t ^ (t << 7);
+    let t = (m ^ (m >> 14)) & 0x0000_cccc_0000_cccc;
+    m ^= t ^ (t << 14);
+    let t = (m ^ (m >> 28)) & 0x0000_0000_f0f0_f0f0;
+    m ^ t ^ (t << 28)
+}
+
+/// [`lane_sums`] for `vectors` vectors of rows.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn lane_sums_of(precision: Precision, vectors: usize, w: &Matrix, lane: &Lane, sums: &mut [f64; MAX_ROWS]) {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        match (precision, vectors) {
+            (_, 0) => {}
+            (Precision::Exact, 1) => lane_sums::<1, false>(w, lane, sums),
+            (Precision::Exact, 2) => lane_sums::<2, false>(w, lane, sums),
+            (Precision::Exact, 3) => lane_sums::<3, false>(w, lane, sums),
+            (Precision::Exact, 4) => lane_sums::<4, false>(w, lane, sums),
+            (Precision::Exact, 5) => lane_sums::<5, false>(w, lane, sums),
+            (Precision::Exact, 6) => lane_sums::<6, false>(w, lane, sums),
+            (Precision::Exact, 7) => lane_sums::<7, false>(w, lane, sums),
+            (Precision::Exact, 8) => lane_sums::<8, false>(w, lane, sums),
+            (Precision::Exact, 9) => lane_sums::<9, false>(w, lane, sums),
+            (Precision::Exact, 10) => lane_sums::<10, false>(w, lane, sums),
+            (Precision::Exact, 11) => lane_sums::<11, false>(w, lane, sums),
+            (Precision::Exact, 12) => lane_sums::<12, false>(w, lane, sums),
+            (Precision::Exact, _) => lane_sums::<13, false>(w, lane, sums),
+            (Precision::Fast, 1) => lane_sums::<1, true>(w, lane, sums),
+            (Precision::Fast, 2) => lane_sums::<2, true>(w, lane, sums),
+            (Precision::Fast, 3) => lane_sums::<3, true>(w, lane, sums),
+            (Precision::Fast, 4) => lane_sums::<4, true>(w, lane, sums),
+            (Precision::Fast, 5) => lane_sums::<5, true>(w, lane, sums),
+            (Precision::Fast, 6) => lane_sums::<6, true>(w, lane, sums),
+            (Precision::Fast, 7) => lane_sums::<7, true>(w, lane, sums),
+            (Precision::Fast, 8) => lane_sums::<8, true>(w, lane, sums),
+            (Precision::Fast, 9) => lane_sums::<9, true>(w, lane, sums),
+            (Precision::Fast, 10) => lane_sums::<10, true>(w, lane, sums),
+            (Precision::Fast, 11) => lane_sums::<11, true>(w, lane, sums),
+            (Precision::Fast, 12) => lane_sums::<12, true>(w, lane, sums),
+            (Precision::Fast, _) => lane_sums::<13, true>(w, lane, sums),
+        }
+    }
+}
+
+/// The first `4 V` rows' sums of one lane into `sums`: for each set bit `j` in order, `W[:, j]`
+/// times input `j`.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn lane_sums<const V: usize, const FUSED: bool>(w: &Matrix, lane: &Lane, sums: &mut [f64; MAX_ROWS]) {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        let mut acc = [_mm256_setzero_pd(); V];
+        let columns = w.columns.as_ptr();
+        for (word, &bits) in lane.bits.iter().enumerate() {
+            let mut bits = bits;
+            while bits != 0 {
+                let j = 64 * word + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let column = columns.add(j * w.column_stride);
+                let xv = _mm256_broadcast_sd(&*lane.x.add(j * lane.lanes));
+                for (v, a) in acc.iter_mut().enumerate() {
+                    let wv = _mm256_loadu_pd(column.add(4 * v));
+                    *a = if FUSED { _mm256_fmadd_pd(wv, xv, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, xv)) };
+                }
+            }
+        }
+        for (v, a) in acc.iter().enumerate() {
+            _mm256_storeu_pd(sums.as_mut_ptr().add(4 * v), *a);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transpose_bits;
+
+    #[test]
+    fn bits_are_transposed() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = transpose_bits(state);
+            for r in 0..8 {
+                for c in 0..8 {
+                    assert_eq!(state >> (8 * r + c) & 1, t >> (8 * c + r) & 1, "{state:#x} ({r}, {c})");
+                }
+            }
+        }
+    }
+}
