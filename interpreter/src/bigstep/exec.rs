@@ -17,7 +17,7 @@ use knn_semantics::syntax::Span;
 
 use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
 use super::plan::{Leaf, Plan, ResultSpec};
-use crate::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
+use crate::tensor::{AlignedFloats, Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
 
 /// The result of one row.
 pub type RowResult = Result<Observed, RowError>;
@@ -75,7 +75,7 @@ struct Frame {
     lanes: usize,
     fregs: Vec<f64>,
     iregs: Vec<i64>,
-    data: Vec<f64>,
+    data: AlignedFloats,
     offsets: Vec<usize>,
     errors: Vec<Option<RowError>>,
 }

@@ -11,7 +11,10 @@
 //! Wide kernels are compiled for AVX-512 and AVX2 and chosen at run time (`is_x86_feature_detected!`),
 //! with a portable fallback; all variants compute the same bits.
 
+mod aligned;
 mod kernels;
+
+pub use aligned::AlignedFloats;
 
 pub use kernels::{
     Epilogue, Isa, Precision, matmul_lanes, matmul_lanes_dense_on, matmul_lanes_on, matmul_lanes_skipping_zeros_on,
@@ -36,11 +39,11 @@ pub struct Matrix {
     data: Vec<f64>,
     /// Column-major, each column padded with zeros to [`COLUMN_ALIGN`] rows:
     /// `columns[j * column_stride + i]` (one input: vectorise across rows).
-    columns: Vec<f64>,
+    columns: AlignedFloats,
     column_stride: usize,
     /// Panels of [`PANEL_ROWS`] rows, column by column: `panels[(p * cols + j) * PANEL_ROWS + r]`
     /// is `w[p * PANEL_ROWS + r][j]`, zero past the last row (a batch: vectorise across lanes).
-    panels: Vec<f64>,
+    panels: AlignedFloats,
     /// Every weight is finite, so a term whose input is ±0.0 adds a zero of either sign,
     /// which leaves every sum as it is (see [`Matrix::skips_zero_inputs`]).
     finite: bool,
@@ -51,14 +54,14 @@ impl Matrix {
     pub fn new(rows: usize, cols: usize, data: Vec<f64>) -> Matrix {
         assert_eq!(data.len(), rows * cols, "a {rows}x{cols} matrix");
         let column_stride = rows.next_multiple_of(COLUMN_ALIGN);
-        let mut columns = vec![0.0; column_stride * cols];
+        let mut columns = AlignedFloats::zeros(column_stride * cols);
         for i in 0..rows {
             for j in 0..cols {
                 columns[j * column_stride + i] = data[i * cols + j];
             }
         }
         let blocks = rows.div_ceil(PANEL_ROWS);
-        let mut panels = vec![0.0; blocks * cols * PANEL_ROWS];
+        let mut panels = AlignedFloats::zeros(blocks * cols * PANEL_ROWS);
         for i in 0..rows {
             let (p, r) = (i / PANEL_ROWS, i % PANEL_ROWS);
             for j in 0..cols {

@@ -121,8 +121,8 @@ pub fn matmul_lanes(
 }
 
 /// [`matmul_lanes`] compiled for `isa`, which the CPU must have ([`Isa::available`]): the
-/// dense kernel, or for up to [`SKIPPING_ROWS`] rows whose inputs are at least
-/// [`sparse::SKIP_FROM`] zeros, the kernel that skips them (the same bits either way).
+/// dense kernel, or when enough of the inputs are zeros ([`sparse::worth_skipping`]; the CPU has
+/// AVX2), the kernel that skips them (the same bits either way).
 pub fn matmul_lanes_on(
     isa: Isa,
     w: &Matrix,
@@ -133,7 +133,7 @@ pub fn matmul_lanes_on(
     epilogue: Epilogue,
 ) -> bool {
     check_batch(isa, w, x, out, lanes, &epilogue);
-    if isa >= Isa::Avx2 && w.rows <= SKIPPING_ROWS && sparse::worth_skipping(w, x, lanes) {
+    if isa >= Isa::Avx2 && sparse::worth_skipping(w, x, lanes) {
         matmul_lanes_skipping_zeros_on(isa, w, x, out, lanes, precision, epilogue)
     } else {
         matmul_lanes_dense_on(isa, w, x, out, lanes, precision, epilogue)
@@ -178,16 +178,9 @@ pub fn matmul_lanes_dense_on(
     }
 }
 
-/// The most rows of a product that [`matmul_lanes_on`] computes lane by lane when its inputs
-/// have enough zeros: one lane's sums must fit in the vector registers.
-#[cfg(target_arch = "x86_64")]
-const SKIPPING_ROWS: usize = x86_lanes::MAX_ROWS;
-#[cfg(not(target_arch = "x86_64"))]
-const SKIPPING_ROWS: usize = 0;
-
 /// [`matmul_lanes_on`] skipping the terms whose input is ±0.0 (the matrix must allow it:
-/// [`Matrix::skips_zero_inputs`]); [`matmul_lanes_on`] takes this way by itself for up to
-/// [`SKIPPING_ROWS`] rows when at least [`sparse::SKIP_FROM`] of the inputs are zeros.
+/// [`Matrix::skips_zero_inputs`]); [`matmul_lanes_on`] takes this way by itself when
+/// [`sparse::worth_skipping`] says enough inputs are zeros.
 pub fn matmul_lanes_skipping_zeros_on(
     isa: Isa,
     w: &Matrix,
@@ -202,7 +195,7 @@ pub fn matmul_lanes_skipping_zeros_on(
     let out = &mut out[..w.rows * lanes];
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 | Isa::Avx2 if w.rows <= x86_lanes::MAX_ROWS => {
+        Isa::Avx512 | Isa::Avx2 => {
             return LANE_TERMS.with_borrow_mut(|terms| {
                 // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too); the matrix,
                 // the operand sizes and the epilogue's were checked.

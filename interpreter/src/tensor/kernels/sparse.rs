@@ -9,9 +9,17 @@
 use super::Matrix;
 
 /// The share of zero inputs from which a batch skips them, lane by lane: below it, the dense
-/// kernel's shared loads win (measured on a 50 × 50 product: the lane-by-lane kernel is 0.85×
-/// the dense one with no zeros, 1.4× with half, 2× with three quarters; `docs/performance.md`).
+/// kernel's shared loads win. Measured on Zen 3 (`docs/performance.md`): for 50 rows, whose
+/// sums stay in registers in one pass, the lane-by-lane kernel is 0.85× the dense one with no
+/// zeros, 1.4× with half, 2× with three quarters; for 256 rows (five passes, the weights
+/// streaming from L2) 0.55× with none, 0.95× with half, 2× with three quarters.
 pub const SKIP_FROM: f64 = 0.25;
+
+/// [`SKIP_FROM`] for products of more than [`ONE_PASS_ROWS`] rows.
+pub const SKIP_TALL_FROM: f64 = 0.6;
+
+/// The most rows whose sums a lane keeps in registers in one pass.
+pub const ONE_PASS_ROWS: usize = 52;
 
 /// The lanes whose inputs are sampled to choose.
 const SAMPLE_LANES: usize = 16;
@@ -28,12 +36,14 @@ pub fn terms(w: &Matrix, x: &[f64], columns: &mut Vec<u32>) {
 }
 
 /// Whether a batch (`x`: `cols × lanes`, feature-major, `lanes` at least 16) should skip its
-/// zero inputs, judged by the share of zeros in its first 16 lanes.
+/// zero inputs, judged by the share of zeros in its first 16 lanes ([`SKIP_FROM`],
+/// [`SKIP_TALL_FROM`]).
 pub fn worth_skipping(w: &Matrix, x: &[f64], lanes: usize) -> bool {
     if !w.skips_zero_inputs() || w.cols == 0 {
         return false;
     }
     let zeros: usize =
         (0..w.cols).map(|j| x[j * lanes..j * lanes + SAMPLE_LANES].iter().filter(|v| **v == 0.0).count()).sum();
-    zeros as f64 >= SKIP_FROM * (w.cols * SAMPLE_LANES) as f64
+    let from = if w.rows() <= ONE_PASS_ROWS { SKIP_FROM } else { SKIP_TALL_FROM };
+    zeros as f64 >= from * (w.cols * SAMPLE_LANES) as f64
 }

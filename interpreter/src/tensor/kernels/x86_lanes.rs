@@ -1,39 +1,38 @@
-//! A batch one lane at a time on AVX2, for matrices of at most [`MAX_ROWS`] rows: a lane's
-//! sums stay in up to 13 ymm registers (rows down the vector) while its nonzero inputs are
-//! walked in order ([`super::sparse`]), so each term costs a broadcast, one multiply and one
-//! add per 4 rows with the weights read straight from their column, and the zero inputs a
-//! relu leaves cost nothing.
+//! A batch one lane at a time on AVX2: a lane's sums for up to 52 rows stay in 13 ymm
+//! registers (rows down the vector) while its nonzero inputs are walked in order
+//! ([`super::sparse`]), so each term costs a broadcast, one multiply and one add per 4 rows with
+//! the weights read straight from their column, and the zero inputs a relu leaves cost
+//! nothing. Taller matrices take several passes of rows.
 
 use std::arch::x86_64::*;
 
 use super::super::Matrix;
 use super::{Epilogue, Precision};
 
-/// The most rows whose sums fit in the registers: 13 vectors of 4, with the broadcast input
-/// and a product, within the 16 ymm registers.
-pub const MAX_ROWS: usize = 52;
+/// The most rows of one pass: 13 vectors of 4, with the broadcast input and a product, within
+/// the 16 ymm registers.
+const PASS_ROWS: usize = super::sparse::ONE_PASS_ROWS;
 
 /// Lanes taken together: one cache line of each input row and of each output row, read and
 /// written whole (a lane alone would touch a line per element).
 const BLOCK: usize = 8;
 
-/// Which inputs of a block of lanes are nonzero, as bits: `bits[g][w]` bit `b` is lane `g`'s
-/// input `64 w + b`. Walking the set bits in order visits a lane's nonzero inputs in order
-/// without a branch per input (a relu's zeros come in no predictable order).
+/// Which inputs of each lane are nonzero, as bits: lane `l`'s input `64 w + b` is bit `b` of
+/// `bits[l * words + w]`. Walking the set bits in order visits a lane's nonzero inputs in
+/// order without a branch per input (a relu's zeros come in no predictable order).
 #[derive(Debug, Default)]
 pub struct LaneTerms {
-    /// Byte `j`: bit `g` set when lane `g`'s input `j` is nonzero.
+    /// Byte `j`: bit `g` set when lane `first + g`'s input `j` is nonzero.
     columns: Vec<u8>,
-    bits: [Vec<u64>; BLOCK],
+    bits: Vec<u64>,
 }
 
 /// `out = W x` for `lanes` inputs (feature-major), each lane's sum over its nonzero inputs,
 /// then the epilogue. Returns whether relu met a NaN.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; `w.rows <= MAX_ROWS`; `w.skips_zero_inputs()`; `x` holds `cols ×
-/// lanes` and `out` (and the relu output) `rows × lanes` elements, the bias one per row;
-/// `lanes` is a multiple of 8.
+/// The CPU has AVX2 and FMA; `w.skips_zero_inputs()`; `x` holds `cols × lanes` and `out` (and
+/// the relu output) `rows × lanes` elements, the bias one per row; `lanes` is a multiple of 8.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn matmul_by_lane(
     w: &Matrix,
@@ -44,18 +43,12 @@ pub unsafe fn matmul_by_lane(
     epilogue: Epilogue,
     terms: &mut LaneTerms,
 ) -> bool {
-    let relu = epilogue.relu.map(|r| r.as_mut_ptr());
-    let mut nan = 0;
     let (rows, cols) = (w.rows, w.cols);
     let words = cols.div_ceil(64);
     // Past the last column, no input: a longer product before this one left its bits there.
     terms.columns.resize(words * 64, 0);
     terms.columns[cols..].fill(0);
-    for bits in &mut terms.bits {
-        bits.resize(words, 0);
-    }
-    let vectors = rows.div_ceil(4);
-    let mut sums = [[0.0f64; MAX_ROWS]; BLOCK];
+    terms.bits.resize(lanes * words, 0);
     let zero = _mm256_setzero_pd();
     for first in (0..lanes).step_by(BLOCK) {
         for (j, nonzero) in terms.columns[..cols].iter_mut().enumerate() {
@@ -77,43 +70,67 @@ pub unsafe fn matmul_by_lane(
                     *lane_word |= (by_lane >> (8 * g) & 0xff) << (8 * k);
                 }
             }
-            for (bits, lane_word) in terms.bits.iter_mut().zip(lane_words) {
-                bits[word] = lane_word;
+            for (g, lane_word) in lane_words.into_iter().enumerate() {
+                terms.bits[(first + g) * words + word] = lane_word;
             }
         }
-        for (g, sums) in sums.iter_mut().enumerate() {
-            let lane = Lane { x: x.as_ptr().wrapping_add(first + g), lanes, bits: &terms.bits[g] };
-            // SAFETY: every set bit is a column below `cols`, so its input is inside `x` and
-            // its column inside `w.columns` (padded to whole vectors of 8 rows).
-            unsafe { lane_sums_of(precision, vectors, w, &lane, sums) };
-        }
-        // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
-        for i in 0..rows {
-            let (low, high) = (
-                _mm256_setr_pd(sums[0][i], sums[1][i], sums[2][i], sums[3][i]),
-                _mm256_setr_pd(sums[4][i], sums[5][i], sums[6][i], sums[7][i]),
-            );
-            let (low, high) = match epilogue.bias.and_then(|b| b[i]) {
-                Some(b) => (_mm256_add_pd(low, _mm256_set1_pd(b)), _mm256_add_pd(high, _mm256_set1_pd(b))),
-                None => (low, high),
-            };
-            let at = i * lanes + first;
-            // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
-            unsafe {
-                _mm256_storeu_pd(out.as_mut_ptr().add(at), low);
-                _mm256_storeu_pd(out.as_mut_ptr().add(at + 4), high);
-                if let Some(relu) = relu {
-                    // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
-                    for (half, v) in [low, high].into_iter().enumerate() {
-                        let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
-                        nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
-                        _mm256_storeu_pd(relu.add(at + 4 * half), _mm256_blendv_pd(v, zero, below));
+    }
+    let relu = epilogue.relu.map(|r| r.as_mut_ptr());
+    let mut nan = 0;
+    let mut sums = [[0.0f64; PASS_ROWS]; BLOCK];
+    // Passes of nearly equal size: 64 vectors of rows are 13, 13, 13, 13, 12.
+    let vectors = rows.div_ceil(4);
+    let passes = vectors.div_ceil(PASS_ROWS / 4);
+    let mut first_vector = 0;
+    for pass in 0..passes {
+        let here = (vectors - first_vector).div_ceil(passes - pass);
+        let first_row = 4 * first_vector;
+        let pass_rows = (4 * here).min(rows - first_row);
+        for first in (0..lanes).step_by(BLOCK) {
+            for (g, sums) in sums.iter_mut().enumerate() {
+                let lane = Lane {
+                    x: x.as_ptr().wrapping_add(first + g),
+                    lanes,
+                    bits: &terms.bits[(first + g) * words..(first + g + 1) * words],
+                };
+                // SAFETY: every set bit is a column below `cols`, so its input is inside
+                // `x`; its column in `w.columns` is padded to whole vectors of 8 rows, so
+                // `here` vectors from `first_row` stay inside it.
+                unsafe { lane_sums_of(precision, here, w, first_row, &lane, sums) };
+            }
+            // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
+            for i in first_row..first_row + pass_rows {
+                let [low, high] = block_row(&sums, i - first_row);
+                let (low, high) = match epilogue.bias.and_then(|b| b[i]) {
+                    Some(b) => (_mm256_add_pd(low, _mm256_set1_pd(b)), _mm256_add_pd(high, _mm256_set1_pd(b))),
+                    None => (low, high),
+                };
+                let at = i * lanes + first;
+                // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
+                unsafe {
+                    _mm256_storeu_pd(out.as_mut_ptr().add(at), low);
+                    _mm256_storeu_pd(out.as_mut_ptr().add(at + 4), high);
+                    if let Some(relu) = relu {
+                        // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
+                        for (half, v) in [low, high].into_iter().enumerate() {
+                            let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
+                            nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+                            _mm256_storeu_pd(relu.add(at + 4 * half), _mm256_blendv_pd(v, zero, below));
+                        }
                     }
                 }
             }
         }
+        first_vector += here;
     }
     nan != 0
+}
+
+/// Row `r` of a block's sums: lanes 0–3 and 4–7.
+#[target_feature(enable = "avx2")]
+fn block_row(sums: &[[f64; PASS_ROWS]; BLOCK], r: usize) -> [__m256d; 2] {
+    let lane = |g: usize| sums[g][r];
+    [_mm256_setr_pd(lane(0), lane(1), lane(2), lane(3)), _mm256_setr_pd(lane(4), lane(5), lane(6), lane(7))]
 }
 
 /// One lane's inputs: input `j` at `x + j * lanes`, nonzero where `bits` says.
@@ -136,49 +153,61 @@ fn transpose_bits(mut m: u64) -> u64 {
 
 /// [`lane_sums`] for `vectors` vectors of rows.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn lane_sums_of(precision: Precision, vectors: usize, w: &Matrix, lane: &Lane, sums: &mut [f64; MAX_ROWS]) {
+unsafe fn lane_sums_of(
+    precision: Precision,
+    vectors: usize,
+    w: &Matrix,
+    first_row: usize,
+    lane: &Lane,
+    sums: &mut [f64; PASS_ROWS],
+) {
     // SAFETY: the caller's guarantees.
     unsafe {
         match (precision, vectors) {
             (_, 0) => {}
-            (Precision::Exact, 1) => lane_sums::<1, false>(w, lane, sums),
-            (Precision::Exact, 2) => lane_sums::<2, false>(w, lane, sums),
-            (Precision::Exact, 3) => lane_sums::<3, false>(w, lane, sums),
-            (Precision::Exact, 4) => lane_sums::<4, false>(w, lane, sums),
-            (Precision::Exact, 5) => lane_sums::<5, false>(w, lane, sums),
-            (Precision::Exact, 6) => lane_sums::<6, false>(w, lane, sums),
-            (Precision::Exact, 7) => lane_sums::<7, false>(w, lane, sums),
-            (Precision::Exact, 8) => lane_sums::<8, false>(w, lane, sums),
-            (Precision::Exact, 9) => lane_sums::<9, false>(w, lane, sums),
-            (Precision::Exact, 10) => lane_sums::<10, false>(w, lane, sums),
-            (Precision::Exact, 11) => lane_sums::<11, false>(w, lane, sums),
-            (Precision::Exact, 12) => lane_sums::<12, false>(w, lane, sums),
-            (Precision::Exact, _) => lane_sums::<13, false>(w, lane, sums),
-            (Precision::Fast, 1) => lane_sums::<1, true>(w, lane, sums),
-            (Precision::Fast, 2) => lane_sums::<2, true>(w, lane, sums),
-            (Precision::Fast, 3) => lane_sums::<3, true>(w, lane, sums),
-            (Precision::Fast, 4) => lane_sums::<4, true>(w, lane, sums),
-            (Precision::Fast, 5) => lane_sums::<5, true>(w, lane, sums),
-            (Precision::Fast, 6) => lane_sums::<6, true>(w, lane, sums),
-            (Precision::Fast, 7) => lane_sums::<7, true>(w, lane, sums),
-            (Precision::Fast, 8) => lane_sums::<8, true>(w, lane, sums),
-            (Precision::Fast, 9) => lane_sums::<9, true>(w, lane, sums),
-            (Precision::Fast, 10) => lane_sums::<10, true>(w, lane, sums),
-            (Precision::Fast, 11) => lane_sums::<11, true>(w, lane, sums),
-            (Precision::Fast, 12) => lane_sums::<12, true>(w, lane, sums),
-            (Precision::Fast, _) => lane_sums::<13, true>(w, lane, sums),
+            (Precision::Exact, 1) => lane_sums::<1, false>(w, first_row, lane, sums),
+            (Precision::Exact, 2) => lane_sums::<2, false>(w, first_row, lane, sums),
+            (Precision::Exact, 3) => lane_sums::<3, false>(w, first_row, lane, sums),
+            (Precision::Exact, 4) => lane_sums::<4, false>(w, first_row, lane, sums),
+            (Precision::Exact, 5) => lane_sums::<5, false>(w, first_row, lane, sums),
+            (Precision::Exact, 6) => lane_sums::<6, false>(w, first_row, lane, sums),
+            (Precision::Exact, 7) => lane_sums::<7, false>(w, first_row, lane, sums),
+            (Precision::Exact, 8) => lane_sums::<8, false>(w, first_row, lane, sums),
+            (Precision::Exact, 9) => lane_sums::<9, false>(w, first_row, lane, sums),
+            (Precision::Exact, 10) => lane_sums::<10, false>(w, first_row, lane, sums),
+            (Precision::Exact, 11) => lane_sums::<11, false>(w, first_row, lane, sums),
+            (Precision::Exact, 12) => lane_sums::<12, false>(w, first_row, lane, sums),
+            (Precision::Exact, _) => lane_sums::<13, false>(w, first_row, lane, sums),
+            (Precision::Fast, 1) => lane_sums::<1, true>(w, first_row, lane, sums),
+            (Precision::Fast, 2) => lane_sums::<2, true>(w, first_row, lane, sums),
+            (Precision::Fast, 3) => lane_sums::<3, true>(w, first_row, lane, sums),
+            (Precision::Fast, 4) => lane_sums::<4, true>(w, first_row, lane, sums),
+            (Precision::Fast, 5) => lane_sums::<5, true>(w, first_row, lane, sums),
+            (Precision::Fast, 6) => lane_sums::<6, true>(w, first_row, lane, sums),
+            (Precision::Fast, 7) => lane_sums::<7, true>(w, first_row, lane, sums),
+            (Precision::Fast, 8) => lane_sums::<8, true>(w, first_row, lane, sums),
+            (Precision::Fast, 9) => lane_sums::<9, true>(w, first_row, lane, sums),
+            (Precision::Fast, 10) => lane_sums::<10, true>(w, first_row, lane, sums),
+            (Precision::Fast, 11) => lane_sums::<11, true>(w, first_row, lane, sums),
+            (Precision::Fast, 12) => lane_sums::<12, true>(w, first_row, lane, sums),
+            (Precision::Fast, _) => lane_sums::<13, true>(w, first_row, lane, sums),
         }
     }
 }
 
-/// The first `4 V` rows' sums of one lane into `sums`: for each set bit `j` in order, `W[:, j]`
-/// times input `j`.
+/// The sums of rows `first_row .. first_row + 4 V` of one lane into `sums`: for each set bit
+/// `j` in order, `W[:, j]` times input `j`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn lane_sums<const V: usize, const FUSED: bool>(w: &Matrix, lane: &Lane, sums: &mut [f64; MAX_ROWS]) {
+unsafe fn lane_sums<const V: usize, const FUSED: bool>(
+    w: &Matrix,
+    first_row: usize,
+    lane: &Lane,
+    sums: &mut [f64; PASS_ROWS],
+) {
     // SAFETY: the caller's guarantees.
     unsafe {
         let mut acc = [_mm256_setzero_pd(); V];
-        let columns = w.columns.as_ptr();
+        let columns = w.columns.as_ptr().add(first_row);
         for (word, &bits) in lane.bits.iter().enumerate() {
             let mut bits = bits;
             while bits != 0 {
