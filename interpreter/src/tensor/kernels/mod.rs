@@ -6,6 +6,22 @@
 //! `((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …` accumulated in order; the vector lanes hold
 //! independent sums.
 
+/// `$kernel::<N, FUSED>(args)` for the run-time count `$n` (one of the listed ones) and the
+/// precision: kernels are monomorphised per count of vectors or rows, so that their
+/// accumulators are arrays the compiler keeps in registers.
+#[cfg(target_arch = "x86_64")]
+macro_rules! by_count {
+    ($precision:expr, $n:expr, [$($k:literal),+], $kernel:ident $args:tt) => {
+        match ($precision, $n) {
+            $(
+                (Precision::Exact, $k) => $kernel::<$k, false> $args,
+                (Precision::Fast, $k) => $kernel::<$k, true> $args,
+            )+
+            (_, n) => unreachable!("no kernel for a count of {n}"),
+        }
+    };
+}
+
 mod sparse;
 #[cfg(test)]
 mod sparse_tests;

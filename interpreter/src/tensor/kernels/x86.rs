@@ -22,24 +22,7 @@ pub unsafe fn matvec_avx512(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f
         // SAFETY: columns are padded to whole vectors of 8, so every load of the tile stays
         // inside `w.columns`; `x` holds `w.cols` elements and `columns` are below `w.cols`.
         unsafe {
-            match (precision, vectors) {
-                (Precision::Exact, 1) => matvec_tile_avx512::<1, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 2) => matvec_tile_avx512::<2, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 3) => matvec_tile_avx512::<3, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 4) => matvec_tile_avx512::<4, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 5) => matvec_tile_avx512::<5, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 6) => matvec_tile_avx512::<6, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 7) => matvec_tile_avx512::<7, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, _) => matvec_tile_avx512::<8, false>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 1) => matvec_tile_avx512::<1, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 2) => matvec_tile_avx512::<2, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 3) => matvec_tile_avx512::<3, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 4) => matvec_tile_avx512::<4, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 5) => matvec_tile_avx512::<5, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 6) => matvec_tile_avx512::<6, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 7) => matvec_tile_avx512::<7, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, _) => matvec_tile_avx512::<8, true>(w, x, columns, first, &mut tile),
-            }
+            by_count!(precision, vectors, [1, 2, 3, 4, 5, 6, 7, 8], matvec_tile_avx512(w, x, columns, first, &mut tile))
         }
         let here = (w.rows - first).min(vectors * COLUMN_ALIGN);
         out[first..first + here].copy_from_slice(&tile[..here]);
@@ -92,32 +75,12 @@ pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64
         // SAFETY: columns are padded to whole vectors of 8 rows, so a vector of 4 rows
         // starting below `w.rows` stays inside `w.columns`; `columns` are below `w.cols`.
         unsafe {
-            match (precision, here) {
-                (Precision::Exact, 1) => matvec_tile_avx2::<1, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 2) => matvec_tile_avx2::<2, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 3) => matvec_tile_avx2::<3, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 4) => matvec_tile_avx2::<4, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 5) => matvec_tile_avx2::<5, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 6) => matvec_tile_avx2::<6, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 7) => matvec_tile_avx2::<7, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 8) => matvec_tile_avx2::<8, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 9) => matvec_tile_avx2::<9, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 10) => matvec_tile_avx2::<10, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, 11) => matvec_tile_avx2::<11, false>(w, x, columns, first, &mut tile),
-                (Precision::Exact, _) => matvec_tile_avx2::<12, false>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 1) => matvec_tile_avx2::<1, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 2) => matvec_tile_avx2::<2, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 3) => matvec_tile_avx2::<3, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 4) => matvec_tile_avx2::<4, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 5) => matvec_tile_avx2::<5, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 6) => matvec_tile_avx2::<6, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 7) => matvec_tile_avx2::<7, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 8) => matvec_tile_avx2::<8, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 9) => matvec_tile_avx2::<9, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 10) => matvec_tile_avx2::<10, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, 11) => matvec_tile_avx2::<11, true>(w, x, columns, first, &mut tile),
-                (Precision::Fast, _) => matvec_tile_avx2::<12, true>(w, x, columns, first, &mut tile),
-            }
+            by_count!(
+                precision,
+                here,
+                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+                matvec_tile_avx2(w, x, columns, first, &mut tile)
+            )
         }
         let rows_here = (w.rows - first).min(4 * here);
         out[first..first + rows_here].copy_from_slice(&tile[..rows_here]);
@@ -286,26 +249,7 @@ impl TileShape for Avx512Tile {
     unsafe fn tile(tiles: &Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
         let (first_row, rows_here) = (rows.start, rows.len());
         // SAFETY: the caller's guarantees.
-        unsafe {
-            match (precision, rows_here) {
-                (Precision::Exact, 8) => avx512_tile::<8, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 7) => avx512_tile::<7, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 6) => avx512_tile::<6, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 5) => avx512_tile::<5, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 4) => avx512_tile::<4, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 3) => avx512_tile::<3, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 2) => avx512_tile::<2, false>(tiles, first_row, b0, part),
-                (Precision::Exact, _) => avx512_tile::<1, false>(tiles, first_row, b0, part),
-                (Precision::Fast, 8) => avx512_tile::<8, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 7) => avx512_tile::<7, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 6) => avx512_tile::<6, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 5) => avx512_tile::<5, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 4) => avx512_tile::<4, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 3) => avx512_tile::<3, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 2) => avx512_tile::<2, true>(tiles, first_row, b0, part),
-                (Precision::Fast, _) => avx512_tile::<1, true>(tiles, first_row, b0, part),
-            }
-        }
+        unsafe { by_count!(precision, rows_here, [1, 2, 3, 4, 5, 6, 7, 8], avx512_tile(tiles, first_row, b0, part)) }
     }
 }
 
@@ -399,22 +343,7 @@ impl TileShape for Avx2Tile {
     unsafe fn tile(tiles: &Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
         let first_row = rows.start;
         // SAFETY: the caller's guarantees.
-        unsafe {
-            match (precision, rows.len()) {
-                (Precision::Exact, 6) => avx2_tile::<6, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 5) => avx2_tile::<5, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 4) => avx2_tile::<4, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 3) => avx2_tile::<3, false>(tiles, first_row, b0, part),
-                (Precision::Exact, 2) => avx2_tile::<2, false>(tiles, first_row, b0, part),
-                (Precision::Exact, _) => avx2_tile::<1, false>(tiles, first_row, b0, part),
-                (Precision::Fast, 6) => avx2_tile::<6, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 5) => avx2_tile::<5, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 4) => avx2_tile::<4, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 3) => avx2_tile::<3, true>(tiles, first_row, b0, part),
-                (Precision::Fast, 2) => avx2_tile::<2, true>(tiles, first_row, b0, part),
-                (Precision::Fast, _) => avx2_tile::<1, true>(tiles, first_row, b0, part),
-            }
-        }
+        unsafe { by_count!(precision, rows.len(), [1, 2, 3, 4, 5, 6], avx2_tile(tiles, first_row, b0, part)) }
     }
 }
 
@@ -454,27 +383,45 @@ unsafe fn avx2_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: usi
                 }
             }
         }
-        let zero = _mm256_setzero_pd();
-        for (r, a) in acc.iter_mut().enumerate() {
+        for (r, a) in acc.iter().enumerate() {
             let at = (first_row + r) * lanes + b0;
-            if let Some(b) = t.bias(first_row + r, part) {
-                let bv = _mm256_set1_pd(b);
-                a[0] = _mm256_add_pd(a[0], bv);
-                a[1] = _mm256_add_pd(a[1], bv);
-            }
-            _mm256_storeu_pd(t.out.add(at), a[0]);
-            _mm256_storeu_pd(t.out.add(at + 4), a[1]);
-            if let Some(relu) = t.relu
-                && part.last
-            {
-                // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
-                for (half, v) in a.iter().enumerate() {
-                    let below = _mm256_cmp_pd::<_CMP_LT_OQ>(*v, zero);
-                    nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(*v, *v));
-                    _mm256_storeu_pd(relu.add(at + 4 * half), _mm256_blendv_pd(*v, zero, below));
-                }
-            }
+            let relu = t.relu.filter(|_| part.last).map(|relu| relu.add(at));
+            nan |= epilogue_avx2(*a, t.bias(first_row + r, part), t.out.add(at), relu);
         }
     }
     u8::from(nan != 0)
+}
+
+/// One output row's vectors of lanes (`values[h]` for lanes `4 h .. 4 h + 4` from `out`): adds
+/// the bias where given, stores them, and when `relu` is given stores `max(x, 0.0)` there as
+/// the `max` rules compute it: 0.0 where `x < 0.0`, `x` otherwise (so -0.0 and NaN stay).
+/// Returns a mask of the lanes holding NaN when relu is applied (any bit set: at least one).
+///
+/// # Safety
+/// `out` (and `relu`) hold `4 H` elements.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn epilogue_avx2<const H: usize>(
+    values: [__m256d; H],
+    bias: Option<f64>,
+    out: *mut f64,
+    relu: Option<*mut f64>,
+) -> i32 {
+    let zero = _mm256_setzero_pd();
+    let mut nan = 0;
+    for (h, v) in values.into_iter().enumerate() {
+        let v = match bias {
+            Some(b) => _mm256_add_pd(v, _mm256_set1_pd(b)),
+            None => v,
+        };
+        // SAFETY: the caller's guarantees.
+        unsafe {
+            _mm256_storeu_pd(out.add(4 * h), v);
+            if let Some(relu) = relu {
+                let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
+                nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
+                _mm256_storeu_pd(relu.add(4 * h), _mm256_blendv_pd(v, zero, below));
+            }
+        }
+    }
+    nan
 }

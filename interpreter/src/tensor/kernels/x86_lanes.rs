@@ -7,6 +7,7 @@
 use std::arch::x86_64::*;
 
 use super::super::Matrix;
+use super::x86::epilogue_avx2;
 use super::{Epilogue, Precision};
 
 /// The most rows of one pass: 13 vectors of 4, with the broadcast input and a product, within
@@ -100,25 +101,13 @@ pub unsafe fn matmul_by_lane(
             }
             // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
             for i in first_row..first_row + pass_rows {
-                let [low, high] = block_row(&sums, i - first_row);
-                let (low, high) = match epilogue.bias.and_then(|b| b[i]) {
-                    Some(b) => (_mm256_add_pd(low, _mm256_set1_pd(b)), _mm256_add_pd(high, _mm256_set1_pd(b))),
-                    None => (low, high),
-                };
                 let at = i * lanes + first;
+                let bias = epilogue.bias.and_then(|b| b[i]);
                 // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
-                unsafe {
-                    _mm256_storeu_pd(out.as_mut_ptr().add(at), low);
-                    _mm256_storeu_pd(out.as_mut_ptr().add(at + 4), high);
-                    if let Some(relu) = relu {
-                        // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
-                        for (half, v) in [low, high].into_iter().enumerate() {
-                            let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
-                            nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
-                            _mm256_storeu_pd(relu.add(at + 4 * half), _mm256_blendv_pd(v, zero, below));
-                        }
-                    }
-                }
+                nan |= unsafe {
+                    let relu = relu.map(|relu| relu.add(at));
+                    epilogue_avx2(block_row(&sums, i - first_row), bias, out.as_mut_ptr().add(at), relu)
+                };
             }
         }
         first_vector += here;
@@ -163,34 +152,13 @@ unsafe fn lane_sums_of(
 ) {
     // SAFETY: the caller's guarantees.
     unsafe {
-        match (precision, vectors) {
-            (_, 0) => {}
-            (Precision::Exact, 1) => lane_sums::<1, false>(w, first_row, lane, sums),
-            (Precision::Exact, 2) => lane_sums::<2, false>(w, first_row, lane, sums),
-            (Precision::Exact, 3) => lane_sums::<3, false>(w, first_row, lane, sums),
-            (Precision::Exact, 4) => lane_sums::<4, false>(w, first_row, lane, sums),
-            (Precision::Exact, 5) => lane_sums::<5, false>(w, first_row, lane, sums),
-            (Precision::Exact, 6) => lane_sums::<6, false>(w, first_row, lane, sums),
-            (Precision::Exact, 7) => lane_sums::<7, false>(w, first_row, lane, sums),
-            (Precision::Exact, 8) => lane_sums::<8, false>(w, first_row, lane, sums),
-            (Precision::Exact, 9) => lane_sums::<9, false>(w, first_row, lane, sums),
-            (Precision::Exact, 10) => lane_sums::<10, false>(w, first_row, lane, sums),
-            (Precision::Exact, 11) => lane_sums::<11, false>(w, first_row, lane, sums),
-            (Precision::Exact, 12) => lane_sums::<12, false>(w, first_row, lane, sums),
-            (Precision::Exact, _) => lane_sums::<13, false>(w, first_row, lane, sums),
-            (Precision::Fast, 1) => lane_sums::<1, true>(w, first_row, lane, sums),
-            (Precision::Fast, 2) => lane_sums::<2, true>(w, first_row, lane, sums),
-            (Precision::Fast, 3) => lane_sums::<3, true>(w, first_row, lane, sums),
-            (Precision::Fast, 4) => lane_sums::<4, true>(w, first_row, lane, sums),
-            (Precision::Fast, 5) => lane_sums::<5, true>(w, first_row, lane, sums),
-            (Precision::Fast, 6) => lane_sums::<6, true>(w, first_row, lane, sums),
-            (Precision::Fast, 7) => lane_sums::<7, true>(w, first_row, lane, sums),
-            (Precision::Fast, 8) => lane_sums::<8, true>(w, first_row, lane, sums),
-            (Precision::Fast, 9) => lane_sums::<9, true>(w, first_row, lane, sums),
-            (Precision::Fast, 10) => lane_sums::<10, true>(w, first_row, lane, sums),
-            (Precision::Fast, 11) => lane_sums::<11, true>(w, first_row, lane, sums),
-            (Precision::Fast, 12) => lane_sums::<12, true>(w, first_row, lane, sums),
-            (Precision::Fast, _) => lane_sums::<13, true>(w, first_row, lane, sums),
+        if vectors > 0 {
+            by_count!(
+                precision,
+                vectors,
+                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+                lane_sums(w, first_row, lane, sums)
+            )
         }
     }
 }
