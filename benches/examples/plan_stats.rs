@@ -1,6 +1,6 @@
 //! Prints the size of the compiled plan of the benchmark networks.
 use knn_benches::{ACAS_XU, WIDE, mlp_program};
-use knn_interpreter::bigstep::{Binding, InputData, compile};
+use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile};
 use knn_semantics::syntax::{Grammar, parse_program};
 
 fn main() {
@@ -11,12 +11,14 @@ fn main() {
         let parsed = t.elapsed();
         let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
         println!(
-            "{sizes:?}: {} bytes of source, parse {parsed:?}, compile {:?}, {} ops, {} fregs, {} buffers",
+            "{sizes:?}: {} bytes of source, parse {parsed:?}, compile {:?}, {} ops, {} fregs, {} buffers, \
+             {} rows a group",
             source.len(),
             t.elapsed(),
             plan.ops.len(),
             plan.fregs,
-            plan.buffers.len()
+            plan.buffers.len(),
+            ExecOptions::default().group_for(&plan)
         );
         let mut kinds = std::collections::BTreeMap::new();
         for op in &plan.ops {

@@ -1,0 +1,40 @@
+//! One point of the throughput example: the best time of a whole batch over a second, as
+//! inputs per second. Built at two commits (a git worktree each) and run alternately, it
+//! compares them on a machine whose speed drifts (`docs/performance.md`).
+//!
+//! Usage: `cargo run --release -p knn-benches --example point -- NET THREADS BATCH`, where NET is
+//! `acasxu`, `wide` or `acasxu-1-1` (the real network, when `../shared/data` is there).
+
+use std::time::{Duration, Instant};
+
+use knn_benches::bench_networks;
+use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
+use knn_semantics::syntax::{Grammar, parse_program};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [name, threads, batch] = args.as_slice() else {
+        return Err("usage: point NET THREADS BATCH".into());
+    };
+    let (threads, batch): (usize, usize) = (threads.parse()?, batch.parse()?);
+    let net = bench_networks(batch)
+        .into_iter()
+        .find(|net| net.name == name)
+        .ok_or_else(|| format!("no network {name} (acasxu, wide, acasxu-1-1)"))?;
+    let program = parse_program(&net.mlp.program(), Grammar::Relaxed)?;
+    let binding = Binding { name: "x".into(), shape: vec![net.mlp.sizes[0]], data: InputData::Symbolic };
+    let plan = compile(&program, &[binding]);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let rows: Vec<Vec<&[f64]>> = net.inputs.iter().map(|x| vec![x.as_slice()]).collect();
+    let start = Instant::now();
+    let mut best = Duration::MAX;
+    pool.install(|| {
+        while start.elapsed() < Duration::from_secs(1) {
+            let run = Instant::now();
+            std::hint::black_box(run_rows(&plan, &rows, ExecOptions::default()));
+            best = best.min(run.elapsed());
+        }
+    });
+    println!("{name} threads {threads} batch {batch}: {:.0} inputs/s", batch as f64 / best.as_secs_f64());
+    Ok(())
+}
