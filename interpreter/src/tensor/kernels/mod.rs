@@ -137,8 +137,9 @@ pub fn matmul_lanes(
 }
 
 /// [`matmul_lanes`] compiled for `isa`, which the CPU must have ([`Isa::available`]): the
-/// dense kernel, or when enough of the inputs are zeros ([`sparse::worth_skipping`]; the CPU has
-/// AVX2), the kernel that skips them (the same bits either way).
+/// dense kernel, or when the CPU has AVX2 and enough of the inputs are zeros (a quarter for
+/// products of up to 52 rows, 60% for taller ones: `sparse::worth_skipping`), the kernel that
+/// skips them. Both give the same bits.
 pub fn matmul_lanes_on(
     isa: Isa,
     w: &Matrix,
@@ -196,7 +197,7 @@ pub fn matmul_lanes_dense_on(
 
 /// [`matmul_lanes_on`] skipping the terms whose input is ±0.0 (the matrix must allow it:
 /// [`Matrix::skips_zero_inputs`]); [`matmul_lanes_on`] takes this way by itself when
-/// [`sparse::worth_skipping`] says enough inputs are zeros.
+/// `sparse::worth_skipping` says enough inputs are zeros.
 pub fn matmul_lanes_skipping_zeros_on(
     isa: Isa,
     w: &Matrix,

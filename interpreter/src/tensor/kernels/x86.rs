@@ -1,9 +1,10 @@
-//! Register-tiled kernels with explicit vector instructions. A tile of output rows × one or
-//! two vectors of lanes stays in registers while `j` runs over the columns in order. Exact mode
-//! multiplies then adds (`acc + w * x`, the reference's operation); fast mode fuses them.
+//! Register-tiled kernels with explicit vector instructions: for one input, vectors of output
+//! rows; for a batch, a tile of output rows × lanes, staying in registers while `j` runs over
+//! the columns in order. Exact mode multiplies then adds (`acc + w * x`, the reference's
+//! operation); fast mode fuses them.
 //!
 //! Callers guarantee the CPU features each function is compiled for and the operand sizes
-//! (`kernels::matvec_on` and `matmul_lanes_on` assert them).
+//! (`kernels::matvec_on` and `matmul_lanes_dense_on` assert them).
 
 use std::arch::x86_64::*;
 use std::ops::Range;
