@@ -240,7 +240,7 @@ pub fn matmul_lanes_skipping_zeros_on(
 
 #[cfg(target_arch = "x86_64")]
 thread_local! {
-    /// The nonzero inputs of a lane, reused from call to call.
+    /// Which inputs of each lane of a batch are nonzero, reused from call to call.
     static LANE_TERMS: RefCell<x86_lanes::LaneTerms> = RefCell::new(x86_lanes::LaneTerms::default());
 }
 
