@@ -50,3 +50,48 @@ pub fn worth_skipping(w: &Matrix, x: &[f64], lanes: usize) -> bool {
     let from = if w.rows() <= ONE_PASS_ROWS { SKIP_FROM } else { SKIP_TALL_FROM };
     zeros as f64 >= from * (w.cols * SAMPLE_LANES) as f64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Matrix, ONE_PASS_ROWS, SAMPLE_LANES, SKIP_FROM, SKIP_TALL_FROM, worth_skipping};
+
+    /// A batch of `lanes` lanes whose first 16 lanes hold `zeros` zeros in all (the first
+    /// ones, column by column), the rest 1.0; the other lanes all zeros.
+    fn batch(cols: usize, lanes: usize, zeros: usize) -> Vec<f64> {
+        let mut x = vec![0.0; cols * lanes];
+        let mut left = zeros;
+        for j in 0..cols {
+            for lane in 0..SAMPLE_LANES {
+                if left > 0 {
+                    left -= 1;
+                } else {
+                    x[j * lanes + lane] = 1.0;
+                }
+            }
+        }
+        x
+    }
+
+    #[test]
+    fn the_share_of_zeros_in_the_first_lanes_decides() {
+        let (cols, lanes) = (10, 3 * SAMPLE_LANES);
+        let sampled = cols * SAMPLE_LANES;
+        for (rows, from) in [(ONE_PASS_ROWS, SKIP_FROM), (ONE_PASS_ROWS + 1, SKIP_TALL_FROM)] {
+            let w = Matrix::new(rows, cols, vec![0.5; rows * cols]);
+            let enough = (from * sampled as f64).ceil() as usize;
+            assert!(worth_skipping(&w, &batch(cols, lanes, enough), lanes), "{rows} rows, {enough} zeros");
+            assert!(!worth_skipping(&w, &batch(cols, lanes, enough - 1), lanes), "{rows} rows, one zero fewer");
+            assert!(worth_skipping(&w, &batch(cols, lanes, sampled), lanes), "{rows} rows, all zeros");
+            assert!(!worth_skipping(&w, &batch(cols, lanes, 0), lanes), "{rows} rows, no zero (the other lanes are)");
+        }
+    }
+
+    #[test]
+    fn nothing_is_skipped_past_an_infinite_weight_or_in_an_empty_sum() {
+        let lanes = SAMPLE_LANES;
+        let mut weights = vec![0.5; 4 * 3];
+        weights[5] = f64::NEG_INFINITY;
+        assert!(!worth_skipping(&Matrix::new(4, 3, weights), &batch(3, lanes, 3 * lanes), lanes));
+        assert!(!worth_skipping(&Matrix::new(4, 0, vec![]), &[], lanes));
+    }
+}
