@@ -81,4 +81,16 @@ mod tests {
         floats.resize(4, 2.0);
         assert_eq!(&*floats, &[0.0, 0.0, 2.0, 2.0], "shrinking forgets, growing fills");
     }
+
+    #[test]
+    fn equality_and_printing_see_the_floats_only() {
+        let mut a = AlignedFloats::zeros(3);
+        let mut b = AlignedFloats::zeros(3);
+        b.resize(8, 7.0);
+        b.resize(3, 0.0);
+        assert_eq!(a, b, "the floats past the length (7.0 in b's line) do not count");
+        a[1] = -0.5;
+        assert_ne!(a, b);
+        assert_eq!(format!("{a:?}"), "[0.0, -0.5, 0.0]");
+    }
 }
