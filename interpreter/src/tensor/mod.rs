@@ -84,10 +84,6 @@ impl Matrix {
         self.data[i * self.cols + j]
     }
 
-    pub fn data(&self) -> &[f64] {
-        &self.data
-    }
-
     /// Whether a product may skip the terms whose input is ±0.0 and keep the reference's
     /// bits. A sum starts from 0.0 and adding two numbers gives -0.0 only when both are
     /// -0.0, so a partial sum is never -0.0; a finite weight times ±0.0 is ±0.0, and adding
