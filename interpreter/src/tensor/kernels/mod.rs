@@ -112,7 +112,7 @@ fn sum_columns_on(isa: Isa, w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f
         Isa::Avx512 => unsafe { x86::matvec_avx512(w, x, columns, out, precision) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 => unsafe { x86::matvec_avx2(w, x, columns, out, precision) },
+        Isa::Avx2 => unsafe { x86_lanes::matvec_avx2(w, x, columns, out, precision) },
         _ => matvec_portable(w, x, columns, out, precision),
     }
 }
@@ -149,7 +149,7 @@ pub fn matmul_lanes_on(
     precision: Precision,
     epilogue: Epilogue,
 ) -> bool {
-    check_batch(isa, w, x, out, lanes, &epilogue);
+    // Each kernel checks the operands; the choice reads only what they will be checked to hold.
     if isa >= Isa::Avx2 && sparse::worth_skipping(w, x, lanes) {
         matmul_lanes_skipping_zeros_on(isa, w, x, out, lanes, precision, epilogue)
     } else {
@@ -181,10 +181,10 @@ pub fn matmul_lanes_dense_on(
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the CPU has the features and the operand sizes were checked (asserted above).
-        Isa::Avx512 => unsafe { x86::matmul_avx512(w, x, out, lanes, precision, epilogue) },
+        Isa::Avx512 => unsafe { x86::matmul_avx512(&x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 => unsafe { x86::matmul_avx2(w, x, out, lanes, precision, epilogue) },
+        Isa::Avx2 => unsafe { x86::matmul_avx2(&x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
         _ => {
             match precision {
                 Precision::Exact => matmul_portable::<2, false>(w, x, out, lanes),
@@ -216,7 +216,7 @@ pub fn matmul_lanes_skipping_zeros_on(
             return LANE_TERMS.with_borrow_mut(|terms| {
                 // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too); the matrix,
                 // the operand sizes and the epilogue's were checked.
-                unsafe { x86_lanes::matmul_by_lane(w, x, out, lanes, precision, epilogue, terms) }
+                unsafe { x86_lanes::matmul_by_lane(&x86::Tiles::new(w, x, out, lanes, epilogue), precision, terms) }
             });
         }
         _ => LANE.with_borrow_mut(|lane_scratch| {

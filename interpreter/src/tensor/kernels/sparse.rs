@@ -38,11 +38,12 @@ pub fn terms(w: &Matrix, x: &[f64], columns: &mut Vec<u32>) {
     }
 }
 
-/// Whether a batch (`x`: `cols × lanes`, feature-major, `lanes` at least 16) should skip its
-/// zero inputs, judged by the share of zeros in its first 16 lanes ([`SKIP_FROM`],
-/// [`SKIP_TALL_FROM`]).
+/// Whether a batch (`x`: `cols × lanes`, feature-major) should skip its zero inputs, judged by
+/// the share of zeros in its first 16 lanes ([`SKIP_FROM`], [`SKIP_TALL_FROM`]). Operands the
+/// kernels will refuse (fewer than 16 lanes, a short `x`) are not skipped: the dense kernel's
+/// checks report them.
 pub fn worth_skipping(w: &Matrix, x: &[f64], lanes: usize) -> bool {
-    if !w.skips_zero_inputs() || w.cols == 0 {
+    if !w.skips_zero_inputs() || w.cols == 0 || lanes < SAMPLE_LANES || x.len() < w.cols * lanes {
         return false;
     }
     let zeros: usize =

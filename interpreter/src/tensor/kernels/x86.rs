@@ -58,64 +58,6 @@ unsafe fn matvec_tile_avx512<const N: usize, const FUSED: bool>(
     }
 }
 
-/// The most ymm accumulators of an AVX2 tile for one input: with the broadcast input and a
-/// product, within the 16 registers.
-const AVX2_MATVEC_VECTORS: usize = 12;
-
-/// One input on AVX2, vectorised across output rows: `out = Σ W[:, j] x[j]` over `columns`
-/// (in order), in passes of up to 48 rows whose sums stay in registers.
-#[target_feature(enable = "avx2,fma")]
-pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
-    // Passes of equal size: 13 vectors are 7 + 6, not 12 + 1 (a lone vector waits on its adds).
-    let vectors = w.rows.div_ceil(4);
-    let passes = vectors.div_ceil(AVX2_MATVEC_VECTORS);
-    let mut first = 0;
-    for pass in 0..passes {
-        let here = (vectors - first / 4).div_ceil(passes - pass);
-        let mut tile = [0.0f64; 4 * AVX2_MATVEC_VECTORS];
-        // SAFETY: columns are padded to whole vectors of 8 rows, so a vector of 4 rows
-        // starting below `w.rows` stays inside `w.columns`; `columns` are below `w.cols`.
-        unsafe {
-            by_count!(
-                precision,
-                here,
-                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
-                matvec_tile_avx2(w, x, columns, first, &mut tile)
-            )
-        }
-        let rows_here = (w.rows - first).min(4 * here);
-        out[first..first + rows_here].copy_from_slice(&tile[..rows_here]);
-        first += 4 * here;
-    }
-}
-
-/// Rows `first .. first + 4N` of `W x` into `tile`.
-#[target_feature(enable = "avx2,fma")]
-unsafe fn matvec_tile_avx2<const N: usize, const FUSED: bool>(
-    w: &Matrix,
-    x: &[f64],
-    columns: &[u32],
-    first: usize,
-    tile: &mut [f64; 4 * AVX2_MATVEC_VECTORS],
-) {
-    // SAFETY: as in `matvec_avx2`.
-    unsafe {
-        let mut acc = [_mm256_setzero_pd(); N];
-        let base = w.columns.as_ptr().add(first);
-        for &j in columns {
-            let xv = _mm256_broadcast_sd(x.get_unchecked(j as usize));
-            let column = base.add(j as usize * w.column_stride);
-            for (v, a) in acc.iter_mut().enumerate() {
-                let wv = _mm256_loadu_pd(column.add(4 * v));
-                *a = if FUSED { _mm256_fmadd_pd(wv, xv, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, xv)) };
-            }
-        }
-        for (v, a) in acc.iter().enumerate() {
-            _mm256_storeu_pd(tile.as_mut_ptr().add(4 * v), *a);
-        }
-    }
-}
-
 /// Columns per block: a block of one tile's inputs (`J_BLOCK` columns × the tile's lanes)
 /// stays in L1 while the panels of a row block pass over it. A sum runs over its blocks in
 /// order, the partial sum stored and reloaded between them (exactly, as an f64).
@@ -158,10 +100,12 @@ impl<'a> Tiles<'a> {
 
     /// The bias of `row` when `part` is a sum's last.
     pub fn bias(&self, row: usize, part: Part) -> Option<f64> {
-        match self.bias {
-            Some(bias) if part.last => bias[row],
-            _ => None,
-        }
+        if part.last { self.row_bias(row) } else { None }
+    }
+
+    /// The bias of `row`, where one is given.
+    pub fn row_bias(&self, row: usize) -> Option<f64> {
+        self.bias.and_then(|bias| bias[row])
     }
 }
 
@@ -226,16 +170,9 @@ unsafe fn blocked<T: TileShape>(tiles: &Tiles, precision: Precision) -> bool {
 /// A batch on AVX-512: tiles of up to 8 rows × 16 lanes (16 zmm accumulators), the epilogue
 /// applied in registers after a sum's last column block. Returns whether relu met a NaN.
 #[target_feature(enable = "avx512f,fma")]
-pub unsafe fn matmul_avx512(
-    w: &Matrix,
-    x: &[f64],
-    out: &mut [f64],
-    lanes: usize,
-    precision: Precision,
-    epilogue: Epilogue,
-) -> bool {
+pub unsafe fn matmul_avx512(tiles: &Tiles, precision: Precision) -> bool {
     // SAFETY: the caller's guarantees.
-    unsafe { blocked::<Avx512Tile>(&Tiles::new(w, x, out, lanes, epilogue), precision) }
+    unsafe { blocked::<Avx512Tile>(tiles, precision) }
 }
 
 /// 8 rows × 16 lanes in 16 zmm.
@@ -315,16 +252,9 @@ unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: u
 /// A batch on AVX2: tiles of up to `AVX2_ROWS` rows × `4 V` lanes, the epilogue applied in
 /// registers after a sum's last column block. Returns whether relu met a NaN.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn matmul_avx2(
-    w: &Matrix,
-    x: &[f64],
-    out: &mut [f64],
-    lanes: usize,
-    precision: Precision,
-    epilogue: Epilogue,
-) -> bool {
+pub unsafe fn matmul_avx2(tiles: &Tiles, precision: Precision) -> bool {
     // SAFETY: the caller's guarantees.
-    unsafe { blocked::<Avx2Tile>(&Tiles::new(w, x, out, lanes, epilogue), precision) }
+    unsafe { blocked::<Avx2Tile>(tiles, precision) }
 }
 
 /// The most rows of an AVX2 tile.

@@ -1,14 +1,16 @@
-//! A batch one lane at a time on AVX2: a lane's sums for up to 52 rows stay in 13 ymm
-//! registers (rows down the vector) while its nonzero inputs are walked in order
-//! ([`super::sparse`]), so each term costs a broadcast, one multiply and one add per 4 rows with
-//! the weights read straight from their column, and the zero inputs a relu leaves cost
-//! nothing. Taller matrices take several passes of rows.
+//! Sums vectorised across output rows on AVX2, for one input or for a batch one lane at a
+//! time: an input's sums for up to 52 rows stay in 13 ymm registers (rows down the vector)
+//! while its terms pass in order, so each term costs a broadcast, one multiply and one add per
+//! 4 rows with the weights read straight from their column. One input walks a list of its
+//! nonzero columns; a batch walks, lane by lane, bitmasks of its nonzero inputs
+//! ([`super::sparse`]), so the zero inputs a relu leaves cost nothing. Taller matrices take
+//! several passes of rows.
 
 use std::arch::x86_64::*;
 
 use super::super::Matrix;
-use super::x86::epilogue_avx2;
-use super::{Epilogue, Precision};
+use super::Precision;
+use super::x86::{Tiles, epilogue_avx2};
 
 /// The most rows of one pass: 13 vectors of 4, with the broadcast input and a product, within
 /// the 16 ymm registers.
@@ -32,18 +34,11 @@ pub struct LaneTerms {
 /// then the epilogue. Returns whether relu met a NaN.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; `w.skips_zero_inputs()`; `x` holds `cols × lanes` and `out` (and
-/// the relu output) `rows × lanes` elements, the bias one per row; `lanes` is a multiple of 8.
+/// The CPU has AVX2 and FMA; `w.skips_zero_inputs()`; the operands hold what [`Tiles`] says
+/// (`lanes` a multiple of 8).
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn matmul_by_lane(
-    w: &Matrix,
-    x: &[f64],
-    out: &mut [f64],
-    lanes: usize,
-    precision: Precision,
-    epilogue: Epilogue,
-    terms: &mut LaneTerms,
-) -> bool {
+pub unsafe fn matmul_by_lane(t: &Tiles, precision: Precision, terms: &mut LaneTerms) -> bool {
+    let (w, x, lanes) = (t.w, t.x, t.lanes);
     let (rows, cols) = (w.rows, w.cols);
     let words = cols.div_ceil(64);
     // Past the last column, no input: a longer product before this one left its bits there.
@@ -55,7 +50,7 @@ pub unsafe fn matmul_by_lane(
         for (j, nonzero) in terms.columns[..cols].iter_mut().enumerate() {
             // SAFETY: `j * lanes + first + 8 <= cols × lanes`.
             let (low, high) = unsafe {
-                let here = x.as_ptr().add(j * lanes + first);
+                let here = x.add(j * lanes + first);
                 (_mm256_loadu_pd(here), _mm256_loadu_pd(here.add(4)))
             };
             // Not equal, or unordered: NaN is not zero.
@@ -76,43 +71,89 @@ pub unsafe fn matmul_by_lane(
             }
         }
     }
-    let relu = epilogue.relu.map(|r| r.as_mut_ptr());
     let mut nan = 0;
     let mut sums = [[0.0f64; PASS_ROWS]; BLOCK];
-    // Passes of nearly equal size: 64 vectors of rows are 13, 13, 13, 13, 12.
-    let vectors = rows.div_ceil(4);
-    let passes = vectors.div_ceil(PASS_ROWS / 4);
-    let mut first_vector = 0;
-    for pass in 0..passes {
-        let here = (vectors - first_vector).div_ceil(passes - pass);
-        let first_row = 4 * first_vector;
-        let pass_rows = (4 * here).min(rows - first_row);
+    for (first_row, vectors) in passes(rows) {
+        let pass_rows = (4 * vectors).min(rows - first_row);
         for first in (0..lanes).step_by(BLOCK) {
             for (g, sums) in sums.iter_mut().enumerate() {
-                let lane = Lane {
-                    x: x.as_ptr().wrapping_add(first + g),
-                    lanes,
-                    bits: &terms.bits[(first + g) * words..(first + g + 1) * words],
-                };
+                let bits = &terms.bits[(first + g) * words..(first + g + 1) * words];
+                let input = x.wrapping_add(first + g);
                 // SAFETY: every set bit is a column below `cols`, so its input is inside
                 // `x`; its column in `w.columns` is padded to whole vectors of 8 rows, so
-                // `here` vectors from `first_row` stay inside it.
-                unsafe { lane_sums_of(precision, here, w, first_row, &lane, sums) };
+                // `vectors` vectors from `first_row` stay inside it.
+                unsafe { input_sums_of(precision, vectors, w, first_row, input, lanes, set_bits(bits), sums) };
             }
             // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
             for i in first_row..first_row + pass_rows {
                 let at = i * lanes + first;
-                let bias = epilogue.bias.and_then(|b| b[i]);
                 // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
                 nan |= unsafe {
-                    let relu = relu.map(|relu| relu.add(at));
-                    epilogue_avx2(block_row(&sums, i - first_row), bias, out.as_mut_ptr().add(at), relu)
+                    let relu = t.relu.map(|relu| relu.add(at));
+                    epilogue_avx2(block_row(&sums, i - first_row), t.row_bias(i), t.out.add(at), relu)
                 };
             }
         }
-        first_vector += here;
     }
     nan != 0
+}
+
+/// One input on AVX2: `out = Σ W[:, j] x[j]` over `columns` (increasing, below `w.cols`).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; `x` holds `w.cols` and `out` `w.rows` elements.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
+    let mut sums = [0.0f64; PASS_ROWS];
+    for (first_row, vectors) in passes(w.rows) {
+        let terms = columns.iter().map(|&j| j as usize);
+        // SAFETY: every column is below `w.cols`, so its input is inside `x`; its column in
+        // `w.columns` is padded to whole vectors of 8 rows, so `vectors` vectors from
+        // `first_row` stay inside it.
+        unsafe { input_sums_of(precision, vectors, w, first_row, x.as_ptr(), 1, terms, &mut sums) };
+        let here = (4 * vectors).min(w.rows - first_row);
+        out[first_row..first_row + here].copy_from_slice(&sums[..here]);
+    }
+}
+
+/// The passes over `rows` rows, as `(first row, vectors of 4 rows)`: as few as hold at most 13
+/// vectors each, of nearly equal size (64 vectors are 12, 13, 13, 13, 13; 26 are 13 + 13, not
+/// 13 + 12 + 1, where a lone vector would wait on its adds).
+fn passes(rows: usize) -> impl Iterator<Item = (usize, usize)> {
+    let vectors = rows.div_ceil(4);
+    let passes = vectors.div_ceil(PASS_ROWS / 4);
+    (0..passes).map(move |pass| {
+        let first = pass * vectors / passes;
+        (4 * first, (pass + 1) * vectors / passes - first)
+    })
+}
+
+/// The set bits of `bits` in order: bit `b` of word `w` is `64 w + b`.
+fn set_bits(bits: &[u64]) -> SetBits<'_> {
+    SetBits { words: bits.get(1..).unwrap_or_default().iter(), base: 0, current: bits.first().copied().unwrap_or(0) }
+}
+
+/// The iterator of [`set_bits`]: what is left of the word being walked, the number of its
+/// bit 0, and the words after it.
+struct SetBits<'a> {
+    words: std::slice::Iter<'a, u64>,
+    base: usize,
+    current: u64,
+}
+
+impl Iterator for SetBits<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        while self.current == 0 {
+            self.current = *self.words.next()?;
+            self.base += 64;
+        }
+        let bit = self.current.trailing_zeros() as usize;
+        self.current &= self.current - 1;
+        Some(self.base + bit)
+    }
 }
 
 /// Row `r` of a block's sums: lanes 0–3 and 4–7.
@@ -120,13 +161,6 @@ pub unsafe fn matmul_by_lane(
 fn block_row(sums: &[[f64; PASS_ROWS]; BLOCK], r: usize) -> [__m256d; 2] {
     let lane = |g: usize| sums[g][r];
     [_mm256_setr_pd(lane(0), lane(1), lane(2), lane(3)), _mm256_setr_pd(lane(4), lane(5), lane(6), lane(7))]
-}
-
-/// One lane's inputs: input `j` at `x + j * lanes`, nonzero where `bits` says.
-struct Lane<'a> {
-    x: *const f64,
-    lanes: usize,
-    bits: &'a [u64],
 }
 
 /// An 8 × 8 matrix of bits, byte `r` bit `c` its entry `(r, c)`, transposed: byte `c` bit `r`.
@@ -140,53 +174,58 @@ fn transpose_bits(mut m: u64) -> u64 {
     m ^ t ^ (t << 28)
 }
 
-/// [`lane_sums`] for `vectors` vectors of rows.
+/// [`input_sums`] for `vectors` (1 to 13) vectors of rows.
+///
+/// # Safety
+/// As [`input_sums`].
 #[target_feature(enable = "avx2,fma")]
-unsafe fn lane_sums_of(
+#[allow(clippy::too_many_arguments)]
+unsafe fn input_sums_of(
     precision: Precision,
     vectors: usize,
     w: &Matrix,
     first_row: usize,
-    lane: &Lane,
+    x: *const f64,
+    stride: usize,
+    terms: impl Iterator<Item = usize>,
     sums: &mut [f64; PASS_ROWS],
 ) {
     // SAFETY: the caller's guarantees.
     unsafe {
-        if vectors > 0 {
-            by_count!(
-                precision,
-                vectors,
-                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
-                lane_sums(w, first_row, lane, sums)
-            )
-        }
+        by_count!(
+            precision,
+            vectors,
+            [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+            input_sums(w, first_row, x, stride, terms, sums)
+        )
     }
 }
 
-/// The sums of rows `first_row .. first_row + 4 V` of one lane into `sums`: for each set bit
-/// `j` in order, `W[:, j]` times input `j`.
+/// The sums of rows `first_row .. first_row + 4 V` of one input into `sums`: for each term `j`
+/// in order, `W[:, j]` times the input `x[j * stride]`.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; every term is a column of `w`, its input inside `x`; the rows
+/// stay inside the columns' padding.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn lane_sums<const V: usize, const FUSED: bool>(
+unsafe fn input_sums<const V: usize, const FUSED: bool>(
     w: &Matrix,
     first_row: usize,
-    lane: &Lane,
+    x: *const f64,
+    stride: usize,
+    terms: impl Iterator<Item = usize>,
     sums: &mut [f64; PASS_ROWS],
 ) {
     // SAFETY: the caller's guarantees.
     unsafe {
         let mut acc = [_mm256_setzero_pd(); V];
         let columns = w.columns.as_ptr().add(first_row);
-        for (word, &bits) in lane.bits.iter().enumerate() {
-            let mut bits = bits;
-            while bits != 0 {
-                let j = 64 * word + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let column = columns.add(j * w.column_stride);
-                let xv = _mm256_broadcast_sd(&*lane.x.add(j * lane.lanes));
-                for (v, a) in acc.iter_mut().enumerate() {
-                    let wv = _mm256_loadu_pd(column.add(4 * v));
-                    *a = if FUSED { _mm256_fmadd_pd(wv, xv, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, xv)) };
-                }
+        for j in terms {
+            let column = columns.add(j * w.column_stride);
+            let xv = _mm256_broadcast_sd(&*x.add(j * stride));
+            for (v, a) in acc.iter_mut().enumerate() {
+                let wv = _mm256_loadu_pd(column.add(4 * v));
+                *a = if FUSED { _mm256_fmadd_pd(wv, xv, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, xv)) };
             }
         }
         for (v, a) in acc.iter().enumerate() {
