@@ -95,4 +95,12 @@ mod tests {
         assert!(!worth_skipping(&Matrix::new(4, 3, weights), &batch(3, lanes, 3 * lanes), lanes));
         assert!(!worth_skipping(&Matrix::new(4, 0, vec![]), &[], lanes));
     }
+
+    #[test]
+    fn operands_the_kernels_refuse_are_left_to_the_dense_kernels_checks() {
+        let w = Matrix::new(4, 3, vec![0.5; 12]);
+        assert!(worth_skipping(&w, &[0.0; 3 * SAMPLE_LANES], SAMPLE_LANES), "all zeros: skipped");
+        assert!(!worth_skipping(&w, &[0.0; 3 * 8], 8), "fewer lanes than the sample");
+        assert!(!worth_skipping(&w, &[0.0; 3 * SAMPLE_LANES - 1], SAMPLE_LANES), "a short batch");
+    }
 }
