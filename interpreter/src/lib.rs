@@ -6,3 +6,4 @@ pub mod cli;
 pub mod data;
 pub mod import;
 pub mod tensor;
+pub mod verify;

@@ -1,0 +1,310 @@
+//! Directed rounding without touching the FPU's rounding mode: each operation is computed in
+//! round-to-nearest, its exact error is found by an error-free transformation (two-sum for
+//! sums, a fused multiply-add for products), and the result moves one step outward only when
+//! that error points outward. Round-to-nearest is within half an ulp of the exact result, so
+//! the neighbour on the far side bounds it; exact operations stay exact, so ties between
+//! outputs can be decided (docs/verification.md, "Rounding"). Where the error is not certain
+//! (overflow, results near underflow, division) the result always moves. A NaN propagates and
+//! every caller treats a NaN bound as "no bound".
+//!
+//! Also here: the a-priori error bound `γ_k` of a sequential sum (Higham, *Accuracy and
+//! Stability of Numerical Algorithms*, §3.1) and rigorous sums of many terms.
+
+/// The unit roundoff of binary64, `2^-53`.
+pub const UNIT_ROUNDOFF: f64 = 1.0 / 9_007_199_254_740_992.0;
+
+/// The smallest positive subnormal, `2^-1074`: a bound of the absolute error that underflow
+/// adds to one rounded product (half of it, in fact) in the gradual-underflow model.
+pub const ETA: f64 = f64::from_bits(1);
+
+/// The exact result of `a + b` is at most this.
+pub fn add_up(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return s.next_up();
+    }
+    if sum_error(a, b, s) > 0.0 { s.next_up() } else { s }
+}
+
+/// The exact result of `a + b` is at least this.
+pub fn add_down(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    if !s.is_finite() {
+        return s.next_down();
+    }
+    if sum_error(a, b, s) < 0.0 { s.next_down() } else { s }
+}
+
+pub fn sub_up(a: f64, b: f64) -> f64 {
+    add_up(a, -b)
+}
+
+pub fn sub_down(a: f64, b: f64) -> f64 {
+    add_down(a, -b)
+}
+
+pub fn mul_up(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    match product_error(a, b, p) {
+        Some(e) if e <= 0.0 => p,
+        _ => p.next_up(),
+    }
+}
+
+pub fn mul_down(a: f64, b: f64) -> f64 {
+    let p = a * b;
+    match product_error(a, b, p) {
+        Some(e) if e >= 0.0 => p,
+        _ => p.next_down(),
+    }
+}
+
+/// Division is rare in bounds: the quotient always moves one step outward.
+pub fn div_up(a: f64, b: f64) -> f64 {
+    (a / b).next_up()
+}
+
+pub fn div_down(a: f64, b: f64) -> f64 {
+    (a / b).next_down()
+}
+
+/// `a + b − s` exactly, for `s = fl(a + b)` finite (Knuth's two-sum, no branch on magnitudes).
+pub fn sum_error(a: f64, b: f64, s: f64) -> f64 {
+    let bb = s - a;
+    (a - (s - bb)) + (b - bb)
+}
+
+/// `a·b − p` exactly for `p = fl(a·b)`, when that is certain: `p` finite and at least
+/// `2^-969`, where the error of a product is a binary64 value and the fused multiply-add
+/// returns it exactly (Boldo and Muller); `None` otherwise (then callers move outward).
+fn product_error(a: f64, b: f64, p: f64) -> Option<f64> {
+    const SAFE: f64 = f64::from_bits((1023 - 969) << 52); // 2^-969
+    if !p.is_finite() || p.abs() < SAFE {
+        return if p == 0.0 && (a == 0.0 || b == 0.0) { Some(0.0) } else { None };
+    }
+    Some(a.mul_add(b, -p))
+}
+
+/// `γ_k = k·u / (1 − k·u)`, rounded up: the relative error bound of a sum of `k` rounded
+/// operations in sequence (`|fl(Σ) − Σ| ≤ γ_{k} Σ|terms|` for a sum of `k+1` terms, and for a
+/// dot product of `k` terms including its products). Infinite when `k·u ≥ 1`.
+pub fn gamma(k: usize) -> f64 {
+    let ku = mul_up(k as f64, UNIT_ROUNDOFF);
+    if ku >= 1.0 {
+        return f64::INFINITY;
+    }
+    div_up(ku, sub_down(1.0, ku))
+}
+
+/// An upper bound of the exact `Σ terms` for terms that are each already upper bounds.
+pub fn sum_up(terms: impl IntoIterator<Item = f64>) -> f64 {
+    terms.into_iter().fold(0.0, add_up)
+}
+
+/// A lower bound of the exact `Σ terms`.
+pub fn sum_down(terms: impl IntoIterator<Item = f64>) -> f64 {
+    terms.into_iter().fold(0.0, add_down)
+}
+
+/// An upper bound of the exact `Σ a_i·b_i` for non-negative `a`, `b` (NaN when an input is
+/// NaN). Computed fast in round-to-nearest, then inflated by the a-priori error of that
+/// computation: `fl(Σ) ≥ (1 − γ_n)·Σ − n·η`, so `Σ ≤ (fl(Σ) + n·η)·(1 + 2γ_n)` for
+/// `γ_n ≤ 1/2` (docs/verification.md, "Rigorous dot products").
+pub fn dot_up_nonneg(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len();
+    let fast: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    inflate_up(fast, n)
+}
+
+/// `(s + n·η)·(1 + 2γ_n)`, rounded up: an upper bound of a non-negative exact sum of `n`
+/// rounded products whose round-to-nearest sequential sum is `s`.
+pub fn inflate_up(s: f64, n: usize) -> f64 {
+    let g = gamma(n.max(1));
+    if g > 0.5 {
+        return f64::INFINITY;
+    }
+    let with_underflow = add_up(s, mul_up(n as f64, ETA));
+    mul_up(with_underflow, add_up(1.0, mul_up(2.0, g)))
+}
+
+/// Bounds of the exact `Σ a_i·b_i` (any signs): the round-to-nearest sum `s` and the bound of
+/// its error `γ_n·Σ|a_i·b_i| + n·η`, so the exact sum lies in `[s − err, s + err]`.
+pub fn dot_with_error(a: &[f64], b: &[f64]) -> (f64, f64) {
+    debug_assert_eq!(a.len(), b.len());
+    let n = a.len();
+    let mut s = 0.0;
+    let mut abs = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        let p = x * y;
+        s += p;
+        abs += p.abs();
+    }
+    // Σ|a_i b_i| ≤ inflate_up(abs): the absolute sum is itself a rounded computation.
+    let err = add_up(mul_up(gamma(n.max(1)), inflate_up(abs, n)), mul_up(n as f64, ETA));
+    (s, err)
+}
+
+/// A closed interval of reals `[lo, hi]` (an enclosure: the value it stands for is inside).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Interval {
+    pub fn new(lo: f64, hi: f64) -> Interval {
+        Interval { lo, hi }
+    }
+
+    pub fn point(x: f64) -> Interval {
+        Interval { lo: x, hi: x }
+    }
+
+    /// Whether both ends are finite numbers (neither infinite nor NaN).
+    pub fn is_finite(&self) -> bool {
+        self.lo.is_finite() && self.hi.is_finite()
+    }
+
+    /// The largest magnitude in the interval (one of the ends, so no rounding).
+    pub fn magnitude(&self) -> f64 {
+        self.lo.abs().max(self.hi.abs())
+    }
+
+    /// The exact sum's enclosure, rounded outward.
+    pub fn add(self, other: Interval) -> Interval {
+        Interval { lo: add_down(self.lo, other.lo), hi: add_up(self.hi, other.hi) }
+    }
+
+    pub fn neg(self) -> Interval {
+        Interval { lo: -self.hi, hi: -self.lo }
+    }
+
+    /// The exact product's enclosure, rounded outward (the four corner products; NaN when a
+    /// corner is `0·∞`, which callers treat as no bound).
+    pub fn mul(self, other: Interval) -> Interval {
+        let (a, b) = (self, other);
+        let lows = [mul_down(a.lo, b.lo), mul_down(a.lo, b.hi), mul_down(a.hi, b.lo), mul_down(a.hi, b.hi)];
+        let highs = [mul_up(a.lo, b.lo), mul_up(a.lo, b.hi), mul_up(a.hi, b.lo), mul_up(a.hi, b.hi)];
+        if lows.iter().chain(&highs).any(|v| v.is_nan()) {
+            return Interval { lo: f64::NAN, hi: f64::NAN };
+        }
+        Interval {
+            lo: lows.into_iter().fold(f64::INFINITY, f64::min),
+            hi: highs.into_iter().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+
+    /// Widens by `err` on both sides, rounded outward.
+    pub fn widen(self, err: f64) -> Interval {
+        Interval { lo: sub_down(self.lo, err), hi: add_up(self.hi, err) }
+    }
+
+    /// The intersection, or `None` when empty (or when an end is NaN).
+    pub fn meet(self, other: Interval) -> Option<Interval> {
+        let lo = self.lo.max(other.lo);
+        let hi = self.hi.min(other.hi);
+        (lo <= hi).then_some(Interval { lo, hi })
+    }
+
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact rational check of a rounded bound: `a + b` for binary64 `a`, `b` is exactly
+    /// representable as a pair (two-sum), so the bound can be compared with the exact value.
+    fn two_sum(a: f64, b: f64) -> (f64, f64) {
+        let s = a + b;
+        let bb = s - a;
+        let err = (a - (s - bb)) + (b - bb);
+        (s, err)
+    }
+
+    #[test]
+    fn directed_sums_bound_the_exact_sum() {
+        let cases = [(0.1, 0.2), (1e16, 1.0), (-1e16, -1.0), (1.0, 1e-30), (3.0, -3.0), (f64::MIN_POSITIVE, -1e-310)];
+        for (a, b) in cases {
+            let (s, err) = two_sum(a, b);
+            // exact = s + err; check down <= exact <= up through the error's sign.
+            let upper = add_up(a, b);
+            let lower = add_down(a, b);
+            assert!(upper > s || (upper == s && err <= 0.0), "{a} + {b}");
+            assert!(lower < s || (lower == s && err >= 0.0), "{a} + {b}");
+            if err > 0.0 {
+                assert!(upper > s);
+            }
+            if err < 0.0 {
+                assert!(lower < s);
+            }
+        }
+    }
+
+    #[test]
+    fn exact_operations_stay_exact_and_inexact_ones_move_outward() {
+        assert_eq!(add_up(1.0, -1.0), 0.0);
+        assert_eq!(add_down(0.5, 0.25), 0.75);
+        assert_eq!(mul_up(3.0, 0.5), 1.5);
+        assert_eq!(mul_down(-3.0, 0.5), -1.5);
+        // 0.1·3 is not exact: the bounds straddle the rounded product.
+        let p = 0.1 * 3.0;
+        assert!(mul_down(0.1, 3.0) <= p && p <= mul_up(0.1, 3.0));
+        assert!(mul_down(0.1, 3.0) < mul_up(0.1, 3.0));
+        // fma(0.1, 3, −p) is the exact error; its sign says which bound equals p.
+        let e = 0.1f64.mul_add(3.0, -p);
+        if e > 0.0 {
+            assert_eq!(mul_down(0.1, 3.0), p);
+        } else {
+            assert_eq!(mul_up(0.1, 3.0), p);
+        }
+        // Overflow: the exact sum is finite but beyond MAX; the bounds stay on the right side.
+        assert_eq!(add_up(f64::MAX, f64::MAX), f64::INFINITY);
+        assert_eq!(add_down(f64::MAX, f64::MAX), f64::MAX);
+        // Near underflow the result always moves.
+        assert!(mul_up(1e-200, 1e-200) > 0.0);
+        assert_eq!(mul_down(1e-200, 1e-200), -ETA);
+        assert_eq!(mul_up(0.0, 5.0), 0.0);
+    }
+
+    #[test]
+    fn gamma_grows_with_the_number_of_operations_and_saturates() {
+        assert!(gamma(1) > UNIT_ROUNDOFF);
+        assert!(gamma(1) < 1.1 * UNIT_ROUNDOFF);
+        assert!(gamma(100) > 100.0 * UNIT_ROUNDOFF);
+        assert_eq!(gamma(usize::MAX), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_dot_product_with_cancellation_lies_within_its_error_bound() {
+        // 1e16 + 1 - 1e16 = 1 exactly, but round-to-nearest gives 0.
+        let a = [1e16, 1.0, -1e16];
+        let b = [1.0, 1.0, 1.0];
+        let (s, err) = dot_with_error(&a, &b);
+        assert!((s - 1.0).abs() <= err, "s = {s}, err = {err}");
+        assert!(err < 1e16 * 1e-14, "the bound is not absurdly loose: {err}");
+    }
+
+    #[test]
+    fn the_nonnegative_dot_product_bound_is_above_the_exact_value() {
+        // Σ 0.1·0.1 ten times: each product and sum rounds; the exact value is 0.1 (of the
+        // binary64 0.1, squared, times ten), which we bound from the decimal side: 0.1f64 >
+        // 0.1, so the exact value exceeds 0.1 and the bound must too.
+        let a = [0.1; 10];
+        let up = dot_up_nonneg(&a, &a);
+        assert!(up > 0.1);
+        assert!(up < 0.1 + 1e-15);
+    }
+
+    #[test]
+    fn interval_products_cover_every_corner_and_refuse_zero_times_infinity() {
+        let p = Interval::new(-2.0, 3.0).mul(Interval::new(-5.0, 0.5));
+        assert!(p.lo <= -15.0 && p.hi >= 10.0);
+        assert!(p.lo > -15.0001 && p.hi < 10.0001);
+        let bad = Interval::new(0.0, 1.0).mul(Interval::new(1.0, f64::INFINITY));
+        assert!(bad.lo.is_nan());
+    }
+}

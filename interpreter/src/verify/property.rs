@@ -1,0 +1,375 @@
+//! What the verifier is asked: an input region (a union of boxes) and an unsafe output region
+//! (a union of conjunctions of linear constraints). A property is *violated* when some input
+//! of a box, given to the program, yields an output in the unsafe region; it *holds* when no
+//! input does. VNN-LIB files, `--box … --claim …` and `--around … --eps …` all become this.
+//!
+//! Constants keep the decimal the user wrote: a bound such as `0.6` is no binary64 number, so
+//! each [`Constant`] carries the two binary64 values around it. Inputs are binary64 values
+//! (the engine reads nothing else), so a box admits exactly the binary64 points between its
+//! bounds as written: candidates are taken from the inner box, and proofs run on the outer
+//! box, which holds every real point too (docs/verification.md, "Constants as written").
+
+use std::fmt;
+use std::sync::Arc;
+
+use knn_semantics::syntax::Span;
+
+use super::float::{Interval, add_down, add_up, mul_down, mul_up};
+
+/// A real constant as written, bracketed by binary64 values: `below ≤ exact ≤ above`, with
+/// `below == above` exactly when the decimal is a binary64 value, else the two neighbours.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    pub text: Arc<str>,
+    pub below: f64,
+    pub above: f64,
+}
+
+impl Constant {
+    /// A constant that is a binary64 value.
+    pub fn exact(x: f64) -> Constant {
+        Constant { text: format!("{x:?}").into(), below: x, above: x }
+    }
+
+    pub fn is_exact(&self) -> bool {
+        self.below == self.above
+    }
+
+    pub fn interval(&self) -> Interval {
+        Interval::new(self.below, self.above)
+    }
+
+    /// `−c`, exactly (negation is exact in binary64).
+    pub fn neg(&self) -> Constant {
+        let text = match self.text.strip_prefix('-') {
+            Some(positive) => positive.into(),
+            None => format!("-{}", self.text).into(),
+        };
+        Constant { text, below: -self.above, above: -self.below }
+    }
+
+    /// Whether the binary64 `x` is at least the constant as written. Exact: a constant
+    /// strictly between two neighbours compares with every binary64 as the upper one does.
+    pub fn at_most(&self, x: f64) -> bool {
+        if self.is_exact() { x >= self.below } else { x >= self.above }
+    }
+
+    /// Whether the binary64 `x` is at most the constant as written.
+    pub fn at_least(&self, x: f64) -> bool {
+        if self.is_exact() { x <= self.above } else { x <= self.below }
+    }
+
+    /// The tighter of two lower bounds (the larger), as far as binary64 points can tell:
+    /// two constants in the same gap between neighbours admit the same points.
+    pub fn max_lower(self, other: Constant) -> Constant {
+        if (other.below, other.above) > (self.below, self.above) { other } else { self }
+    }
+
+    /// The tighter of two upper bounds (the smaller).
+    pub fn min_upper(self, other: Constant) -> Constant {
+        if (other.below, other.above) < (self.below, self.above) { other } else { self }
+    }
+}
+
+impl fmt::Display for Constant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
+/// (row-major), the bounds as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InputBox {
+    pub lower: Vec<Constant>,
+    pub upper: Vec<Constant>,
+}
+
+impl InputBox {
+    pub fn len(&self) -> usize {
+        self.lower.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lower.is_empty()
+    }
+
+    /// The smallest binary64 box holding every real point of the box as written (for proofs).
+    pub fn outer(&self) -> Vec<Interval> {
+        self.lower.iter().zip(&self.upper).map(|(l, u)| Interval::new(l.below, u.above)).collect()
+    }
+
+    /// The box of binary64 points inside the box as written (for candidates): `None` when it
+    /// holds none.
+    pub fn inner(&self) -> Option<Vec<Interval>> {
+        self.lower
+            .iter()
+            .zip(&self.upper)
+            .map(|(l, u)| {
+                let lo = if l.is_exact() { l.below } else { l.above };
+                let hi = if u.is_exact() { u.above } else { u.below };
+                (lo <= hi).then_some(Interval::new(lo, hi))
+            })
+            .collect()
+    }
+
+    /// Whether the binary64 point `x` lies in the box as written (exact comparisons).
+    pub fn contains(&self, x: &[f64]) -> bool {
+        x.len() == self.len()
+            && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(&v, (l, u))| l.at_most(v) && u.at_least(v))
+    }
+}
+
+/// The truth of a constraint on a region of outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Truth {
+    /// True at every output of the region.
+    True,
+    /// False at every output of the region.
+    False,
+    /// Not decided by these bounds.
+    Unknown,
+}
+
+/// A linear constraint on the output vector `Y` (row-major elements of the program's result):
+/// `Σ coefficient·Y[index] + Σ constants ≤ 0`, or `< 0` when `strict`. Indices may repeat;
+/// constants are kept as written and summed in interval arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Atom {
+    pub terms: Vec<(usize, Constant)>,
+    pub constants: Vec<Constant>,
+    pub strict: bool,
+    /// Where the constraint was written (a VNN-LIB file), if anywhere.
+    pub span: Option<Span>,
+}
+
+impl Atom {
+    /// `Y[a] − Y[b] ≤ 0` (`< 0` when strict): `Y[a] ≤ Y[b]`.
+    pub fn difference(a: usize, b: usize, strict: bool) -> Atom {
+        Atom {
+            terms: vec![(a, Constant::exact(1.0)), (b, Constant::exact(-1.0))],
+            constants: vec![],
+            strict,
+            span: None,
+        }
+    }
+
+    /// The largest output index the constraint reads, if any.
+    pub fn max_index(&self) -> Option<usize> {
+        self.terms.iter().map(|(i, _)| *i).max()
+    }
+
+    /// An enclosure of the left-hand side `Σ c·Y + Σ constants` for outputs in `y`, rounded
+    /// outward.
+    pub fn left_side(&self, y: &[Interval]) -> Interval {
+        let mut sum = Interval::point(0.0);
+        for (i, c) in &self.terms {
+            sum = sum.add(c.interval().mul(y[*i]));
+        }
+        for c in &self.constants {
+            sum = sum.add(c.interval());
+        }
+        sum
+    }
+
+    /// Whether the constraint holds at every, no, or some outputs of the region `y` (a NaN
+    /// bound decides nothing). A constant that is no binary64 value lies strictly between its
+    /// neighbours, so with one among the constants the left side is strictly inside its
+    /// enclosure: that decides outputs that sit right at a decimal bound.
+    pub fn truth(&self, y: &[Interval]) -> Truth {
+        let side = self.left_side(y);
+        if side.lo.is_nan() || side.hi.is_nan() {
+            return Truth::Unknown;
+        }
+        let open = self.constants.iter().any(|c| !c.is_exact());
+        let (always, never) = if self.strict {
+            (side.hi < 0.0 || (open && side.hi <= 0.0), side.lo >= 0.0)
+        } else {
+            (side.hi <= 0.0, side.lo > 0.0 || (open && side.lo >= 0.0))
+        };
+        match (always, never) {
+            (true, _) => Truth::True,
+            (_, true) => Truth::False,
+            _ => Truth::Unknown,
+        }
+    }
+
+    /// The constraint on one output vector: `True` or `False`, or `Unknown` when the decimal
+    /// constants leave it too close to call (then it is no counterexample).
+    pub fn truth_at(&self, y: &[f64]) -> Truth {
+        let points: Vec<Interval> = y.iter().map(|&v| Interval::point(v)).collect();
+        self.truth(&points)
+    }
+
+    /// The coefficients as one dense binary64 vector over `outputs` elements and the constant
+    /// part as an interval, when every coefficient is a binary64 value and repeated indices
+    /// add up exactly (for linear bound propagation); `None` otherwise.
+    pub fn dense(&self, outputs: usize) -> Option<(Vec<f64>, Interval)> {
+        let mut c = vec![0.0; outputs];
+        for (i, k) in &self.terms {
+            if !k.is_exact() || *i >= outputs {
+                return None;
+            }
+            let sum = c[*i] + k.below;
+            if !sum.is_finite() || two_sum_error(c[*i], k.below, sum) != 0.0 {
+                return None;
+            }
+            c[*i] = sum;
+        }
+        let constant = self.constants.iter().fold(Interval::point(0.0), |s, k| s.add(k.interval()));
+        Some((c, constant))
+    }
+}
+
+/// The rounding error of `s = fl(a + b)`: `a + b − s` exactly (Knuth's two-sum).
+fn two_sum_error(a: f64, b: f64, s: f64) -> f64 {
+    let bb = s - a;
+    (a - (s - bb)) + (b - bb)
+}
+
+/// All of these constraints at once (empty: always).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Conjunction {
+    pub atoms: Vec<Atom>,
+}
+
+impl Conjunction {
+    /// `False` as soon as one constraint is false everywhere on the region; `True` when all
+    /// are true everywhere.
+    pub fn truth(&self, y: &[Interval]) -> Truth {
+        let mut all = Truth::True;
+        for atom in &self.atoms {
+            match atom.truth(y) {
+                Truth::False => return Truth::False,
+                Truth::Unknown => all = Truth::Unknown,
+                Truth::True => {}
+            }
+        }
+        all
+    }
+}
+
+/// One box of inputs and the outputs that are unsafe for it: any of the conjunctions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub input: InputBox,
+    pub unsafe_when: Vec<Conjunction>,
+}
+
+impl Case {
+    /// Whether outputs in `y` are unsafe everywhere (`True`), nowhere (`False`), or unknown.
+    pub fn unsafe_truth(&self, y: &[Interval]) -> Truth {
+        let mut any = Truth::False;
+        for conjunction in &self.unsafe_when {
+            match conjunction.truth(y) {
+                Truth::True => return Truth::True,
+                Truth::Unknown => any = Truth::Unknown,
+                Truth::False => {}
+            }
+        }
+        any
+    }
+
+    /// Whether one output vector is unsafe: `True` only when some conjunction is decidedly
+    /// true there (the standard a counterexample must meet).
+    pub fn unsafe_at(&self, y: &[f64]) -> Truth {
+        let points: Vec<Interval> = y.iter().map(|&v| Interval::point(v)).collect();
+        self.unsafe_truth(&points)
+    }
+}
+
+/// A property: violated when some case has an input in its box whose output is unsafe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    /// The number of input elements `X_0 … X_{n−1}`.
+    pub inputs: usize,
+    /// The number of output elements `Y_0 … Y_{m−1}`.
+    pub outputs: usize,
+    pub cases: Vec<Case>,
+}
+
+/// Bounds of `Σ c_i·y_i` for binary64 `c` and outputs in `y`, rounded outward (for tests and
+/// for the final check of a linear bound's constant).
+pub fn linear_enclosure(c: &[f64], y: &[Interval]) -> Interval {
+    let mut lo = 0.0;
+    let mut hi = 0.0;
+    for (&k, v) in c.iter().zip(y) {
+        let (a, b) = if k >= 0.0 { (v.lo, v.hi) } else { (v.hi, v.lo) };
+        lo = add_down(lo, mul_down(k, a));
+        hi = add_up(hi, mul_up(k, b));
+    }
+    Interval::new(lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constant(text: &str) -> Constant {
+        // 0.6 lies strictly between the binary64 values 0.59999999999999997780 and
+        // 0.60000000000000008882; 0.6f64 is the lower one.
+        match text {
+            "0.6" => Constant { text: "0.6".into(), below: 0.6, above: 0.6f64.next_up() },
+            other => Constant::exact(other.parse().unwrap()),
+        }
+    }
+
+    #[test]
+    fn a_bound_that_is_no_binary64_number_admits_exactly_the_points_inside_it() {
+        let b = InputBox { lower: vec![constant("0.6")], upper: vec![constant("1.0")] };
+        // 0.6f64 < 0.6, so it is outside the box as written; its neighbour is inside.
+        assert!(!b.contains(&[0.6]));
+        assert!(b.contains(&[0.6f64.next_up()]));
+        assert_eq!(b.inner().unwrap()[0].lo, 0.6f64.next_up());
+        assert_eq!(b.outer()[0].lo, 0.6);
+        let c = InputBox { lower: vec![constant("0.0")], upper: vec![constant("0.6")] };
+        assert!(c.contains(&[0.6]));
+        assert!(!c.contains(&[0.6f64.next_up()]));
+    }
+
+    #[test]
+    fn an_empty_box_has_no_inner_points() {
+        let b = InputBox { lower: vec![constant("1.0")], upper: vec![constant("0.0")] };
+        assert_eq!(b.inner(), None);
+    }
+
+    #[test]
+    fn strict_and_non_strict_differences_at_a_tie() {
+        let y = [1.0, 1.0];
+        assert_eq!(Atom::difference(0, 1, false).truth_at(&y), Truth::True);
+        assert_eq!(Atom::difference(0, 1, true).truth_at(&y), Truth::False);
+        let region = [Interval::new(0.0, 2.0), Interval::new(1.0, 1.0)];
+        assert_eq!(Atom::difference(0, 1, false).truth(&region), Truth::Unknown);
+    }
+
+    #[test]
+    fn an_output_between_a_decimal_and_its_binary64_neighbour_is_decided_exactly() {
+        // Y_0 − 0.6 ≤ 0 at Y_0 = 0.6f64 (below 0.6): true; at the next binary64: false.
+        let atom = Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant("0.6").neg()],
+            strict: false,
+            span: None,
+        };
+        assert_eq!(atom.truth_at(&[0.6]), Truth::True);
+        assert_eq!(atom.truth_at(&[0.6f64.next_up()]), Truth::False);
+    }
+
+    #[test]
+    fn dense_coefficients_merge_repeated_indices_only_when_exact() {
+        let atom = Atom {
+            terms: vec![(0, Constant::exact(1.0)), (0, Constant::exact(2.0))],
+            constants: vec![],
+            strict: false,
+            span: None,
+        };
+        assert_eq!(atom.dense(2).unwrap().0, vec![3.0, 0.0]);
+        let inexact = Atom {
+            terms: vec![(0, Constant::exact(1.0)), (0, Constant::exact(1e-30))],
+            constants: vec![],
+            strict: false,
+            span: None,
+        };
+        assert_eq!(inexact.dense(1), None);
+    }
+}
