@@ -80,6 +80,11 @@ impl Matrix {
         self.cols
     }
 
+    /// Row `i`, row-major.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.data[i * self.cols + j]
     }

@@ -177,11 +177,18 @@ impl Atom {
     /// neighbours, so with one among the constants the left side is strictly inside its
     /// enclosure: that decides outputs that sit right at a decimal bound.
     pub fn truth(&self, y: &[Interval]) -> Truth {
-        let side = self.left_side(y);
+        self.truth_of_side(self.left_side(y), self.constants_are_open())
+    }
+
+    /// Whether an inexact constant makes the left side lie strictly inside its enclosure.
+    fn constants_are_open(&self) -> bool {
+        self.constants.iter().any(|c| !c.is_exact())
+    }
+
+    fn truth_of_side(&self, side: Interval, open: bool) -> Truth {
         if side.lo.is_nan() || side.hi.is_nan() {
             return Truth::Unknown;
         }
-        let open = self.constants.iter().any(|c| !c.is_exact());
         let (always, never) = if self.strict {
             (side.hi < 0.0 || (open && side.hi <= 0.0), side.lo >= 0.0)
         } else {
@@ -192,6 +199,13 @@ impl Atom {
             (_, true) => Truth::False,
             _ => Truth::Unknown,
         }
+    }
+
+    /// Whether the constraint is false everywhere, given a rigorous lower bound `lower` of its
+    /// linear part `Σ c·Y` (the constants are added here, rounded down).
+    pub fn never_given(&self, lower: f64, constant: Interval) -> bool {
+        let side = Interval::new(add_down(lower, constant.lo), f64::INFINITY);
+        self.truth_of_side(side, self.constants_are_open()) == Truth::False
     }
 
     /// The constraint on one output vector: `True` or `False`, or `Unknown` when the decimal

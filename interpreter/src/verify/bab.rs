@@ -1,0 +1,272 @@
+//! Branch and bound on the input box: bound a box (intervals, then linear bounds); if every
+//! unsafe conjunction is refuted there the box is proved; else look for an unsafe point at the
+//! corners the bounds point to, and split the input dimension that the bounds are most
+//! sensitive to (width times the weight of the dimension in the unrefuted bounds, as
+//! α,β-CROWN's input split for ACAS Xu does). Boxes are taken depth-first, a batch at a time
+//! across the rayon pool, so the queue stays small.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::float::Interval;
+use super::interval::network_bounds;
+use super::linear::{Bounds, back_substitute, tighten};
+use super::network::Network;
+use super::property::{Atom, Case, Truth};
+
+/// An unsafe conjunction prepared for linear bounds: for each atom, its coefficients over
+/// the last layer's vector and its constant, when they are binary64 values.
+struct PreparedConjunction {
+    atoms: Vec<(Atom, Option<(Vec<f64>, Interval)>)>,
+}
+
+/// One case of a property, ready for the search.
+pub struct CaseSearch<'a> {
+    net: &'a Network,
+    case: &'a Case,
+    conjunctions: Vec<PreparedConjunction>,
+    /// The binary64 points inside the box as written: candidates are clamped into it.
+    inner: Vec<Interval>,
+    width: usize,
+}
+
+/// What examining one box found.
+#[derive(Clone, Debug)]
+pub enum Examined {
+    Proved,
+    /// A point of the box (inside the box as written) whose output the network's own
+    /// evaluation finds unsafe: to be confirmed on the engines.
+    Candidate(Vec<f64>),
+    /// Not decided: split this dimension.
+    Split(usize),
+    /// Not decided and too narrow to split further.
+    Stuck,
+}
+
+/// How a case's search ended.
+#[derive(Clone, Debug)]
+pub enum CaseOutcome {
+    Holds,
+    Candidate(Vec<f64>),
+    Timeout,
+    /// Boxes that could not be split further remained undecided.
+    Stuck,
+}
+
+/// Progress of one case: boxes examined, and the share of the box's volume proved.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaseProgress {
+    pub boxes: u64,
+    pub proved_share: f64,
+}
+
+impl<'a> CaseSearch<'a> {
+    /// `None` when the case's box holds no binary64 point (the case holds vacuously).
+    pub fn new(net: &'a Network, case: &'a Case) -> Option<CaseSearch<'a>> {
+        let inner = case.input.inner()?;
+        let width = net.widths().last().copied().unwrap_or(0);
+        let conjunctions = case
+            .unsafe_when
+            .iter()
+            .map(|c| PreparedConjunction {
+                atoms: c.atoms.iter().map(|a| (a.clone(), dense_over_last(net, a, width))).collect(),
+            })
+            .collect();
+        Some(CaseSearch { net, case, conjunctions, inner, width })
+    }
+
+    /// Examines one box of inputs (an outer box: binary64 bounds holding the points).
+    pub fn examine(&self, region: &[Interval]) -> Examined {
+        let layers = &self.net.layers;
+        let Some(layer_bounds) = network_bounds(layers, region) else {
+            return self.undecided(region, &[]);
+        };
+        let mut bounds = Bounds { input: region.to_vec(), layers: layer_bounds };
+        let mut open = self.open_conjunctions(&bounds, (0..self.conjunctions.len()).collect());
+        if let Some(point) = self.unsafe_everywhere(&bounds, &open, region) {
+            return Examined::Candidate(point);
+        }
+        if open.is_empty() {
+            return Examined::Proved;
+        }
+        if tighten(layers, &mut bounds).is_none() {
+            return self.undecided(region, &[]);
+        }
+        open = self.open_conjunctions(&bounds, open);
+        if open.is_empty() {
+            return Examined::Proved;
+        }
+        // Linear bounds of every atom of the open conjunctions, in one pass.
+        let mut rows = Vec::new();
+        let mut owners = Vec::new();
+        for &c in &open {
+            for (a, (_, dense)) in self.conjunctions[c].atoms.iter().enumerate() {
+                if let Some((coefficients, _)) = dense {
+                    rows.extend_from_slice(coefficients);
+                    owners.push((c, a));
+                }
+            }
+        }
+        let found = if owners.is_empty() {
+            Vec::new()
+        } else {
+            back_substitute(layers, &bounds, layers.len() - 1, rows, self.width)
+        };
+        let mut refuted = vec![false; self.conjunctions.len()];
+        for ((c, a), bound) in owners.iter().zip(&found) {
+            let (atom, dense) = &self.conjunctions[*c].atoms[*a];
+            let constant = dense.as_ref().expect("only dense atoms have rows").1;
+            if atom.never_given(bound.value, constant) {
+                refuted[*c] = true;
+            }
+        }
+        let remaining: Vec<usize> = open.into_iter().filter(|&c| !refuted[c]).collect();
+        if remaining.is_empty() {
+            return Examined::Proved;
+        }
+        // The sensitivity of the open bounds to each input, and the points they point to.
+        let mut weights = vec![0.0; region.len()];
+        let mut candidates = vec![self.centre(region)];
+        for ((c, _), bound) in owners.iter().zip(&found) {
+            if refuted[*c] {
+                continue;
+            }
+            for (w, k) in weights.iter_mut().zip(&bound.coefficients) {
+                *w += k.abs();
+            }
+            let corner: Vec<f64> =
+                bound.coefficients.iter().zip(region).map(|(&k, x)| if k >= 0.0 { x.lo } else { x.hi }).collect();
+            candidates.push(self.clamp(&corner));
+        }
+        if let Some(point) = candidates.into_iter().find(|x| self.is_unsafe(x)) {
+            return Examined::Candidate(point);
+        }
+        self.undecided(region, &weights)
+    }
+
+    /// Whether the network's evaluation of `x` is unsafe (decidedly, constants as written).
+    pub fn is_unsafe(&self, x: &[f64]) -> bool {
+        self.case.unsafe_at(&self.net.eval(x)) == Truth::True
+    }
+
+    /// The conjunctions of `open` that the interval bounds of the outputs do not refute.
+    fn open_conjunctions(&self, bounds: &Bounds, open: Vec<usize>) -> Vec<usize> {
+        let y = self.outputs(bounds);
+        open.into_iter().filter(|&c| self.case.unsafe_when[c].truth(&y) != Truth::False).collect()
+    }
+
+    /// A point of the box when some conjunction is true on all of it.
+    fn unsafe_everywhere(&self, bounds: &Bounds, open: &[usize], region: &[Interval]) -> Option<Vec<f64>> {
+        let y = self.outputs(bounds);
+        let everywhere = open.iter().any(|&c| self.case.unsafe_when[c].truth(&y) == Truth::True);
+        let centre = self.centre(region);
+        (everywhere && self.is_unsafe(&centre)).then_some(centre)
+    }
+
+    fn outputs(&self, bounds: &Bounds) -> Vec<Interval> {
+        let last = bounds.layers.last().expect("a network has layers");
+        self.net.outputs.iter().map(|&k| last[k]).collect()
+    }
+
+    fn centre(&self, region: &[Interval]) -> Vec<f64> {
+        let centre: Vec<f64> = region.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect();
+        self.clamp(&centre)
+    }
+
+    /// The nearest point inside the box as written.
+    fn clamp(&self, x: &[f64]) -> Vec<f64> {
+        x.iter().zip(&self.inner).map(|(&v, b)| v.clamp(b.lo, b.hi)).collect()
+    }
+
+    /// Split the widest dimension by sensitivity (by width alone when there is none).
+    fn undecided(&self, region: &[Interval], weights: &[f64]) -> Examined {
+        let score = |j: usize| {
+            let width = region[j].hi - region[j].lo;
+            let w = weights.get(j).copied().unwrap_or(0.0);
+            if weights.iter().any(|&w| w > 0.0) { width * w } else { width }
+        };
+        let splittable = |j: &usize| {
+            let x = region[*j];
+            let mid = x.lo + (x.hi - x.lo) / 2.0;
+            x.lo < mid && mid < x.hi
+        };
+        match (0..region.len()).filter(splittable).max_by(|&a, &b| score(a).total_cmp(&score(b))) {
+            Some(j) => Examined::Split(j),
+            None => Examined::Stuck,
+        }
+    }
+
+    /// Searches the whole box: `confirm` decides whether a candidate is a real counterexample
+    /// (the search goes on when it is not); `report` hears of progress after each batch.
+    pub fn run(
+        &self,
+        deadline: Option<Instant>,
+        batch: usize,
+        confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+        report: &mut dyn FnMut(CaseProgress),
+    ) -> CaseOutcome {
+        let root = self.case.input.outer();
+        let mut stack: Vec<(Vec<Interval>, f64)> = vec![(root, 1.0)];
+        let mut progress = CaseProgress::default();
+        let mut stuck = false;
+        while !stack.is_empty() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return CaseOutcome::Timeout;
+            }
+            let take = stack.len().min(batch.max(1));
+            let work: Vec<(Vec<Interval>, f64)> = stack.split_off(stack.len() - take);
+            let results: Vec<Examined> = work.par_iter().map(|(region, _)| self.examine(region)).collect();
+            for ((region, share), result) in work.into_iter().zip(results) {
+                progress.boxes += 1;
+                match result {
+                    Examined::Proved => progress.proved_share += share,
+                    Examined::Candidate(x) => {
+                        if confirm(&x) {
+                            return CaseOutcome::Candidate(x);
+                        }
+                        // Not confirmed: keep searching the box as undecided.
+                        match self.undecided(&region, &[]) {
+                            Examined::Split(j) => push_halves(&mut stack, region, share, j),
+                            _ => stuck = true,
+                        }
+                    }
+                    Examined::Split(j) => push_halves(&mut stack, region, share, j),
+                    Examined::Stuck => stuck = true,
+                }
+            }
+            report(progress);
+        }
+        if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
+    }
+}
+
+fn push_halves(stack: &mut Vec<(Vec<Interval>, f64)>, region: Vec<Interval>, share: f64, j: usize) {
+    let x = region[j];
+    let mid = x.lo + (x.hi - x.lo) / 2.0;
+    let mut left = region.clone();
+    left[j].hi = mid;
+    let mut right = region;
+    right[j].lo = mid;
+    stack.push((right, share / 2.0));
+    stack.push((left, share / 2.0));
+}
+
+/// An atom's coefficients over the last layer's vector (output `k` is element
+/// `net.outputs[k]` there) and its constant, when exact.
+fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> Option<(Vec<f64>, Interval)> {
+    let (over_outputs, constant) = atom.dense(net.outputs.len())?;
+    let mut over_last = vec![0.0; width];
+    for (k, c) in over_outputs.into_iter().enumerate() {
+        if c == 0.0 {
+            continue;
+        }
+        let slot = &mut over_last[net.outputs[k]];
+        if *slot != 0.0 {
+            // Two outputs that are the same element: keep it simple and exact.
+            return None;
+        }
+        *slot = c;
+    }
+    Some((over_last, constant))
+}

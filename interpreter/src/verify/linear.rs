@@ -1,0 +1,252 @@
+//! Linear bounds by back-substitution (CROWN, DeepPoly), sound for the binary64 values the
+//! engine computes (docs/verification.md, "Linear bounds in floating point").
+//!
+//! A lower bound of `Σ_r g_r·v_r` for a vector `v` inside the network is carried backwards
+//! as `g·v ≥ G·u + acc` over the vector `u` one layer earlier, down to the input, where the
+//! box gives a number. Three things make this sound for the engine's bits and not only for
+//! real arithmetic:
+//!
+//! 1. **The engine's rounding.** A dense layer computes `ẑ = fl(fl(W·u) + b)`, which is
+//!    `W·u + b + δ` with `|δ_i| ≤ γ_{n+1}(Σ_j |W_ij|·|u_j| + |b_i|) + (n+1)·η` (`η = 2^-1074`).
+//!    The box bounds `|u_j|`, so `δ` is a bounded extra input whose worst case is charged to
+//!    `acc` with the weight `|g|`.
+//! 2. **Our own rounding.** `G·W` is computed in binary64; the exact product differs by at
+//!    most `γ_m·|G|·|W| + m·η` entrywise. Any coefficients are valid if the difference is
+//!    charged too: `(G·W)·u ≥ fl(G·W)·u − err·|u|`, and `Σ_j err_j·|u_j|` is again bounded
+//!    through `|W|·|u|`, a vector per layer. Likewise for the slopes of relaxations.
+//! 3. **Directed rounding** for every number that ends up in `acc` ([`super::float`]).
+//!
+//! So the computed coefficients may carry any rounding error: only the constant must be, and
+//! is, a rigorous bound.
+
+use super::float::{
+    ETA, Interval, UNIT_ROUNDOFF, add_down, add_up, dot_up_nonneg, gamma, inflate_up, mul_down, mul_up, sub_down,
+    sum_up,
+};
+use super::interval::layer_bounds;
+use super::network::Layer;
+use super::relax::{Line, relaxation};
+
+/// A linear lower bound over the input box: for every input `x` of the box,
+/// `target ≥ coefficients·x + constant` in exact arithmetic, and `value` is a lower bound of
+/// the right-hand side's minimum over the box (so of the target).
+#[derive(Clone, Debug)]
+pub struct LowerBound {
+    pub coefficients: Vec<f64>,
+    pub constant: f64,
+    pub value: f64,
+}
+
+/// Bounds of every vector of a network on one input box.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub input: Vec<Interval>,
+    /// `layers[k]`: the output of layer `k`.
+    pub layers: Vec<Vec<Interval>>,
+}
+
+impl Bounds {
+    /// The bounds of the input of layer `k`.
+    pub fn input_of(&self, k: usize) -> &[Interval] {
+        if k == 0 { &self.input } else { &self.layers[k - 1] }
+    }
+}
+
+/// What back-substitution through one layer needs, computed once per box.
+enum Prepared {
+    /// A dense layer: the weight per output of the charges in (1) and (2) above, and the sum
+    /// of the input magnitudes.
+    Dense { charge: Vec<f64>, input_magnitude: f64 },
+    /// A bias layer: the charge per element.
+    Bias { charge: Vec<f64> },
+    /// An activation: the lower and upper lines per element, and the input magnitudes.
+    Activation { lower: Vec<Line>, upper: Vec<Line>, magnitude: Vec<f64> },
+}
+
+/// Prepares a layer for back-substitution, given the bounds of its input.
+fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
+    let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
+    match layer {
+        Layer::Dense { w, bias } => {
+            let n = w.cols();
+            let m = w.rows();
+            let (g_engine, g_ours) = (gamma(n + 1), gamma(m));
+            let charge = (0..m)
+                .map(|i| {
+                    // a_i ≥ Σ_j |W_ij|·|u_j|.
+                    let row: Vec<f64> = w.row(i).iter().map(|x| x.abs()).collect();
+                    let a = dot_up_nonneg(&row, &magnitude);
+                    let b = bias[i].map_or(0.0, f64::abs);
+                    let ab = add_up(a, b);
+                    // (1): γ_{n+1}(a + |b|) + (n+1)η; (2): γ_m(a + |b|) for G·W and G·b.
+                    let engine = add_up(mul_up(g_engine, ab), mul_up((n + 1) as f64, ETA));
+                    add_up(engine, mul_up(g_ours, ab))
+                })
+                .collect();
+            Prepared::Dense { charge, input_magnitude: sum_up(magnitude.iter().copied()) }
+        }
+        Layer::Bias(bias) => {
+            let m = bias.len();
+            let g_ours = gamma(m);
+            let charge = bias
+                .iter()
+                .zip(&magnitude)
+                .map(|(b, &v)| match b {
+                    // fl(v + b) = (v + b)(1 + ε), |ε| ≤ u: |δ| ≤ u·(|v| + |b|); plus γ_m|b| for G·b.
+                    Some(b) => add_up(mul_up(UNIT_ROUNDOFF, add_up(v, b.abs())), mul_up(g_ours, b.abs())),
+                    None => 0.0,
+                })
+                .collect();
+            Prepared::Bias { charge }
+        }
+        Layer::Relu | Layer::Tanh | Layer::Sigmoid => {
+            let (lower, upper) = input.iter().map(|z| relaxation(layer, *z)).unzip();
+            Prepared::Activation { lower, upper, magnitude }
+        }
+    }
+}
+
+/// Lower bounds of `rows[r]·v` for `v` the output of layer `from`, over the box of `bounds`.
+/// `rows` is row-major, `width` entries a row. One pass per layer carries every row.
+pub fn back_substitute(
+    layers: &[Layer],
+    bounds: &Bounds,
+    from: usize,
+    rows: Vec<f64>,
+    width: usize,
+) -> Vec<LowerBound> {
+    let count = rows.len() / width.max(1);
+    let mut g = rows;
+    let mut g_width = width;
+    let mut acc = vec![0.0f64; count];
+    for k in (0..=from).rev() {
+        let layer = &layers[k];
+        let input = bounds.input_of(k);
+        let prepared = prepare(layer, input);
+        match (layer, prepared) {
+            (Layer::Dense { w, bias }, Prepared::Dense { charge, input_magnitude }) => {
+                let (m, n) = (w.rows(), w.cols());
+                let mut next = vec![0.0; count * n];
+                let underflow = mul_up(m as f64, mul_up(ETA, add_up(input_magnitude, 1.0)));
+                for r in 0..count {
+                    let gr = &g[r * m..(r + 1) * m];
+                    let out = &mut next[r * n..(r + 1) * n];
+                    let mut through_bias = 0.0;
+                    for (i, &gi) in gr.iter().enumerate() {
+                        if gi == 0.0 {
+                            continue;
+                        }
+                        for (o, wij) in out.iter_mut().zip(w.row(i)) {
+                            *o += gi * wij;
+                        }
+                        if let Some(b) = bias[i] {
+                            through_bias += gi * b;
+                        }
+                    }
+                    let magnitudes: Vec<f64> = gr.iter().map(|x| x.abs()).collect();
+                    let charged = add_up(dot_up_nonneg(&magnitudes, &charge), underflow);
+                    acc[r] = sub_down(add_down(acc[r], through_bias), charged);
+                }
+                g = next;
+                g_width = n;
+            }
+            (Layer::Bias(bias), Prepared::Bias { charge }) => {
+                let m = bias.len();
+                let underflow = mul_up(m as f64, ETA);
+                for r in 0..count {
+                    let gr = &g[r * m..(r + 1) * m];
+                    let through_bias: f64 = gr.iter().zip(bias).map(|(gi, b)| b.map_or(0.0, |b| gi * b)).sum();
+                    let magnitudes: Vec<f64> = gr.iter().map(|x| x.abs()).collect();
+                    let charged = add_up(dot_up_nonneg(&magnitudes, &charge), underflow);
+                    acc[r] = sub_down(add_down(acc[r], through_bias), charged);
+                }
+            }
+            (_, Prepared::Activation { lower, upper, magnitude }) => {
+                let m = magnitude.len();
+                for r in 0..count {
+                    let gr = &mut g[r * m..(r + 1) * m];
+                    let mut constant = 0.0;
+                    // Σ|new slope coefficient|·|z| and Σ|z| over rounded coefficients, for (2).
+                    let (mut rounded, mut rounded_magnitude) = (0.0, 0.0);
+                    for (i, gi) in gr.iter_mut().enumerate() {
+                        if *gi == 0.0 {
+                            continue;
+                        }
+                        // g·f(z) ≥ g·(s·z + c) with the lower line for g ≥ 0, the upper one else.
+                        let line = if *gi >= 0.0 { lower[i] } else { upper[i] };
+                        constant = add_down(constant, mul_down(*gi, line.intercept));
+                        let slope = *gi * line.slope;
+                        if line.slope != 0.0 && line.slope != 1.0 {
+                            rounded += slope.abs() * magnitude[i];
+                            rounded_magnitude += magnitude[i];
+                        }
+                        *gi = slope;
+                    }
+                    // |g·s − fl(g·s)| ≤ u·|fl(g·s)| + η per coefficient.
+                    let charged = add_up(
+                        mul_up(UNIT_ROUNDOFF, inflate_up(rounded, m)),
+                        mul_up(ETA, inflate_up(rounded_magnitude, m)),
+                    );
+                    acc[r] = sub_down(add_down(acc[r], constant), charged);
+                }
+            }
+            _ => unreachable!("prepare keeps the layer's kind"),
+        }
+    }
+    let input = &bounds.input;
+    (0..count)
+        .map(|r| {
+            let coefficients = g[r * g_width..(r + 1) * g_width].to_vec();
+            let value = coefficients
+                .iter()
+                .zip(input)
+                .fold(acc[r], |s, (&c, x)| add_down(s, if c >= 0.0 { mul_down(c, x.lo) } else { mul_down(c, x.hi) }));
+            LowerBound { coefficients, constant: acc[r], value }
+        })
+        .collect()
+}
+
+/// Tightens the bounds of every vector that feeds an activation, in order, by
+/// back-substitution from it (both ends of the elements that the activation does not already
+/// map exactly), and re-derives the later layers' interval bounds. Returns `None` when a bound
+/// becomes NaN.
+pub fn tighten(layers: &[Layer], bounds: &mut Bounds) -> Option<()> {
+    for k in 0..layers.len() {
+        let feeds_activation = matches!(layers.get(k + 1), Some(Layer::Relu | Layer::Tanh | Layer::Sigmoid));
+        // The first dense layer's interval bounds are already the exact range (up to rounding).
+        let first_dense = k == 0 && matches!(layers[0], Layer::Dense { .. });
+        if !feeds_activation || first_dense {
+            continue;
+        }
+        let relu = matches!(layers[k + 1], Layer::Relu);
+        let width = bounds.layers[k].len();
+        let chosen: Vec<usize> =
+            (0..width).filter(|&i| !relu || (bounds.layers[k][i].lo < 0.0 && bounds.layers[k][i].hi > 0.0)).collect();
+        if chosen.is_empty() {
+            continue;
+        }
+        let mut rows = vec![0.0; 2 * chosen.len() * width];
+        for (r, &i) in chosen.iter().enumerate() {
+            rows[(2 * r) * width + i] = 1.0;
+            rows[(2 * r + 1) * width + i] = -1.0;
+        }
+        let found = back_substitute(layers, bounds, k, rows, width);
+        for (r, &i) in chosen.iter().enumerate() {
+            let lo = found[2 * r].value;
+            let hi = -found[2 * r + 1].value;
+            let old = bounds.layers[k][i];
+            bounds.layers[k][i] = Interval::new(old.lo.max(lo), old.hi.min(hi));
+            if bounds.layers[k][i].lo > bounds.layers[k][i].hi {
+                // Only possible if the bounds were unsound; refuse to decide anything.
+                return None;
+            }
+        }
+        for j in k + 1..layers.len() {
+            let derived = layer_bounds(&layers[j], bounds.input_of(j))?;
+            for (b, d) in bounds.layers[j].iter_mut().zip(derived) {
+                *b = Interval::new(b.lo.max(d.lo), b.hi.min(d.hi));
+            }
+        }
+    }
+    Some(())
+}
