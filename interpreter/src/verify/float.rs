@@ -152,6 +152,8 @@ pub struct Interval {
     pub hi: f64,
 }
 
+// Named methods rather than operator traits: each rounds outward, unlike `+` and `*` on f64.
+#[allow(clippy::should_implement_trait)]
 impl Interval {
     pub fn new(lo: f64, hi: f64) -> Interval {
         Interval { lo, hi }

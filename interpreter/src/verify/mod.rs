@@ -7,6 +7,7 @@
 
 pub mod bab;
 pub mod claim;
+pub mod decimal;
 pub mod falsify;
 pub mod float;
 pub mod interval;

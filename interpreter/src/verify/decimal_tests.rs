@@ -1,0 +1,236 @@
+//! Expected brackets are written by hand from exact expansions (Python's `decimal.Decimal(float)`
+//! printed them), or built by exact digit arithmetic in this file, never by the parser itself.
+
+use quickcheck::{QuickCheck, TestResult};
+
+use super::*;
+
+fn bracket(text: &str) -> (f64, f64) {
+    let c = Constant::parse(text).unwrap_or_else(|| panic!("{text} should parse"));
+    assert_eq!(&*c.text, text.strip_prefix('+').unwrap_or(text));
+    (c.below, c.above)
+}
+
+#[test]
+fn rust_prints_binary64_values_exactly_at_any_precision() {
+    // 0.1f64 = 0.1000000000000000055511151231257827021181583404541015625 (55 digits).
+    assert_eq!(format!("{:.54e}", 0.1), "1.000000000000000055511151231257827021181583404541015625e-1");
+    assert_eq!(format!("{:.56e}", 0.1), "1.00000000000000005551115123125782702118158340454101562500e-1");
+    // 2^-1074 = 5^1074 × 10^-1074 (751 digits) and the largest subnormal
+    // (2^52 − 1)·5^1074 × 10^-1074 (767 digits, the longest expansion of all).
+    let mut five_power = vec![1u8];
+    for _ in 0..1074 {
+        five_power = times_small(&five_power, 5);
+    }
+    assert_eq!(five_power.len(), 751);
+    let largest_subnormal = times_small(&five_power, (1 << 52) - 1);
+    assert_eq!(largest_subnormal.len(), 767);
+    for (x, digits) in [(f64::from_bits(1), five_power), (f64::from_bits((1 << 52) - 1), largest_subnormal)] {
+        let (printed, _) = exact_digits(x);
+        let printed: Vec<u8> = printed.into_iter().rev().skip_while(|&d| d == 0).collect();
+        let printed: Vec<u8> = printed.into_iter().rev().collect();
+        assert_eq!(printed, digits);
+    }
+}
+
+#[test]
+fn decimals_that_are_binary64_values_are_exact() {
+    for (text, value) in [("0.5", 0.5), ("-2", -2.0), ("1e3", 1000.0), ("0.125", 0.125), ("12", 12.0), ("1E+3", 1000.0)]
+    {
+        assert_eq!(bracket(text), (value, value), "{text}");
+    }
+    let (below, above) = bracket("-0");
+    assert!(below == 0.0 && above == 0.0 && below.is_sign_negative());
+}
+
+#[test]
+fn inexact_decimals_lie_between_neighbours_on_the_right_side() {
+    // 0.6f64 = 0.59999999999999997779… < 0.6.
+    assert_eq!(bracket("0.6"), (0.6, 0.6f64.next_up()));
+    // 0.1f64 = 0.10000000000000000555… > 0.1.
+    assert_eq!(bracket("0.1"), (0.1f64.next_down(), 0.1));
+    // 3.9911256459f64 = 3.99112564589999996300… < 3.9911256459.
+    assert_eq!(bracket("3.9911256459"), (3.9911256459, 3.9911256459f64.next_up()));
+    // 3.991125645861615f64 = 3.99112564586161511215… > 3.991125645861615.
+    assert_eq!(bracket("3.991125645861615"), (3.991125645861615f64.next_down(), 3.991125645861615));
+    // -0.499999896f64 = -0.49999989599999999922…, above -0.499999896.
+    assert_eq!(bracket("-0.499999896"), ((-0.499999896f64).next_down(), -0.499999896));
+    // 0.679857769f64 = 0.67985776899999994515… < 0.679857769.
+    assert_eq!(bracket("0.679857769"), (0.679857769, 0.679857769f64.next_up()));
+}
+
+#[test]
+fn forty_digit_decimals() {
+    // Nearest: 1234567890123456846996462118072609669120, above the decimal.
+    let nearest: f64 = 1.2345678901234568e39;
+    assert_eq!(bracket("1234567890123456789012345678901234567890"), (nearest.next_down(), nearest));
+    // Nearest: 0.12345678901234567736988623209981597028672695159912109375, below it.
+    let nearest: f64 = 0.12345678901234568;
+    assert_eq!(bracket("0.1234567890123456789012345678901234567891"), (nearest, nearest.next_up()));
+    // The same value with zeros around it and an exponent.
+    assert_eq!(bracket("000.0001234567890123456789012345678901234567891000e3"), (nearest, nearest.next_up()));
+}
+
+#[test]
+fn a_decimal_halfway_between_neighbours_rounds_to_even_but_is_bracketed() {
+    // 2^53 + 1 lies halfway between 2^53 and 2^53 + 2; round-to-nearest picks 2^53.
+    let two_53 = 9007199254740992.0;
+    assert_eq!(bracket("9007199254740993"), (two_53, two_53 + 2.0));
+    assert_eq!(bracket("-9007199254740993"), (-two_53 - 2.0, -two_53));
+    // 2^53 + 3 lies halfway between 2^53 + 2 and 2^53 + 4; the even one is 2^53 + 4.
+    assert_eq!(bracket("9007199254740995"), (two_53 + 2.0, two_53 + 4.0));
+}
+
+#[test]
+fn beyond_the_binary64_range() {
+    let smallest = f64::from_bits(1);
+    assert_eq!(bracket("1e-400"), (0.0, smallest));
+    let (below, above) = bracket("-1e-400");
+    assert_eq!(below, -smallest);
+    assert!(above == 0.0 && above.is_sign_negative());
+    assert_eq!(bracket("1e400"), (f64::MAX, f64::INFINITY));
+    assert_eq!(bracket("-1e400"), (f64::NEG_INFINITY, f64::MIN));
+    assert_eq!(bracket("1e99999999999999999999999"), (f64::MAX, f64::INFINITY));
+    assert_eq!(bracket("1e-99999999999999999999999"), (0.0, smallest));
+    assert_eq!(bracket("0e99999999999999999999999"), (0.0, 0.0));
+    // Above MAX by less than half an ulp: rounds to MAX, still bracketed by MAX and ∞.
+    assert_eq!(bracket("1.797693134862315709e308"), (f64::MAX, f64::INFINITY));
+}
+
+#[test]
+fn accepted_and_rejected_spellings() {
+    assert_eq!(bracket(".5"), (0.5, 0.5));
+    assert_eq!(bracket("5."), (5.0, 5.0));
+    assert_eq!(bracket("-.5"), (-0.5, -0.5));
+    assert_eq!(bracket("+5"), (5.0, 5.0));
+    assert_eq!(bracket("00012"), (12.0, 12.0));
+    for bad in [
+        "", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "1e5.0", " 1", "1 ", "--1", "inf", "-inf", "nan", "NaN",
+        "infinity", "0x1p3", "0x10", "1_000", "1,5", "1d", "½",
+    ] {
+        assert_eq!(Constant::parse(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
+fn exact_expansions_are_exact_and_midpoints_are_bracketed_by_their_neighbours() {
+    fn property(bits: u64) -> TestResult {
+        let x = f64::from_bits(bits);
+        let y = x.next_up();
+        if !y.is_finite() || !x.is_finite() {
+            return TestResult::discard();
+        }
+        // The exact expansion is exact; the shortest decimal that reads back as x (`0.1`) need
+        // not be, but x is one end of its bracket.
+        let exact = format!("{x:.800e}");
+        let c = Constant::parse(&exact).unwrap();
+        if c.below.to_bits() != x.to_bits() || c.above.to_bits() != x.to_bits() {
+            return TestResult::error(format!("{exact} gave {c:?}"));
+        }
+        for shortest in [format!("{x:e}"), format!("{x:?}")] {
+            let c = Constant::parse(&shortest).unwrap();
+            let adjacent = c.is_exact() || c.above == c.below.next_up();
+            if !adjacent || (c.below != x && c.above != x) {
+                return TestResult::error(format!("{shortest} gave {c:?}"));
+            }
+        }
+        // The midpoint (|x| + |y|)/2 and decimals within 10^-29 of it, relatively: all lie
+        // strictly between x and y (half an ulp is at least 2^-54 relatively).
+        let negative = x < 0.0;
+        let middle = times_five(add(exact_digits(x.abs()), exact_digits(y.abs())));
+        let truncated = truncate(middle.clone(), 30);
+        let bumped = bump(truncated.clone());
+        for decimal in [middle, truncated, bumped] {
+            let text = to_text(negative, &decimal);
+            let c = Constant::parse(&text).unwrap();
+            if c.below != x || c.above != y {
+                return TestResult::error(format!("{text} gave {c:?}, want [{x:e}, {y:e}]"));
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new().tests(3000).quickcheck(property as fn(u64) -> TestResult);
+    for x in [0.0, -0.0, f64::from_bits(1), -f64::from_bits(1), 1.0, -1.0, f64::MIN_POSITIVE, f64::MAX.next_down()] {
+        assert!(!property(x.to_bits()).is_failure(), "{x:e}");
+    }
+}
+
+// Exact decimal arithmetic for the oracle: `(digits, e)` is the integer `digits` (most
+// significant first) times `10^e`.
+
+fn exact_digits(x: f64) -> (Vec<u8>, i64) {
+    let text = format!("{x:.800e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap();
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
+    (digits, exponent.parse::<i64>().unwrap() - 800)
+}
+
+fn times_small(digits: &[u8], factor: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(digits.len() + 20);
+    let mut carry: u128 = 0;
+    for &d in digits.iter().rev() {
+        let v = u128::from(d) * u128::from(factor) + carry;
+        out.push((v % 10) as u8);
+        carry = v / 10;
+    }
+    while carry > 0 {
+        out.push((carry % 10) as u8);
+        carry /= 10;
+    }
+    while out.len() > 1 && out.last() == Some(&0) {
+        out.pop();
+    }
+    out.reverse();
+    out
+}
+
+fn add((mut a, ea): (Vec<u8>, i64), (mut b, eb): (Vec<u8>, i64)) -> (Vec<u8>, i64) {
+    let e = ea.min(eb);
+    a.resize(a.len() + (ea - e) as usize, 0);
+    b.resize(b.len() + (eb - e) as usize, 0);
+    let (mut sum, mut carry) = (Vec::new(), 0);
+    for i in 0..a.len().max(b.len()) {
+        let digit = |v: &[u8]| if i < v.len() { v[v.len() - 1 - i] } else { 0 };
+        let s = digit(&a) + digit(&b) + carry;
+        sum.push(s % 10);
+        carry = s / 10;
+    }
+    sum.push(carry);
+    sum.reverse();
+    (sum, e)
+}
+
+/// Halves: `×5`, then one decimal place less.
+fn times_five((digits, e): (Vec<u8>, i64)) -> (Vec<u8>, i64) {
+    (times_small(&digits, 5), e - 1)
+}
+
+fn without_leading_zeros((digits, e): (Vec<u8>, i64)) -> (Vec<u8>, i64) {
+    (digits.into_iter().skip_while(|&d| d == 0).collect(), e)
+}
+
+/// Toward zero, to `n` significant digits (padded to exactly `n`).
+fn truncate(decimal: (Vec<u8>, i64), n: usize) -> (Vec<u8>, i64) {
+    let (mut digits, e) = without_leading_zeros(decimal);
+    let shift = digits.len() as i64 - n as i64;
+    digits.resize(n, 0);
+    (digits, e + shift)
+}
+
+/// One unit more in the last place.
+fn bump((mut digits, e): (Vec<u8>, i64)) -> (Vec<u8>, i64) {
+    for d in digits.iter_mut().rev() {
+        if *d < 9 {
+            *d += 1;
+            return (digits, e);
+        }
+        *d = 0;
+    }
+    digits.insert(0, 1);
+    (digits, e)
+}
+
+fn to_text(negative: bool, decimal: &(Vec<u8>, i64)) -> String {
+    let digits: String = decimal.0.iter().map(|d| char::from(b'0' + d)).collect();
+    format!("{}{digits}e{}", if negative { "-" } else { "" }, decimal.1)
+}
