@@ -4,3 +4,4 @@
 pub mod decimal;
 pub mod float;
 pub mod property;
+pub mod vnnlib;
