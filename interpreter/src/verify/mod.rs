@@ -16,6 +16,7 @@ pub mod network;
 pub mod property;
 pub mod relax;
 pub mod replay;
+pub mod vnnlib;
 
 use std::time::{Duration, Instant};
 
