@@ -21,6 +21,8 @@ mod render;
 mod rules;
 mod run;
 mod search;
+mod verify;
+mod verify_instances;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -41,6 +43,10 @@ pub enum Exit {
     NoValue = 3,
     /// A resource limit was hit.
     Limit = 4,
+    /// `knn verify`: the property is violated (a counterexample, confirmed on both engines).
+    Violated = 10,
+    /// `knn verify`: not decided (timeout, limit, unsupported construct).
+    Unknown = 11,
 }
 
 impl From<Exit> for ExitCode {
@@ -62,8 +68,12 @@ Examples:
   knn import model.onnx -o net.knn --input-name x --output-name y
   knn rules --output json
   knn check net.knn
+  knn verify examples/mlp.knn --box 'x=0.9:1.1,-2.1:-1.9,0.4:0.6' --claim argmax-stable
+  knn verify ACASXU_1_1.nnet --vnnlib prop_1.vnnlib --timeout 116
+  knn verify --instances data/acasxu/instances.csv -o results.csv
 
-Exit codes: 0 result, 1 usage or I/O error, 2 parse error, 3 stuck or run-time error, 4 limit reached.";
+Exit codes: 0 result (verify: holds), 1 usage or I/O error, 2 parse error, 3 stuck or run-time
+error, 4 limit reached, 10 verify: violated, 11 verify: unknown.";
 
 #[derive(Parser)]
 #[command(
@@ -98,6 +108,10 @@ enum Command {
     Coverage(coverage::CoverageArgs),
     /// Turn a trained network (.nnet, or an ONNX MLP) into a K-NN program.
     Import(import::ImportArgs),
+    /// Prove or refute a property of a network on a region of inputs: argmax claims on a box
+    /// or a ball, VNN-LIB properties, VNN-COMP instance lists. Sound for the binary64 values
+    /// the engine computes; every counterexample is replayed on the small-step reference.
+    Verify(Box<verify::VerifyArgs>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -244,6 +258,7 @@ pub fn main() -> Exit {
         Command::Check(args) => check::check(args),
         Command::Coverage(args) => coverage::coverage(args),
         Command::Import(args) => import::import(args),
+        Command::Verify(args) => verify::verify(*args),
     }
 }
 

@@ -5,20 +5,24 @@
 //! α,β-CROWN's input split for ACAS Xu does). Boxes are taken depth-first, a batch at a time
 //! across the rayon pool, so the queue stays small.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 
 use super::float::Interval;
-use super::interval::network_bounds;
+use super::interval::layer_bounds;
 use super::linear::{Bounds, back_substitute, tighten};
 use super::network::Network;
 use super::property::{Atom, Case, Truth};
 
-/// An unsafe conjunction prepared for linear bounds: for each atom, its coefficients over
-/// the last layer's vector and its constant, when they are binary64 values.
+/// An atom's coefficients over the last layer's vector and its constant, when they are
+/// binary64 values (else it is decided by interval bounds alone).
+type DenseAtom = Option<(Vec<f64>, Interval)>;
+
+/// An unsafe conjunction prepared for linear bounds.
 struct PreparedConjunction {
-    atoms: Vec<(Atom, Option<(Vec<f64>, Interval)>)>,
+    atoms: Vec<(Atom, DenseAtom)>,
 }
 
 /// One case of a property, ready for the search.
@@ -38,11 +42,14 @@ pub enum Examined {
     /// A point of the box (inside the box as written) whose output the network's own
     /// evaluation finds unsafe: to be confirmed on the engines.
     Candidate(Vec<f64>),
-    /// Not decided: split this dimension.
-    Split(usize),
+    /// Not decided: split this dimension. The bounds found hold on both halves too.
+    Split(usize, Option<LayerBounds>),
     /// Not decided and too narrow to split further.
     Stuck,
 }
+
+/// The bounds of every layer's output on a box, shared with the boxes split from it.
+pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
 
 /// How a case's search ended.
 #[derive(Clone, Debug)]
@@ -76,13 +83,13 @@ impl<'a> CaseSearch<'a> {
         Some(CaseSearch { net, case, conjunctions, inner, width })
     }
 
-    /// Examines one box of inputs (an outer box: binary64 bounds holding the points).
-    pub fn examine(&self, region: &[Interval]) -> Examined {
+    /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
+    /// a box on which `inherited` bounds were found.
+    pub fn examine(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Examined {
         let layers = &self.net.layers;
-        let Some(layer_bounds) = network_bounds(layers, region) else {
-            return self.undecided(region, &[]);
+        let Some(mut bounds) = self.interval_bounds(region, inherited) else {
+            return self.undecided(region, &[], None);
         };
-        let mut bounds = Bounds { input: region.to_vec(), layers: layer_bounds };
         let mut open = self.open_conjunctions(&bounds, (0..self.conjunctions.len()).collect());
         if let Some(point) = self.unsafe_everywhere(&bounds, &open, region) {
             return Examined::Candidate(point);
@@ -91,7 +98,7 @@ impl<'a> CaseSearch<'a> {
             return Examined::Proved;
         }
         if tighten(layers, &mut bounds).is_none() {
-            return self.undecided(region, &[]);
+            return self.undecided(region, &[], None);
         }
         open = self.open_conjunctions(&bounds, open);
         if open.is_empty() {
@@ -125,7 +132,8 @@ impl<'a> CaseSearch<'a> {
         if remaining.is_empty() {
             return Examined::Proved;
         }
-        // The sensitivity of the open bounds to each input, and the points they point to.
+        // The sensitivity of the open bounds to each input (summed over their atoms: any of
+        // them may become the one that refutes its conjunction), and the corners they point to.
         let mut weights = vec![0.0; region.len()];
         let mut candidates = vec![self.centre(region)];
         for ((c, _), bound) in owners.iter().zip(&found) {
@@ -142,7 +150,24 @@ impl<'a> CaseSearch<'a> {
         if let Some(point) = candidates.into_iter().find(|x| self.is_unsafe(x)) {
             return Examined::Candidate(point);
         }
-        self.undecided(region, &weights)
+        self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
+    }
+
+    /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
+    /// box it was split from (they hold on every part of that box).
+    fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Option<Bounds> {
+        let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
+        for (k, layer) in self.net.layers.iter().enumerate() {
+            let mut found = layer_bounds(layer, bounds.input_of(k))?;
+            if let Some(outer) = inherited {
+                for (b, o) in found.iter_mut().zip(&outer[k]) {
+                    // Both hold, so they meet; an empty meet would mean an unsound bound.
+                    *b = b.meet(*o)?;
+                }
+            }
+            bounds.layers.push(found);
+        }
+        Some(bounds)
     }
 
     /// Whether the network's evaluation of `x` is unsafe (decidedly, constants as written).
@@ -180,7 +205,7 @@ impl<'a> CaseSearch<'a> {
     }
 
     /// Split the widest dimension by sensitivity (by width alone when there is none).
-    fn undecided(&self, region: &[Interval], weights: &[f64]) -> Examined {
+    fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
         let score = |j: usize| {
             let width = region[j].hi - region[j].lo;
             let w = weights.get(j).copied().unwrap_or(0.0);
@@ -192,7 +217,7 @@ impl<'a> CaseSearch<'a> {
             x.lo < mid && mid < x.hi
         };
         match (0..region.len()).filter(splittable).max_by(|&a, &b| score(a).total_cmp(&score(b))) {
-            Some(j) => Examined::Split(j),
+            Some(j) => Examined::Split(j, bounds),
             None => Examined::Stuck,
         }
     }
@@ -207,7 +232,7 @@ impl<'a> CaseSearch<'a> {
         report: &mut dyn FnMut(CaseProgress),
     ) -> CaseOutcome {
         let root = self.case.input.outer();
-        let mut stack: Vec<(Vec<Interval>, f64)> = vec![(root, 1.0)];
+        let mut stack: Vec<Pending> = vec![Pending { region: root, share: 1.0, bounds: None }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         while !stack.is_empty() {
@@ -215,9 +240,9 @@ impl<'a> CaseSearch<'a> {
                 return CaseOutcome::Timeout;
             }
             let take = stack.len().min(batch.max(1));
-            let work: Vec<(Vec<Interval>, f64)> = stack.split_off(stack.len() - take);
-            let results: Vec<Examined> = work.par_iter().map(|(region, _)| self.examine(region)).collect();
-            for ((region, share), result) in work.into_iter().zip(results) {
+            let work: Vec<Pending> = stack.split_off(stack.len() - take);
+            let results: Vec<Examined> = work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref())).collect();
+            for (Pending { region, share, bounds }, result) in work.into_iter().zip(results) {
                 progress.boxes += 1;
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -226,12 +251,12 @@ impl<'a> CaseSearch<'a> {
                             return CaseOutcome::Candidate(x);
                         }
                         // Not confirmed: keep searching the box as undecided.
-                        match self.undecided(&region, &[]) {
-                            Examined::Split(j) => push_halves(&mut stack, region, share, j),
+                        match self.undecided(&region, &[], bounds) {
+                            Examined::Split(j, b) => push_halves(&mut stack, region, share, j, b),
                             _ => stuck = true,
                         }
                     }
-                    Examined::Split(j) => push_halves(&mut stack, region, share, j),
+                    Examined::Split(j, b) => push_halves(&mut stack, region, share, j, b),
                     Examined::Stuck => stuck = true,
                 }
             }
@@ -241,20 +266,28 @@ impl<'a> CaseSearch<'a> {
     }
 }
 
-fn push_halves(stack: &mut Vec<(Vec<Interval>, f64)>, region: Vec<Interval>, share: f64, j: usize) {
+/// A box waiting to be examined: its share of the case's volume, and the bounds of the box
+/// it was split from.
+struct Pending {
+    region: Vec<Interval>,
+    share: f64,
+    bounds: Option<LayerBounds>,
+}
+
+fn push_halves(stack: &mut Vec<Pending>, region: Vec<Interval>, share: f64, j: usize, bounds: Option<LayerBounds>) {
     let x = region[j];
     let mid = x.lo + (x.hi - x.lo) / 2.0;
     let mut left = region.clone();
     left[j].hi = mid;
     let mut right = region;
     right[j].lo = mid;
-    stack.push((right, share / 2.0));
-    stack.push((left, share / 2.0));
+    stack.push(Pending { region: right, share: share / 2.0, bounds: bounds.clone() });
+    stack.push(Pending { region: left, share: share / 2.0, bounds });
 }
 
 /// An atom's coefficients over the last layer's vector (output `k` is element
 /// `net.outputs[k]` there) and its constant, when exact.
-fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> Option<(Vec<f64>, Interval)> {
+fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> DenseAtom {
     let (over_outputs, constant) = atom.dense(net.outputs.len())?;
     let mut over_last = vec![0.0; width];
     for (k, c) in over_outputs.into_iter().enumerate() {

@@ -83,9 +83,7 @@ mod tests {
     use crate::verify::property::Truth;
 
     fn truth_of(conjunctions: &[Conjunction], y: &[f64]) -> bool {
-        conjunctions.iter().any(|c| {
-            c.atoms.iter().all(|a| a.truth_at(y) == Truth::True)
-        })
+        conjunctions.iter().any(|c| c.atoms.iter().all(|a| a.truth_at(y) == Truth::True))
     }
 
     #[test]

@@ -60,7 +60,9 @@ impl Falsifier<'_> {
         let mut points = vec![self.inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<f64>>()];
         if n < usize::BITS as usize && (1usize << n) <= MAX_CORNERS {
             for mask in 0..1usize << n {
-                points.push(self.inner.iter().enumerate().map(|(j, x)| if mask >> j & 1 == 1 { x.hi } else { x.lo }).collect());
+                points.push(
+                    self.inner.iter().enumerate().map(|(j, x)| if mask >> j & 1 == 1 { x.hi } else { x.lo }).collect(),
+                );
             }
         }
         for _ in 0..RANDOM_POINTS {
@@ -134,7 +136,9 @@ impl Falsifier<'_> {
         let last = values.last().expect("a network has layers");
         let y: Vec<f64> = self.net.outputs.iter().map(|&k| last[k]).collect();
         let Some(atom) = conjunction.atoms.iter().max_by(|a, b| {
-            let side = |atom: &super::property::Atom| atom.left_side(&y.iter().map(|&v| Interval::point(v)).collect::<Vec<_>>()).lo;
+            let side = |atom: &super::property::Atom| {
+                atom.left_side(&y.iter().map(|&v| Interval::point(v)).collect::<Vec<_>>()).lo
+            };
             side(a).total_cmp(&side(b))
         }) else {
             return vec![0.0; x.len()];

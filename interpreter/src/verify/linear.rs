@@ -241,8 +241,8 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds) -> Option<()> {
                 return None;
             }
         }
-        for j in k + 1..layers.len() {
-            let derived = layer_bounds(&layers[j], bounds.input_of(j))?;
+        for (j, layer) in layers.iter().enumerate().skip(k + 1) {
+            let derived = layer_bounds(layer, bounds.input_of(j))?;
             for (b, d) in bounds.layers[j].iter_mut().zip(derived) {
                 *b = Interval::new(b.lo.max(d.lo), b.hi.min(d.hi));
             }

@@ -46,10 +46,19 @@ pub struct Target {
 
 impl Target {
     /// Compiles `program` with `input_name` (of `input_shape`) symbolic and `fixed` bound.
-    pub fn new(program: Exp, input_name: &str, input_shape: Vec<usize>, fixed: Vec<TensorInput>) -> Result<Target, Unsupported> {
+    pub fn new(
+        program: Exp,
+        input_name: &str,
+        input_shape: Vec<usize>,
+        fixed: Vec<TensorInput>,
+    ) -> Result<Target, Unsupported> {
         let mut bindings: Vec<Binding> = fixed
             .iter()
-            .map(|t| Binding { name: t.name.clone(), shape: t.shape.clone(), data: InputData::Concrete(t.data.clone()) })
+            .map(|t| Binding {
+                name: t.name.clone(),
+                shape: t.shape.clone(),
+                data: InputData::Concrete(t.data.clone()),
+            })
             .collect();
         bindings.push(Binding { name: input_name.to_string(), shape: input_shape.clone(), data: InputData::Symbolic });
         let plan = compile(&program, &bindings);
@@ -152,12 +161,17 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             let class = match claim {
                 Claim::ArgmaxIs(k) | Claim::ArgmaxIsNot(k) => *k,
                 Claim::ArgmaxStable => match region.inner() {
-                    Some(inner) => target.class_at(&inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<_>>()),
+                    Some(inner) => {
+                        target.class_at(&inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<_>>())
+                    }
                     None => return Ok(Answer::Holds { class: None }),
                 },
             };
             if class >= outputs {
-                return Err(Mismatch(format!("class {class} does not exist: the program has {outputs} outputs (0 to {})", outputs.saturating_sub(1))));
+                return Err(Mismatch(format!(
+                    "class {class} does not exist: the program has {outputs} outputs (0 to {})",
+                    outputs.saturating_sub(1)
+                )));
             }
             let negated = matches!(claim, Claim::ArgmaxIsNot(_));
             (claim::class_property(region.clone(), class, outputs, negated), Some((class, negated)))
@@ -170,7 +184,10 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         )));
     }
     if property.outputs != outputs {
-        return Err(Mismatch(format!("the property has {} outputs but the program's result has {outputs}", property.outputs)));
+        return Err(Mismatch(format!(
+            "the property has {} outputs but the program's result has {outputs}",
+            property.outputs
+        )));
     }
     let scores = |x: &[f64]| target.net.eval(x);
     let replayer = Replayer {
@@ -207,7 +224,8 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         };
         let inner = case.input.inner().expect("CaseSearch::new checked the box");
         let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, inner };
-        let falsify_until = deadline.map(|d| d.min(Instant::now() + FALSIFIER_BUDGET)).or(Some(Instant::now() + FALSIFIER_BUDGET));
+        let falsify_until =
+            deadline.map(|d| d.min(Instant::now() + FALSIFIER_BUDGET)).or(Some(Instant::now() + FALSIFIER_BUDGET));
         let mut outcome = match falsifier.search(options.seed, falsify_until) {
             Some(x) if confirm(&x) => CaseOutcome::Candidate(x),
             _ => CaseOutcome::Holds,

@@ -55,7 +55,11 @@ impl Replayer<'_> {
             return Err(NotConfirmed::NotACounterexample(format!("{x:?} lies outside the box as written")));
         }
         let mut inputs = self.fixed.to_vec();
-        inputs.push(TensorInput { name: self.input_name.to_string(), shape: self.input_shape.to_vec(), data: x.to_vec() });
+        inputs.push(TensorInput {
+            name: self.input_name.to_string(),
+            shape: self.input_shape.to_vec(),
+            data: x.to_vec(),
+        });
         let reference = SmallStep::revised()
             .evaluate(self.program, &inputs)
             .map_err(|e| NotConfirmed::Bug(format!("the reference refused the input: {e:?}")))?;
