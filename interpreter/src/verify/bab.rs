@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::float::Interval;
 use super::interval::layer_bounds;
-use super::linear::{Bounds, back_substitute, tighten};
+use super::linear::{Bounds, PreparedLayers, back_substitute, tighten};
 use super::network::Network;
 use super::property::{Atom, Case, Truth};
 
@@ -97,7 +97,8 @@ impl<'a> CaseSearch<'a> {
         if open.is_empty() {
             return Examined::Proved;
         }
-        if tighten(layers, &mut bounds).is_none() {
+        let mut prepared = PreparedLayers::new(layers.len());
+        if tighten(layers, &mut bounds, &mut prepared).is_none() {
             return self.undecided(region, &[], None);
         }
         open = self.open_conjunctions(&bounds, open);
@@ -118,7 +119,7 @@ impl<'a> CaseSearch<'a> {
         let found = if owners.is_empty() {
             Vec::new()
         } else {
-            back_substitute(layers, &bounds, layers.len() - 1, rows, self.width)
+            back_substitute(layers, &bounds, &mut prepared, layers.len() - 1, rows, self.width)
         };
         let mut refuted = vec![false; self.conjunctions.len()];
         for ((c, a), bound) in owners.iter().zip(&found) {

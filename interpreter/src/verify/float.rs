@@ -106,26 +106,45 @@ pub fn sum_down(terms: impl IntoIterator<Item = f64>) -> f64 {
     terms.into_iter().fold(0.0, add_down)
 }
 
-/// An upper bound of the exact `Σ a_i·b_i` for non-negative `a`, `b` (NaN when an input is
-/// NaN). Computed fast in round-to-nearest, then inflated by the a-priori error of that
-/// computation: `fl(Σ) ≥ (1 − γ_n)·Σ − n·η`, so `Σ ≤ (fl(Σ) + n·η)·(1 + 2γ_n)` for
-/// `γ_n ≤ 1/2` (docs/verification.md, "Rigorous dot products").
-pub fn dot_up_nonneg(a: &[f64], b: &[f64]) -> f64 {
-    debug_assert_eq!(a.len(), b.len());
-    let n = a.len();
-    let fast: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    inflate_up(fast, n)
+/// Rigorous upper bounds of non-negative sums of `n` rounded terms: a sum computed fast in
+/// round-to-nearest is `fl(Σ) ≥ (1 − γ_n)·Σ − n·η`, so `Σ ≤ (fl(Σ) + n·η)·(1 + 2γ_n)` for
+/// `γ_n ≤ 1/2` (docs/verification.md, "Rigorous dot products"). The constants are computed
+/// once per length.
+#[derive(Clone, Copy, Debug)]
+pub struct NonNegativeSum {
+    factor: f64,
+    underflow: f64,
 }
 
-/// `(s + n·η)·(1 + 2γ_n)`, rounded up: an upper bound of a non-negative exact sum of `n`
-/// rounded products whose round-to-nearest sequential sum is `s`.
-pub fn inflate_up(s: f64, n: usize) -> f64 {
-    let g = gamma(n.max(1));
-    if g > 0.5 {
-        return f64::INFINITY;
+impl NonNegativeSum {
+    pub fn new(n: usize) -> NonNegativeSum {
+        let g = gamma(n.max(1));
+        let factor = if g > 0.5 { f64::INFINITY } else { add_up(1.0, mul_up(2.0, g)) };
+        NonNegativeSum { factor, underflow: mul_up(n as f64, ETA) }
     }
-    let with_underflow = add_up(s, mul_up(n as f64, ETA));
-    mul_up(with_underflow, add_up(1.0, mul_up(2.0, g)))
+
+    /// An upper bound of the exact sum whose round-to-nearest sequential value is `s`.
+    pub fn bound(&self, s: f64) -> f64 {
+        mul_up(add_up(s, self.underflow), self.factor)
+    }
+
+    /// An upper bound of the exact `Σ a_i·b_i` for non-negative `a`, `b` of this length.
+    pub fn dot(&self, a: &[f64], b: &[f64]) -> f64 {
+        debug_assert_eq!(a.len(), b.len());
+        self.bound(a.iter().zip(b).map(|(x, y)| x * y).sum())
+    }
+}
+
+/// An upper bound of the exact `Σ a_i·b_i` for non-negative `a`, `b` (NaN when an input is
+/// NaN).
+pub fn dot_up_nonneg(a: &[f64], b: &[f64]) -> f64 {
+    NonNegativeSum::new(a.len()).dot(a, b)
+}
+
+/// An upper bound of a non-negative exact sum of `n` rounded products whose round-to-nearest
+/// sequential sum is `s`.
+pub fn inflate_up(s: f64, n: usize) -> f64 {
+    NonNegativeSum::new(n).bound(s)
 }
 
 /// Bounds of the exact `Σ a_i·b_i` (any signs): the round-to-nearest sum `s` and the bound of

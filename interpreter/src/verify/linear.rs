@@ -20,8 +20,7 @@
 //! is, a rigorous bound.
 
 use super::float::{
-    ETA, Interval, UNIT_ROUNDOFF, add_down, add_up, dot_up_nonneg, gamma, inflate_up, mul_down, mul_up, sub_down,
-    sum_up,
+    ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_down, add_up, gamma, mul_down, mul_up, sub_down, sum_up,
 };
 use super::interval::layer_bounds;
 use super::network::Layer;
@@ -54,13 +53,13 @@ impl Bounds {
 
 /// What back-substitution through one layer needs, computed once per box.
 enum Prepared {
-    /// A dense layer: the weight per output of the charges in (1) and (2) above, and the sum
-    /// of the input magnitudes.
-    Dense { charge: Vec<f64>, input_magnitude: f64 },
+    /// A dense layer: the weight per output of the charges in (1) and (2) above, and the
+    /// underflow charge of a row.
+    Dense { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
     /// A bias layer: the charge per element.
-    Bias { charge: Vec<f64> },
+    Bias { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
     /// An activation: the lower and upper lines per element, and the input magnitudes.
-    Activation { lower: Vec<Line>, upper: Vec<Line>, magnitude: Vec<f64> },
+    Activation { lower: Vec<Line>, upper: Vec<Line>, magnitude: Vec<f64>, sums: NonNegativeSum },
 }
 
 /// Prepares a layer for back-substitution, given the bounds of its input.
@@ -68,22 +67,22 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
     let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
     match layer {
         Layer::Dense { w, bias } => {
-            let n = w.cols();
-            let m = w.rows();
+            let (m, n) = (w.rows(), w.cols());
             let (g_engine, g_ours) = (gamma(n + 1), gamma(m));
+            let row_sums = NonNegativeSum::new(n);
+            let engine_underflow = mul_up((n + 1) as f64, ETA);
             let charge = (0..m)
                 .map(|i| {
                     // a_i ≥ Σ_j |W_ij|·|u_j|.
-                    let row: Vec<f64> = w.row(i).iter().map(|x| x.abs()).collect();
-                    let a = dot_up_nonneg(&row, &magnitude);
-                    let b = bias[i].map_or(0.0, f64::abs);
-                    let ab = add_up(a, b);
+                    let a = row_sums.bound(w.row(i).iter().zip(&magnitude).map(|(x, u)| x.abs() * u).sum());
+                    let ab = add_up(a, bias[i].map_or(0.0, f64::abs));
                     // (1): γ_{n+1}(a + |b|) + (n+1)η; (2): γ_m(a + |b|) for G·W and G·b.
-                    let engine = add_up(mul_up(g_engine, ab), mul_up((n + 1) as f64, ETA));
-                    add_up(engine, mul_up(g_ours, ab))
+                    add_up(add_up(mul_up(g_engine, ab), engine_underflow), mul_up(g_ours, ab))
                 })
                 .collect();
-            Prepared::Dense { charge, input_magnitude: sum_up(magnitude.iter().copied()) }
+            // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
+            let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
+            Prepared::Dense { charge, underflow, sums: NonNegativeSum::new(m) }
         }
         Layer::Bias(bias) => {
             let m = bias.len();
@@ -97,11 +96,36 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
                     None => 0.0,
                 })
                 .collect();
-            Prepared::Bias { charge }
+            Prepared::Bias { charge, underflow: mul_up(m as f64, ETA), sums: NonNegativeSum::new(m) }
         }
         Layer::Relu | Layer::Tanh | Layer::Sigmoid => {
             let (lower, upper) = input.iter().map(|z| relaxation(layer, *z)).unzip();
-            Prepared::Activation { lower, upper, magnitude }
+            let sums = NonNegativeSum::new(magnitude.len());
+            Prepared::Activation { lower, upper, magnitude, sums }
+        }
+    }
+}
+
+/// The layers prepared on one box, each prepared when first needed. Preparing layer `k`
+/// reads the bounds of its input; [`PreparedLayers::forget_from`] drops what a change of
+/// bounds makes stale.
+pub struct PreparedLayers {
+    entries: Vec<Option<Prepared>>,
+}
+
+impl PreparedLayers {
+    pub fn new(layers: usize) -> PreparedLayers {
+        PreparedLayers { entries: (0..layers).map(|_| None).collect() }
+    }
+
+    fn get(&mut self, layers: &[Layer], bounds: &Bounds, k: usize) -> &Prepared {
+        self.entries[k].get_or_insert_with(|| prepare(&layers[k], bounds.input_of(k)))
+    }
+
+    /// Forgets layer `k` and every later one (their inputs' bounds changed).
+    pub fn forget_from(&mut self, k: usize) {
+        for entry in self.entries.iter_mut().skip(k) {
+            *entry = None;
         }
     }
 }
@@ -111,6 +135,7 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
 pub fn back_substitute(
     layers: &[Layer],
     bounds: &Bounds,
+    prepared: &mut PreparedLayers,
     from: usize,
     rows: Vec<f64>,
     width: usize,
@@ -119,49 +144,48 @@ pub fn back_substitute(
     let mut g = rows;
     let mut g_width = width;
     let mut acc = vec![0.0f64; count];
+    let add_rows = row_kernel();
     for k in (0..=from).rev() {
-        let layer = &layers[k];
-        let input = bounds.input_of(k);
-        let prepared = prepare(layer, input);
-        match (layer, prepared) {
-            (Layer::Dense { w, bias }, Prepared::Dense { charge, input_magnitude }) => {
+        match (&layers[k], prepared.get(layers, bounds, k)) {
+            (Layer::Dense { w, bias }, Prepared::Dense { charge, underflow, sums }) => {
                 let (m, n) = (w.rows(), w.cols());
                 let mut next = vec![0.0; count * n];
-                let underflow = mul_up(m as f64, mul_up(ETA, add_up(input_magnitude, 1.0)));
                 for r in 0..count {
                     let gr = &g[r * m..(r + 1) * m];
                     let out = &mut next[r * n..(r + 1) * n];
-                    let mut through_bias = 0.0;
+                    let (mut through_bias, mut charged) = (0.0, 0.0);
                     for (i, &gi) in gr.iter().enumerate() {
                         if gi == 0.0 {
                             continue;
                         }
-                        for (o, wij) in out.iter_mut().zip(w.row(i)) {
-                            *o += gi * wij;
-                        }
+                        add_rows(out, gi, w.row(i));
                         if let Some(b) = bias[i] {
                             through_bias += gi * b;
                         }
+                        charged += gi.abs() * charge[i];
                     }
-                    let magnitudes: Vec<f64> = gr.iter().map(|x| x.abs()).collect();
-                    let charged = add_up(dot_up_nonneg(&magnitudes, &charge), underflow);
+                    let charged = add_up(sums.bound(charged), *underflow);
                     acc[r] = sub_down(add_down(acc[r], through_bias), charged);
                 }
                 g = next;
                 g_width = n;
             }
-            (Layer::Bias(bias), Prepared::Bias { charge }) => {
+            (Layer::Bias(bias), Prepared::Bias { charge, underflow, sums }) => {
                 let m = bias.len();
-                let underflow = mul_up(m as f64, ETA);
                 for r in 0..count {
                     let gr = &g[r * m..(r + 1) * m];
-                    let through_bias: f64 = gr.iter().zip(bias).map(|(gi, b)| b.map_or(0.0, |b| gi * b)).sum();
-                    let magnitudes: Vec<f64> = gr.iter().map(|x| x.abs()).collect();
-                    let charged = add_up(dot_up_nonneg(&magnitudes, &charge), underflow);
+                    let (mut through_bias, mut charged) = (0.0, 0.0);
+                    for ((gi, b), c) in gr.iter().zip(bias).zip(charge) {
+                        if let Some(b) = b {
+                            through_bias += gi * b;
+                            charged += gi.abs() * c;
+                        }
+                    }
+                    let charged = add_up(sums.bound(charged), *underflow);
                     acc[r] = sub_down(add_down(acc[r], through_bias), charged);
                 }
             }
-            (_, Prepared::Activation { lower, upper, magnitude }) => {
+            (_, Prepared::Activation { lower, upper, magnitude, sums }) => {
                 let m = magnitude.len();
                 for r in 0..count {
                     let gr = &mut g[r * m..(r + 1) * m];
@@ -174,7 +198,9 @@ pub fn back_substitute(
                         }
                         // g·f(z) ≥ g·(s·z + c) with the lower line for g ≥ 0, the upper one else.
                         let line = if *gi >= 0.0 { lower[i] } else { upper[i] };
-                        constant = add_down(constant, mul_down(*gi, line.intercept));
+                        if line.intercept != 0.0 {
+                            constant = add_down(constant, mul_down(*gi, line.intercept));
+                        }
                         let slope = *gi * line.slope;
                         if line.slope != 0.0 && line.slope != 1.0 {
                             rounded += slope.abs() * magnitude[i];
@@ -183,10 +209,11 @@ pub fn back_substitute(
                         *gi = slope;
                     }
                     // |g·s − fl(g·s)| ≤ u·|fl(g·s)| + η per coefficient.
-                    let charged = add_up(
-                        mul_up(UNIT_ROUNDOFF, inflate_up(rounded, m)),
-                        mul_up(ETA, inflate_up(rounded_magnitude, m)),
-                    );
+                    let charged = if rounded_magnitude == 0.0 {
+                        0.0
+                    } else {
+                        add_up(mul_up(UNIT_ROUNDOFF, sums.bound(rounded)), mul_up(ETA, sums.bound(rounded_magnitude)))
+                    };
                     acc[r] = sub_down(add_down(acc[r], constant), charged);
                 }
             }
@@ -206,12 +233,53 @@ pub fn back_substitute(
         .collect()
 }
 
+/// `out += g·row`, the inner step of `G·W`: with fused multiply-adds where the CPU has them
+/// (one rounding per step instead of two: the error bound `γ_m` of (2) still holds).
+type RowKernel = fn(&mut [f64], f64, &[f64]);
+
+fn row_kernel() -> RowKernel {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        return add_row_fma;
+    }
+    add_row
+}
+
+fn add_row(out: &mut [f64], g: f64, row: &[f64]) {
+    for (o, w) in out.iter_mut().zip(row) {
+        *o += g * w;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn add_row_fma(out: &mut [f64], g: f64, row: &[f64]) {
+    // SAFETY: chosen by `row_kernel` only where the CPU has AVX2 and FMA.
+    unsafe { add_row_avx2(out, g, row) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn add_row_avx2(out: &mut [f64], g: f64, row: &[f64]) {
+    for (o, w) in out.iter_mut().zip(row) {
+        *o = g.mul_add(*w, *o);
+    }
+}
+
 /// Tightens the bounds of every vector that feeds an activation, in order, by
 /// back-substitution from it (both ends of the elements that the activation does not already
 /// map exactly), and re-derives the later layers' interval bounds. Returns `None` when a bound
 /// becomes NaN.
-pub fn tighten(layers: &[Layer], bounds: &mut Bounds) -> Option<()> {
+pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLayers) -> Option<()> {
+    let mut changed = false;
     for k in 0..layers.len() {
+        if changed {
+            // Re-derive this layer from its tightened input; both enclosures hold, so keep
+            // their intersection.
+            let derived = layer_bounds(&layers[k], bounds.input_of(k))?;
+            for (b, d) in bounds.layers[k].iter_mut().zip(derived) {
+                *b = b.meet(d)?;
+            }
+        }
         let feeds_activation = matches!(layers.get(k + 1), Some(Layer::Relu | Layer::Tanh | Layer::Sigmoid));
         // The first dense layer's interval bounds are already the exact range (up to rounding).
         let first_dense = k == 0 && matches!(layers[0], Layer::Dense { .. });
@@ -230,23 +298,14 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds) -> Option<()> {
             rows[(2 * r) * width + i] = 1.0;
             rows[(2 * r + 1) * width + i] = -1.0;
         }
-        let found = back_substitute(layers, bounds, k, rows, width);
+        let found = back_substitute(layers, bounds, prepared, k, rows, width);
         for (r, &i) in chosen.iter().enumerate() {
-            let lo = found[2 * r].value;
-            let hi = -found[2 * r + 1].value;
-            let old = bounds.layers[k][i];
-            bounds.layers[k][i] = Interval::new(old.lo.max(lo), old.hi.min(hi));
-            if bounds.layers[k][i].lo > bounds.layers[k][i].hi {
-                // Only possible if the bounds were unsound; refuse to decide anything.
-                return None;
-            }
+            let (lo, hi) = (found[2 * r].value, -found[2 * r + 1].value);
+            // An empty intersection would mean an unsound bound: refuse to decide anything.
+            bounds.layers[k][i] = bounds.layers[k][i].meet(Interval::new(lo, hi))?;
         }
-        for (j, layer) in layers.iter().enumerate().skip(k + 1) {
-            let derived = layer_bounds(layer, bounds.input_of(j))?;
-            for (b, d) in bounds.layers[j].iter_mut().zip(derived) {
-                *b = Interval::new(b.lo.max(d.lo), b.hi.min(d.hi));
-            }
-        }
+        prepared.forget_from(k + 1);
+        changed = true;
     }
     Some(())
 }
