@@ -24,7 +24,7 @@ use super::float::{
 };
 use super::interval::layer_bounds;
 use super::network::Layer;
-use super::relax::{Line, relaxation};
+use super::relax::{Line, LowerSlope, relaxation};
 
 /// A linear lower bound over the input box: for every input `x` of the box,
 /// `target ≥ coefficients·x + constant` in exact arithmetic, and `value` is a lower bound of
@@ -58,8 +58,9 @@ enum Prepared {
     Dense { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
     /// A bias layer: the charge per element.
     Bias { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
-    /// An activation: the lower and upper lines per element, and the input magnitudes.
-    Activation { lower: Vec<Line>, upper: Vec<Line>, magnitude: Vec<f64>, sums: NonNegativeSum },
+    /// An activation: the lower lines per element (for each [`LowerSlope`]), the upper lines,
+    /// and the input magnitudes.
+    Activation { lower: [Vec<Line>; 2], upper: Vec<Line>, magnitude: Vec<f64>, sums: NonNegativeSum },
 }
 
 /// Prepares a layer for back-substitution, given the bounds of its input.
@@ -99,7 +100,9 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
             Prepared::Bias { charge, underflow: mul_up(m as f64, ETA), sums: NonNegativeSum::new(m) }
         }
         Layer::Relu | Layer::Tanh | Layer::Sigmoid => {
-            let (lower, upper) = input.iter().map(|z| relaxation(layer, *z)).unzip();
+            let (adaptive, upper) = input.iter().map(|z| relaxation(layer, *z, LowerSlope::Adaptive)).unzip();
+            let chord = input.iter().map(|z| relaxation(layer, *z, LowerSlope::Chord).0).collect();
+            let lower = [adaptive, chord];
             let sums = NonNegativeSum::new(magnitude.len());
             Prepared::Activation { lower, upper, magnitude, sums }
         }
@@ -130,8 +133,9 @@ impl PreparedLayers {
     }
 }
 
-/// Lower bounds of `rows[r]·v` for `v` the output of layer `from`, over the box of `bounds`.
-/// `rows` is row-major, `width` entries a row. One pass per layer carries every row.
+/// Lower bounds of `rows[r]·v` for `v` the output of layer `from`, over the box of `bounds`:
+/// for each row the better of the bounds with either lower slope of unstable relus (both
+/// hold, so the larger does).
 pub fn back_substitute(
     layers: &[Layer],
     bounds: &Bounds,
@@ -139,6 +143,22 @@ pub fn back_substitute(
     from: usize,
     rows: Vec<f64>,
     width: usize,
+) -> Vec<LowerBound> {
+    let adaptive = back_substitute_with(layers, bounds, prepared, from, rows.clone(), width, LowerSlope::Adaptive);
+    let chord = back_substitute_with(layers, bounds, prepared, from, rows, width, LowerSlope::Chord);
+    adaptive.into_iter().zip(chord).map(|(a, c)| if c.value > a.value { c } else { a }).collect()
+}
+
+/// Lower bounds of `rows[r]·v` with one choice of lower slopes. `rows` is row-major, `width`
+/// entries a row. One pass per layer carries every row.
+fn back_substitute_with(
+    layers: &[Layer],
+    bounds: &Bounds,
+    prepared: &mut PreparedLayers,
+    from: usize,
+    rows: Vec<f64>,
+    width: usize,
+    slope: LowerSlope,
 ) -> Vec<LowerBound> {
     let count = rows.len() / width.max(1);
     let mut g = rows;
@@ -197,7 +217,7 @@ pub fn back_substitute(
                             continue;
                         }
                         // g·f(z) ≥ g·(s·z + c) with the lower line for g ≥ 0, the upper one else.
-                        let line = if *gi >= 0.0 { lower[i] } else { upper[i] };
+                        let line = if *gi >= 0.0 { lower[slope as usize][i] } else { upper[i] };
                         if line.intercept != 0.0 {
                             constant = add_down(constant, mul_down(*gi, line.intercept));
                         }

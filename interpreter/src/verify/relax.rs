@@ -23,28 +23,43 @@ impl Line {
 /// Pieces of the input range for the monotone-function band below.
 const PIECES: usize = 32;
 
+/// Which line bounds an unstable relu from below: every `α·z` with `α ∈ [0, 1]` does, and
+/// which is best depends on the bound being computed, so back-substitution tries both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LowerSlope {
+    /// `α ∈ {0, 1}`, the end that loses less area (CROWN's default).
+    Adaptive,
+    /// `α = hi / (hi − lo)`, parallel to the upper line (as Neurify and DeepPoly's variant).
+    Chord,
+}
+
 /// The lower and upper lines of `layer`'s activation on `[z.lo, z.hi]`.
-pub fn relaxation(layer: &Layer, z: Interval) -> (Line, Line) {
+pub fn relaxation(layer: &Layer, z: Interval, slope: LowerSlope) -> (Line, Line) {
     match layer {
-        Layer::Relu => relu(z),
+        Layer::Relu => relu(z, slope),
         Layer::Tanh => monotone_band(revised_tanh, z),
         Layer::Sigmoid => monotone_band(sigmoid, z),
         Layer::Dense { .. } | Layer::Bias(_) => unreachable!("relaxations are of activations"),
     }
 }
 
-/// relu: exact where the sign is known; else `α·z` below (α ∈ {0, 1}, the end that loses
-/// less area, as CROWN chooses) and the chord above, its intercept rounded up so that the line
-/// is above relu at both ends, hence everywhere on the range (relu is convex).
-fn relu(z: Interval) -> (Line, Line) {
+/// relu: exact where the sign is known; else `α·z` below (as `slope` says) and the chord
+/// above, its intercept rounded up so that the line is above relu at both ends, hence
+/// everywhere on the range (relu is convex).
+fn relu(z: Interval, lower_slope: LowerSlope) -> (Line, Line) {
     if z.hi <= 0.0 {
         return (Line::ZERO, Line::ZERO);
     }
     if z.lo >= 0.0 {
         return (Line::IDENTITY, Line::IDENTITY);
     }
-    let lower = if z.hi >= -z.lo { Line::IDENTITY } else { Line::ZERO };
     let slope = z.hi / (z.hi - z.lo);
+    let lower = match lower_slope {
+        LowerSlope::Adaptive if z.hi >= -z.lo => Line::IDENTITY,
+        LowerSlope::Adaptive => Line::ZERO,
+        // Any slope in [0, 1] is below relu: clamp the rounded quotient into it.
+        LowerSlope::Chord => Line { slope: slope.clamp(0.0, 1.0), intercept: 0.0 },
+    };
     // Above (lo, 0): slope·lo + c ≥ 0. Above (hi, hi): slope·hi + c ≥ hi.
     let intercept = mul_up(-slope, z.lo).max(sub_up(z.hi, mul_down(slope, z.hi)));
     (lower, Line { slope, intercept })
@@ -81,8 +96,8 @@ mod tests {
     /// Checks the lines against the function on a dense grid of binary64 points, with the
     /// lines evaluated in a way that can only favour the lines being wrong: the line value is
     /// rounded toward the function.
-    fn check_encloses(layer: &Layer, f: fn(f64) -> f64, z: Interval) {
-        let (lower, upper) = relaxation(layer, z);
+    fn check_encloses(layer: &Layer, f: fn(f64) -> f64, z: Interval, slope: LowerSlope) {
+        let (lower, upper) = relaxation(layer, z, slope);
         for k in 0..=1000 {
             let x = if k == 1000 { z.hi } else { z.lo + (z.hi - z.lo) * (k as f64 / 1000.0) };
             let fx = f(x);
@@ -99,15 +114,20 @@ mod tests {
         for z in
             [Interval::new(-1.0, 3.0), Interval::new(-3.0, 1.0), Interval::new(-0.1, 1e-9), Interval::new(-1e10, 1e10)]
         {
-            check_encloses(&Layer::Relu, relu, z);
+            check_encloses(&Layer::Relu, relu, z, LowerSlope::Adaptive);
+            check_encloses(&Layer::Relu, relu, z, LowerSlope::Chord);
         }
-        assert_eq!(relaxation(&Layer::Relu, Interval::new(-2.0, -1.0)), (Line::ZERO, Line::ZERO));
-        assert_eq!(relaxation(&Layer::Relu, Interval::new(0.0, 5.0)), (Line::IDENTITY, Line::IDENTITY));
+        assert_eq!(relaxation(&Layer::Relu, Interval::new(-2.0, -1.0), LowerSlope::Chord), (Line::ZERO, Line::ZERO));
+        assert_eq!(
+            relaxation(&Layer::Relu, Interval::new(0.0, 5.0), LowerSlope::Adaptive),
+            (Line::IDENTITY, Line::IDENTITY)
+        );
     }
 
     #[test]
     fn the_relu_chord_passes_through_both_ends() {
-        let (_, upper) = relaxation(&Layer::Relu, Interval::new(-1.0, 3.0));
+        let (lower, upper) = relaxation(&Layer::Relu, Interval::new(-1.0, 3.0), LowerSlope::Chord);
+        assert_eq!(lower.slope, 0.75);
         assert_eq!(upper.slope, 0.75);
         assert_eq!(upper.intercept, 0.75);
     }
@@ -117,15 +137,15 @@ mod tests {
         for z in
             [Interval::new(-3.0, 2.0), Interval::new(0.1, 0.2), Interval::new(-40.0, 40.0), Interval::new(-1e-3, 5.0)]
         {
-            check_encloses(&Layer::Tanh, revised_tanh, z);
-            check_encloses(&Layer::Sigmoid, sigmoid, z);
+            check_encloses(&Layer::Tanh, revised_tanh, z, LowerSlope::Adaptive);
+            check_encloses(&Layer::Sigmoid, sigmoid, z, LowerSlope::Adaptive);
         }
     }
 
     #[test]
     fn the_band_is_tighter_than_the_interval_on_a_narrow_range() {
         let z = Interval::new(0.1, 0.2);
-        let (lower, upper) = relaxation(&Layer::Sigmoid, z);
+        let (lower, upper) = relaxation(&Layer::Sigmoid, z, LowerSlope::Adaptive);
         let width_band = upper.intercept - lower.intercept;
         assert!(width_band < (sigmoid(0.2) - sigmoid(0.1)) / 4.0, "band width {width_band}");
     }
