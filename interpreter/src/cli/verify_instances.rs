@@ -133,13 +133,17 @@ pub fn run_list(
             bar.set_message(format!("{} {}: {word}", instance.network, instance.property));
             bar.inc(1);
         }
+        // The results so far, replaced whole after each instance: a long run can be watched,
+        // and an interrupted one leaves every finished line.
+        if let Some(path) = out {
+            write_atomically(path, csv.as_bytes()).map_err(usage)?;
+        }
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    match out {
-        Some(path) => write_atomically(path, csv.as_bytes()).map_err(usage)?,
-        None => out!("{csv}"),
+    if out.is_none() {
+        out!("{csv}");
     }
     let mut summary = String::from("property      holds violated unknown errors   seconds\n");
     let mut all = [0.0; 5];
