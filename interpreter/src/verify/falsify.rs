@@ -52,9 +52,10 @@ const PGD_STEPS: usize = 40;
 const MAX_CORNERS: usize = 1024;
 
 impl Falsifier<'_> {
-    /// A point inside the box whose output the engine finds unsafe, if the search meets one
-    /// before `deadline`.
-    pub fn search(&self, seed: u64, deadline: Option<Instant>) -> Option<Vec<f64>> {
+    /// The cheap part of the search: the centre, the corners (when there are few) and random
+    /// points. Returns an unsafe point if one is among them, and the points (the starts of
+    /// [`Falsifier::descend`]).
+    pub fn sample(&self, seed: u64) -> (Option<Vec<f64>>, Vec<Vec<f64>>) {
         let n = self.inner.len();
         let mut rng = SplitMix::new(seed);
         let mut points = vec![self.inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<f64>>()];
@@ -68,9 +69,12 @@ impl Falsifier<'_> {
         for _ in 0..RANDOM_POINTS {
             points.push(self.random_point(&mut rng));
         }
-        if let Some(x) = self.first_unsafe(&points) {
-            return Some(x);
-        }
+        (self.first_unsafe(&points), points)
+    }
+
+    /// Projected sign-gradient descent on each unsafe conjunction's margin from the best of
+    /// `points`, until `deadline`: an unsafe point if it meets one.
+    pub fn descend(&self, points: &[Vec<f64>], deadline: Option<Instant>) -> Option<Vec<f64>> {
         for conjunction in &self.case.unsafe_when {
             let mut starts: Vec<(f64, Vec<f64>)> =
                 points.iter().map(|x| (self.margin(conjunction, &self.net.eval(x)), x.clone())).collect();

@@ -26,7 +26,7 @@ use knn_semantics::syntax::Exp;
 use crate::bigstep::ops::argmax;
 use crate::bigstep::{Binding, InputData, Plan, compile};
 
-use bab::{CaseOutcome, CaseProgress, CaseSearch};
+use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined};
 use claim::Claim;
 use falsify::Falsifier;
 use network::{Network, ResultKind, Unsupported};
@@ -224,12 +224,26 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         };
         let inner = case.input.inner().expect("CaseSearch::new checked the box");
         let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, inner };
-        let falsify_until =
-            deadline.map(|d| d.min(Instant::now() + FALSIFIER_BUDGET)).or(Some(Instant::now() + FALSIFIER_BUDGET));
-        let mut outcome = match falsifier.search(options.seed, falsify_until) {
+        let falsify_until = Instant::now() + FALSIFIER_BUDGET;
+        let falsify_until = deadline.map_or(falsify_until, |d| d.min(falsify_until));
+        // Falsify first, cheaply; then one bound of the whole box (most small questions end
+        // there); then gradient descent; then branch and bound.
+        let (sampled, points) = falsifier.sample(options.seed);
+        let mut outcome = match sampled {
             Some(x) if confirm(&x) => CaseOutcome::Candidate(x),
             _ => CaseOutcome::Holds,
         };
+        if matches!(outcome, CaseOutcome::Holds)
+            && matches!(search.examine(&case.input.outer(), None), Examined::Proved)
+        {
+            continue;
+        }
+        if matches!(outcome, CaseOutcome::Holds)
+            && let Some(x) = falsifier.descend(&points, Some(falsify_until))
+            && confirm(&x)
+        {
+            outcome = CaseOutcome::Candidate(x);
+        }
         if matches!(outcome, CaseOutcome::Holds) {
             let mut report = |p: CaseProgress| {
                 if let Some(f) = progress.as_mut() {
