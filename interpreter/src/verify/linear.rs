@@ -53,14 +53,23 @@ impl Bounds {
 
 /// What back-substitution through one layer needs, computed once per box.
 enum Prepared {
-    /// A dense layer: the weight per output of the charges in (1) and (2) above, and the
-    /// underflow charge of a row.
-    Dense { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
+    /// A dense layer: the weight per output of the charges in (1) and (2) above, the
+    /// underflow charge of a row, and the weights restricted to the inputs that are not
+    /// exactly zero on the box (`live`): a coefficient of an input that is 0 contributes
+    /// exactly 0, and so does its rounding error, so it need not be computed.
+    Dense { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum, live: Vec<usize>, live_weights: Vec<f64> },
     /// A bias layer: the charge per element.
     Bias { charge: Vec<f64>, underflow: f64, sums: NonNegativeSum },
     /// An activation: the lower lines per element (for each [`LowerSlope`]), the upper lines,
-    /// and the input magnitudes.
-    Activation { lower: [Vec<Line>; 2], upper: Vec<Line>, magnitude: Vec<f64>, sums: NonNegativeSum },
+    /// the input magnitudes, and `γ_m` and `m·η` for the error of a row's sum of intercepts.
+    Activation {
+        lower: [Vec<Line>; 2],
+        upper: Vec<Line>,
+        magnitude: Vec<f64>,
+        sums: NonNegativeSum,
+        gamma: f64,
+        underflow: f64,
+    },
 }
 
 /// Prepares a layer for back-substitution, given the bounds of its input.
@@ -83,7 +92,9 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
                 .collect();
             // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
             let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
-            Prepared::Dense { charge, underflow, sums: NonNegativeSum::new(m) }
+            let live: Vec<usize> = (0..n).filter(|&j| magnitude[j] != 0.0).collect();
+            let live_weights = (0..m).flat_map(|i| live.iter().map(move |&j| w.get(i, j))).collect();
+            Prepared::Dense { charge, underflow, sums: NonNegativeSum::new(m), live, live_weights }
         }
         Layer::Bias(bias) => {
             let m = bias.len();
@@ -103,8 +114,9 @@ fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
             let (adaptive, upper) = input.iter().map(|z| relaxation(layer, *z, LowerSlope::Adaptive)).unzip();
             let chord = input.iter().map(|z| relaxation(layer, *z, LowerSlope::Chord).0).collect();
             let lower = [adaptive, chord];
-            let sums = NonNegativeSum::new(magnitude.len());
-            Prepared::Activation { lower, upper, magnitude, sums }
+            let m = magnitude.len();
+            let (sums, gamma, underflow) = (NonNegativeSum::new(m), gamma(m), mul_up(m as f64, ETA));
+            Prepared::Activation { lower, upper, magnitude, sums, gamma, underflow }
         }
     }
 }
@@ -167,22 +179,27 @@ fn back_substitute_with(
     let add_rows = row_kernel();
     for k in (0..=from).rev() {
         match (&layers[k], prepared.get(layers, bounds, k)) {
-            (Layer::Dense { w, bias }, Prepared::Dense { charge, underflow, sums }) => {
-                let (m, n) = (w.rows(), w.cols());
+            (Layer::Dense { w, bias }, Prepared::Dense { charge, underflow, sums, live, live_weights }) => {
+                let (m, n, width) = (w.rows(), w.cols(), live.len());
                 let mut next = vec![0.0; count * n];
+                let mut sums_live = vec![0.0; width];
                 for r in 0..count {
                     let gr = &g[r * m..(r + 1) * m];
-                    let out = &mut next[r * n..(r + 1) * n];
+                    sums_live.fill(0.0);
                     let (mut through_bias, mut charged) = (0.0, 0.0);
                     for (i, &gi) in gr.iter().enumerate() {
                         if gi == 0.0 {
                             continue;
                         }
-                        add_rows(out, gi, w.row(i));
+                        add_rows(&mut sums_live, gi, &live_weights[i * width..(i + 1) * width]);
                         if let Some(b) = bias[i] {
                             through_bias += gi * b;
                         }
                         charged += gi.abs() * charge[i];
+                    }
+                    let out = &mut next[r * n..(r + 1) * n];
+                    for (&j, v) in live.iter().zip(&sums_live) {
+                        out[j] = *v;
                     }
                     let charged = add_up(sums.bound(charged), *underflow);
                     acc[r] = sub_down(add_down(acc[r], through_bias), charged);
@@ -205,35 +222,41 @@ fn back_substitute_with(
                     acc[r] = sub_down(add_down(acc[r], through_bias), charged);
                 }
             }
-            (_, Prepared::Activation { lower, upper, magnitude, sums }) => {
+            (_, Prepared::Activation { lower, upper, magnitude, sums, gamma, underflow }) => {
                 let m = magnitude.len();
+                let lower = &lower[slope as usize];
                 for r in 0..count {
                     let gr = &mut g[r * m..(r + 1) * m];
-                    let mut constant = 0.0;
-                    // Σ|new slope coefficient|·|z| and Σ|z| over rounded coefficients, for (2).
+                    // Σ g·c over the lines' intercepts (fast, its error charged below), and
+                    // Σ|fl(g·s)|·|z|, Σ|z| over rounded slope products, for (2).
+                    let (mut constant, mut constant_magnitude) = (0.0, 0.0);
                     let (mut rounded, mut rounded_magnitude) = (0.0, 0.0);
-                    for (i, gi) in gr.iter_mut().enumerate() {
-                        if *gi == 0.0 {
+                    for (((gi, low), high), z) in gr.iter_mut().zip(lower).zip(upper).zip(magnitude) {
+                        let g = *gi;
+                        if g == 0.0 {
                             continue;
                         }
                         // g·f(z) ≥ g·(s·z + c) with the lower line for g ≥ 0, the upper one else.
-                        let line = if *gi >= 0.0 { lower[slope as usize][i] } else { upper[i] };
-                        if line.intercept != 0.0 {
-                            constant = add_down(constant, mul_down(*gi, line.intercept));
-                        }
-                        let slope = *gi * line.slope;
+                        let line = if g >= 0.0 { low } else { high };
+                        let term = g * line.intercept;
+                        constant += term;
+                        constant_magnitude += term.abs();
+                        let product = g * line.slope;
                         if line.slope != 0.0 && line.slope != 1.0 {
-                            rounded += slope.abs() * magnitude[i];
-                            rounded_magnitude += magnitude[i];
+                            rounded += product.abs() * z;
+                            rounded_magnitude += z;
                         }
-                        *gi = slope;
+                        *gi = product;
                     }
-                    // |g·s − fl(g·s)| ≤ u·|fl(g·s)| + η per coefficient.
-                    let charged = if rounded_magnitude == 0.0 {
-                        0.0
-                    } else {
-                        add_up(mul_up(UNIT_ROUNDOFF, sums.bound(rounded)), mul_up(ETA, sums.bound(rounded_magnitude)))
-                    };
+                    // |fl(Σ g·c) − Σ g·c| ≤ γ_m·Σ|g·c| + m·η; |g·s − fl(g·s)| ≤ u·|fl(g·s)| + η.
+                    let mut charged = add_up(mul_up(*gamma, sums.bound(constant_magnitude)), *underflow);
+                    if rounded_magnitude != 0.0 {
+                        let slopes = add_up(
+                            mul_up(UNIT_ROUNDOFF, sums.bound(rounded)),
+                            mul_up(ETA, sums.bound(rounded_magnitude)),
+                        );
+                        charged = add_up(charged, slopes);
+                    }
                     acc[r] = sub_down(add_down(acc[r], constant), charged);
                 }
             }
