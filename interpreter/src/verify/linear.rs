@@ -352,3 +352,67 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLay
     }
     Some(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tensor::Matrix;
+    use crate::verify::interval::network_bounds;
+
+    fn dense(w: f64, b: f64) -> Layer {
+        Layer::Dense { w: Arc::new(Matrix::new(1, 1, vec![w])), bias: vec![Some(b)] }
+    }
+
+    /// Bounds of the single output of `layers` on `[lo, hi]`: intervals, then back-substitution
+    /// of `y` (lower) and `−y` (upper).
+    fn linear_range(layers: &[Layer], lo: f64, hi: f64) -> (Interval, f64, f64) {
+        let input = vec![Interval::new(lo, hi)];
+        let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
+        let mut prepared = PreparedLayers::new(layers.len());
+        tighten(layers, &mut bounds, &mut prepared).unwrap();
+        let last = layers.len() - 1;
+        let found = back_substitute(layers, &bounds, &mut prepared, last, vec![1.0, -1.0], 1);
+        (bounds.layers[last][0], found[0].value, -found[1].value)
+    }
+
+    #[test]
+    fn a_sum_that_rounds_up_past_the_real_range_is_bounded_as_computed() {
+        // y = (x + 1e17) − 1e17 on [8.1, 8.2]: the spacing of binary64 at 1e17 is 16, so
+        // x + 1e17 rounds to 1e17 + 16 and the engine computes y = 16 for every x there. The
+        // real range is [8.1, 8.2]: a bound derived in real arithmetic (y ≤ 8.2) is wrong.
+        let layers = [dense(1.0, 1e17), dense(1.0, -1e17)];
+        assert_eq!(
+            crate::verify::network::apply(&layers[1], &crate::verify::network::apply(&layers[0], &[8.15])),
+            vec![16.0]
+        );
+        let (interval, lower, upper) = linear_range(&layers, 8.1, 8.2);
+        assert_eq!(interval, Interval::new(16.0, 16.0), "interval bounds follow the engine's rounding");
+        assert!(lower <= 16.0 && upper >= 16.0, "linear bounds [{lower}, {upper}] must hold 16");
+        // The a-priori charges at magnitude 1e17 are wide (γ·1e17 ≈ 20 per operation); the
+        // interval bound is the exact one there, and the search intersects both.
+        assert!(upper - lower < 1000.0, "and stay finite and bounded: [{lower}, {upper}]");
+    }
+
+    #[test]
+    fn relu_chains_with_cancellation_keep_their_rounding_charges() {
+        // Through a relu: y = relu(x + 1e17) − 1e17 on [8.1, 8.2] is 16 as computed too.
+        let layers = [dense(1.0, 1e17), Layer::Relu, dense(1.0, -1e17)];
+        let (_, lower, upper) = linear_range(&layers, 8.1, 8.2);
+        assert!(lower <= 16.0 && upper >= 16.0, "[{lower}, {upper}]");
+    }
+
+    #[test]
+    fn bounds_are_exact_enough_on_small_exact_networks() {
+        // y = relu(x) − relu(−x) = x on [−1, 2] (relu splits, both unstable): lower ≤ −1, upper ≥ 2.
+        let layers = [
+            Layer::Dense { w: Arc::new(Matrix::new(2, 1, vec![1.0, -1.0])), bias: vec![None, None] },
+            Layer::Relu,
+            Layer::Dense { w: Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), bias: vec![None] },
+        ];
+        let (_, lower, upper) = linear_range(&layers, -1.0, 2.0);
+        assert!(lower <= -1.0 && upper >= 2.0, "[{lower}, {upper}]");
+        assert!(lower > -3.0 && upper < 4.0, "[{lower}, {upper}]");
+    }
+}
