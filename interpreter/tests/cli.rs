@@ -34,7 +34,7 @@ fn values_print_alone() {
     assert_eq!(stdout(&out), "2\n");
     let out = knn(&["run", "-"], Some("let a = 3.0 in let b = 5.0 in let c = 7.0 in a*(b+c)"));
     assert_eq!(stdout(&out), "36.0\n");
-    // `a[2]` reads `b`'s header (K-NN-SEMANTICS 3(e)): a tensor value prints as its elements.
+    // `a[2]` reads `b`'s header (docs/semantics.md §3(e)): a tensor value prints as its elements.
     let out = knn(
         &["run", "--semantics", "published", "-"],
         Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"),

@@ -1,4 +1,4 @@
-//! The error kinds of `knnError(…)` terms (revised profile, K-NN-SEMANTICS §4 Rev-5…Rev-8):
+//! The error kinds of `knnError(…)` terms (revised profile, docs/semantics.md §4 Rev-5…Rev-8):
 //! stable kebab-case names that reports and tests compare, never the message text.
 
 use std::fmt;

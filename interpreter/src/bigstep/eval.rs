@@ -1,7 +1,7 @@
 //! The big-step evaluator of revised K-NN, and the compiler of plans: one pass over the
 //! program that computes what it can and records the rest.
 //!
-//! It mirrors the revised rules (K-NN-SEMANTICS §4) construct by construct, over the store
+//! It mirrors the revised rules (docs/semantics.md §4) construct by construct, over the store
 //! layout those rules produce (headers `tensor(T, N)`, sub-tensors allocated by `alloc`/`fill`,
 //! aliases as header copies, lexical scopes), evaluating operands in the rules' order and
 //! raising the error kinds the rules raise, where they raise them. It is a loop over an explicit

@@ -278,7 +278,7 @@ mod tests {
     fn search_counts_the_rules_krun_never_prefers_and_headers_bind_inputs() {
         let dir = tempfile::tempdir().unwrap();
         // krun heats the base of a 2-D write (heat-storeval-base); only search also takes
-        // storeval-split (K-NN-SEMANTICS §2.9).
+        // storeval-split (docs/semantics.md §2.9).
         let p = write(dir.path(), "p.knn", "// input: m=[[1.0, 2.0]]\nlet m[0, 1] = 5.0 in m[0, 1]");
         let run_only =
             collect(std::slice::from_ref(&p), Profile::published(), &[], Options { search: None, max_steps: 1000 });

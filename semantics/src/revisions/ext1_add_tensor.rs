@@ -2,8 +2,8 @@
 //! rank: the bias of a layer (`let z = addTensor(h, b) in …`) without one `let z[i] = z[i] + …`
 //! per element. The sister languages have it: CNTK's configuration language builds a layer as
 //! `T = Times(W1, X1) ; P = Plus(T, B1)` (its `ComputeNode` class `"Plus"`), and BrainScript
-//! writes the same `W1 * r + b1`, its `+` an element-wise operation (`../shared/spec/related/`:
-//! `cntk-config-language-notes.md`, `brainscript-expressions.md`).
+//! writes the same `W1 * r + b1`, its `+` an element-wise operation (F. Seide's notes on the
+//! CNTK configuration language, 2015; the Cognitive Toolkit page "BrainScript Expressions").
 //!
 //! Not a revision of a published rule (K-NN has no tensor sum) but an extension, written the
 //! way the patches are: the syntax, the rules with their K text, the reason. Only the revised
