@@ -358,7 +358,7 @@ fn add_tensor_errors_say_what_is_wrong_and_where() {
     for engine in ["big-step", "small-step"] {
         let out = knn(&["run", &mismatch, "--engine", engine], None);
         assert_eq!(out.status.code(), Some(3), "{engine}: {}", stderr(&out));
-        let expected = "mismatch.knn:3:1: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
+        let expected = "mismatch.knn:3:9: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
         assert!(stderr(&out).contains(expected), "{engine}: {}", stderr(&out));
     }
     // An operand that is not a name is found before the program runs, with a way out.

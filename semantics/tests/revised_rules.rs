@@ -56,7 +56,7 @@ fn init_tensor_config(dims: &[i64]) -> Config {
     let span = Span::default();
     let func = FuncTerm::InitTensor(Ints::new(dims).expect("at least one dimension"));
     let target = Term::id(&Sym::new("t"), span);
-    Config::initial(Term::new(Node::LetFunc { target, func, body: Term::float(1.0, span) }, span))
+    Config::initial(Term::new(Node::LetFunc { target, func, func_span: span, body: Term::float(1.0, span) }, span))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ pub static LET_LINEAR: Rule = Rule::top(
 
 fn let_linear(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e } = top.node() else {
+    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e, .. } = top.node() else {
         return false;
     };
     let (Some(y), Some(w), Some(x)) = (target.as_id(), w.as_id(), x.as_id()) else {

@@ -1,0 +1,52 @@
+//! Messages a newcomer meets on the command line, as they read them: a `linear` whose shapes do
+//! not fit, a malformed `--input`, programs that `coverage` could not run, the summary of a
+//! search.
+
+mod common;
+
+use common::{knn, stderr, stdout, temp_file};
+
+/// A `linear` whose shapes do not fit says which shapes met and points at the call: the
+/// snippet shows line 3 (the call) and not the lines of the `let`'s body below it. Both
+/// engines give the same message at the same place.
+#[test]
+fn a_linear_shape_mismatch_names_the_shapes_and_points_at_the_call() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let cases = [
+        ("3, 4", "5", "3:9: linear(W, x): the weights W are 3×4 but x has 5 elements"),
+        ("3, 4", "1", "3:9: linear(W, x): the weights W are 3×4 but x has 1 element"),
+        ("3", "5", "3:9: linear(W, x): the weights W must be a matrix, but they are a vector of 3 elements"),
+        ("2, 3", "1, 3", "3:9: linear(W, x): x must be a vector, but it is 1×3"),
+    ];
+    for (w, x, expected) in cases {
+        let source = format!(
+            "let W = initTensor({w}) in\nlet x = initTensor({x}) in\nlet y = linear(W, x) in\nlet z = reluTensor(y) in\nArgMax(z)\n"
+        );
+        let file = temp_file(dir.path(), "net.knn", source.as_bytes());
+        for engine in ["big-step", "small-step"] {
+            let out = knn(&["run", &file, "--engine", engine], None);
+            let errors = stderr(&out);
+            assert_eq!(out.status.code(), Some(3), "{engine}: {errors}");
+            assert!(errors.contains(&format!("net.knn:{expected} [shape-mismatch]")), "{engine}: {errors}");
+            assert!(errors.contains(" 3 | let y = linear(W, x) in"), "{engine}: {errors}");
+            assert!(errors.contains("^^^^^^"), "{engine}: the call is underlined: {errors}");
+            assert!(!errors.contains("ArgMax(z)"), "{engine}: only the call is highlighted: {errors}");
+        }
+    }
+}
+
+/// The other run-time errors about a function's operands point at the call too, on both
+/// engines (before this, the whole `let` to the end of the program was the place).
+#[test]
+fn operand_errors_point_at_the_function_call() {
+    for engine in ["big-step", "small-step"] {
+        let out = knn(&["run", "-", "--engine", engine], Some("let t = 5.0 in\nlet u = reluTensor(t) in\nu[0]\n"));
+        assert_eq!(out.status.code(), Some(3), "{engine}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("<stdin>:2:9: `t` is not a tensor with a known shape"),
+            "{engine}: {}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains("u[0]"), "{engine}: {}", stderr(&out));
+    }
+}
