@@ -50,3 +50,24 @@ fn operand_errors_point_at_the_function_call() {
         assert!(!stderr(&out).contains("u[0]"), "{engine}: {}", stderr(&out));
     }
 }
+
+/// `--input x=1.0` is a value without its brackets, not an unreadable file: the message says
+/// what a value is, for `run` and for `batch` (which reads rows from a file).
+#[test]
+fn an_input_value_without_brackets_says_what_a_value_is() {
+    let run = knn(&["run", "-", "--input", "x=1.0"], Some("x[0]"));
+    assert_eq!(run.status.code(), Some(1));
+    let errors = stderr(&run);
+    assert!(errors.contains("`--input x=1.0`: a value is a list in brackets"), "{errors}");
+    assert!(errors.contains("or the path of a .npy file"), "{errors}");
+    assert!(errors.contains("a single number is written `[1.0]`"), "{errors}");
+    assert!(!errors.contains("cannot read the file"), "{errors}");
+
+    let mlp = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn");
+    let batch = knn(&["batch", mlp, "--input", "x=1.0"], None);
+    assert_eq!(batch.status.code(), Some(1));
+    let errors = stderr(&batch);
+    assert!(errors.contains("a batch reads its inputs from a .npy file, one input per row"), "{errors}");
+    assert!(errors.contains("knn run FILE --input x=[…]"), "{errors}");
+    assert!(stdout(&batch).is_empty());
+}

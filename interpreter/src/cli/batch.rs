@@ -96,6 +96,13 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         .input
         .split_once('=')
         .ok_or_else(|| usage(format!("`--input {}`: expected NAME=INPUTS.npy", args.input)))?;
+    if !std::path::Path::new(path).exists() {
+        // `x=[1.0, 2.0]` and `x=1.0` are `run`'s forms; a batch is a file of rows.
+        return Err(usage(format!(
+            "`--input {}`: a batch reads its inputs from a .npy file, one input per row, and there is no file `{path}` (one input: `knn run FILE --input {name}=[…]`)",
+            args.input
+        )));
+    }
     let rows = read_npy(path.as_ref()).map_err(usage)?;
     let [count, width] = rows.shape[..] else {
         return Err(usage(format!(
