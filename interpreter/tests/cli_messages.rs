@@ -71,3 +71,35 @@ fn an_input_value_without_brackets_says_what_a_value_is() {
     assert!(errors.contains("knn run FILE --input x=[…]"), "{errors}");
     assert!(stdout(&batch).is_empty());
 }
+
+/// `knn coverage` lists, in its text report, the programs that ended without a value with why
+/// (a run-time error with its place, a stuck term), and the programs that could not run with
+/// their parse error; the JSON report carries the same line as `message`.
+#[test]
+fn coverage_lists_the_programs_that_ended_without_a_value_and_why() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    temp_file(dir.path(), "a-good.knn", b"1.0 + 2.0");
+    temp_file(dir.path(), "b-error.knn", b"let t = initTensor(3) in\nt[3]");
+    temp_file(dir.path(), "c-parse.knn", b"let x = 1.0\nx");
+    let folder = dir.path().to_string_lossy().into_owned();
+    let out = knn(&["coverage", &folder], None);
+    // A program that does not parse is exit code 2, as for `run`.
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stdout(&out);
+    let error =
+        format!("{folder}/b-error.knn:2:1: index 3 is out of bounds for a dimension of length 3 [index-out-of-bounds]");
+    assert!(text.contains(&format!("ended without a value (1):\n  {error}\n")), "{text}");
+    assert!(text.contains(&format!("not run (1):\n  {folder}/c-parse.knn:2:1: ")), "{text}");
+    assert!(!text.contains("a-good.knn"), "a program with a value is not listed: {text}");
+
+    let published = knn(&["coverage", &folder, "--semantics", "published"], None);
+    let text = stdout(&published);
+    assert!(text.contains(&format!("  {folder}/b-error.knn: stuck: no rule applies to `lookup ( 4 )`")), "{text}");
+
+    let json = knn(&["coverage", &folder, "--output", "json"], None);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON");
+    let programs = report["programs"].as_array().expect("programs");
+    assert_eq!(programs[1]["status"], "error");
+    assert_eq!(programs[1]["message"], error.as_str());
+    assert!(programs[0].get("message").is_none(), "{}", programs[0]);
+}
