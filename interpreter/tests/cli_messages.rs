@@ -103,3 +103,31 @@ fn coverage_lists_the_programs_that_ended_without_a_value_and_why() {
     assert_eq!(programs[1]["message"], error.as_str());
     assert!(programs[0].get("message").is_none(), "{}", programs[0]);
 }
+
+/// `search` ends with the final states counted by kind. On `examples/tanh_rank2.knn` under the
+/// published rules the values are krun's clamped sum and the unclamped one (docs/semantics.md
+/// §3(c)); the other final states are stuck paths krun never takes (§2.10). The counts must be
+/// those of the listing above them.
+#[test]
+fn search_ends_with_the_final_states_by_kind() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/tanh_rank2.knn");
+    let out = knn(&["search", example, "--semantics", "published"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listing = stdout(&out);
+    let lines: Vec<&str> = listing.lines().collect();
+    let mut values: Vec<&str> = lines.iter().filter_map(|l| l.split_once(": value ").map(|(_, v)| v)).collect();
+    let stuck = lines.iter().filter(|l| l.contains(": stuck: ")).count();
+    assert_eq!(values.len() + stuck, lines.len(), "every final state is a value or stuck here: {listing}");
+    assert!(stuck > 0, "search takes storeval-split, which gets stuck");
+    let count = values.len();
+    values.sort_unstable();
+    values.dedup();
+    assert_eq!(values, ["0.0", "0.7615941559557649"]);
+    let summary = format!("{} final states: {count} values (2 distinct), {stuck} stuck; ", lines.len());
+    let errors = stderr(&out);
+    assert!(errors.starts_with(&summary), "expected `{summary}…`, got {errors}");
+
+    let revised = knn(&["search", example], None);
+    assert_eq!(stdout(&revised), "solution 1: value 0.0\n");
+    assert!(stderr(&revised).starts_with("1 final state: 1 value (1 distinct); "), "{}", stderr(&revised));
+}
