@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use knn_semantics::Profile;
-use knn_semantics::config::kitem_to_string;
-use knn_semantics::engine::{Coverage, Limit, Outcome, SearchOptions, search};
+use knn_semantics::engine::{Coverage, Outcome, SearchOptions, search};
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::profile::Priorities;
 use knn_semantics::syntax::diagnostic::line_col;
@@ -21,7 +20,8 @@ use knn_semantics::{RunOptions, run};
 use serde_json::{Value, json};
 
 use super::inputs::parse_input;
-use super::program::{parse_inputs, read_source};
+use super::program::{Source, parse_inputs, read_source};
+use super::render::{exit_of, explain};
 use super::{Exit, RulesFormat, Semantics, profile_of};
 
 #[derive(Args)]
@@ -60,6 +60,14 @@ pub struct ProgramRun {
     /// Why the program ended without a value or could not run, on one line
     /// (`FILE:LINE:COL: detail [kind]` for a run-time error); `None` when it gave a result.
     pub message: Option<String>,
+}
+
+impl ProgramRun {
+    /// Whether the program ran (its status is a run's, `error` included), as opposed to a
+    /// `parse-error`, `input-error` or `io-error`.
+    fn ran(&self) -> bool {
+        !self.status.ends_with("-error") || self.status == "error"
+    }
 }
 
 /// Coverage summed over programs.
@@ -112,19 +120,20 @@ fn header_inputs(text: &str) -> Result<Vec<TensorInput>, String> {
         .collect()
 }
 
-/// Why a run ended without a value, on one line, or `None` for a result.
+/// Why a run ended without a value, on one line, or `None` for a result: `run`'s message
+/// ([`explain`]), its first line, after the file's name; a run-time error as its first line
+/// reads (`FILE:LINE:COL: detail [kind]`), without the snippet or colours.
 fn no_value_line(outcome: &Outcome, name: &str, text: &str) -> Option<String> {
-    match outcome {
-        Outcome::Value(_) | Outcome::Empty | Outcome::Paused => None,
-        Outcome::Error { kind, detail, span } => {
-            let (line, column) = line_col(text, span.start as usize);
-            Some(format!("{name}:{line}:{column}: {detail} [{kind}]"))
-        }
-        Outcome::Stuck(item) => Some(format!("{name}: stuck: no rule applies to `{}`", kitem_to_string(item))),
-        Outcome::Aborted(reason) => Some(format!("{name}: krun stops here: {reason}")),
-        Outcome::Limit(Limit::Steps(n)) => Some(format!("{name}: stopped after {n} steps (raise --max-steps)")),
-        Outcome::Limit(Limit::States(n)) => Some(format!("{name}: stopped after {n} states (raise --max-states)")),
+    if let Outcome::Error { kind, detail, span } = outcome {
+        let (line, column) = line_col(text, span.start as usize);
+        return Some(format!("{name}:{line}:{column}: {detail} [{kind}]"));
     }
+    if exit_of(outcome) == Exit::Result {
+        return None;
+    }
+    let source = Source { name: name.to_string(), text: text.to_string() };
+    let message = explain(outcome, &source)?;
+    Some(format!("{name}: {}", message.lines().next().unwrap_or_default()))
 }
 
 /// Runs one program: its status, steps and, when it ended without a value, why; `Err` with
@@ -185,13 +194,13 @@ pub fn collect(files: &[PathBuf], profile: &'static Profile, inputs: &[TensorInp
 impl Collected {
     /// Programs that could not run.
     pub fn failed(&self) -> impl Iterator<Item = &ProgramRun> {
-        self.programs.iter().filter(|p| p.status.ends_with("-error") && p.status != "error")
+        self.programs.iter().filter(|p| !p.ran())
     }
 
     /// Programs that ran and ended without a value: a run-time error, stuck, krun's abort, a
     /// limit.
     pub fn without_value(&self) -> impl Iterator<Item = &ProgramRun> {
-        self.programs.iter().filter(|p| p.message.is_some() && !(p.status.ends_with("-error") && p.status != "error"))
+        self.programs.iter().filter(|p| p.ran() && p.message.is_some())
     }
 
     fn fireable(&self) -> usize {
