@@ -4,7 +4,7 @@
 //!   (revised rules), on the big-step engine from source to result (compile, then run), and on
 //!   a compiled plan (what each further input costs);
 //! - `batch/{acasxu,wide,acasxu-1-1}/threads-{1,2}/{1,64,4096}`: throughput in inputs per
-//!   second (`acasxu-1-1` is the real network, when `../shared/data` is there);
+//!   second (`acasxu-1-1` is the real network, `data/acasxu/…_1_1.nnet`);
 //! - `batch-fast-math/…`: the same with fused multiply-adds (`--fast-math`), batch 4096;
 //! - `latency/acasxu`: one input on a compiled plan;
 //! - `kernel/…`: the exact batched product alone, in multiply-adds per second;

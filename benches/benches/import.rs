@@ -1,20 +1,17 @@
 //! Issue 7's import targets: importing, parsing and one small-step run of an ACAS Xu network
 //! under a second, and importing the largest MNIST network (20×40) under a second. Each stage
-//! is measured alone and end to end; the networks are the ones in `../shared/data`.
+//! is measured alone and end to end; the networks are the ones in the repository's `data/`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use knn_benches::data_path as data;
 use knn_interpreter::import::emit::emit;
 use knn_interpreter::import::{ImportOptions, import_file};
 use knn_semantics::Profile;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::parse_program;
-
-fn data(relative: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data").join(relative)
-}
 
 /// Model file → program text.
 fn import_text(path: &Path) -> String {

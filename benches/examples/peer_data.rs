@@ -1,6 +1,6 @@
 //! Writes the benchmark networks and inputs as `.npy` files for the peer harness
 //! (`benches/peers/compare.py`): for each network (the seeded ones, and the real ACAS Xu 1_1
-//! when `../shared/data` is there) `NET/W{layer}.npy` (fan-out × fan-in),
+//! of `data/acasxu/`) `NET/W{layer}.npy` (fan-out × fan-in),
 //! `NET/b{layer}.npy`, `NET/inputs.npy` (4096 rows) and `NET/classes.npy`, the classes the
 //! big-step engine computes for those inputs, so the harness can check the peer agrees.
 //!

@@ -3,7 +3,7 @@
 //! compares them on a machine whose speed drifts (`docs/performance.md`).
 //!
 //! Usage: `cargo run --release -p knn-benches --example point -- NET THREADS BATCH`, where NET is
-//! `acasxu`, `wide` or `acasxu-1-1` (the real network, when `../shared/data` is there).
+//! `acasxu`, `wide` or `acasxu-1-1` (the real network, `data/acasxu/…_1_1.nnet`).
 
 use std::time::{Duration, Instant};
 

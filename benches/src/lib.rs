@@ -1,7 +1,7 @@
 //! Programs the benchmarks run, generated so that their size is a parameter.
 
 use std::fmt::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use knn_interpreter::import::{Activation, ImportOptions, Network, Step, import_file};
 
@@ -130,12 +130,18 @@ impl Mlp {
     }
 }
 
-/// The real ACAS Xu network 1_1 (`../shared/data`, beside the checkout), as trained (inputs
-/// and outputs normalised), when it is there.
-pub fn acas_xu_1_1() -> Option<Mlp> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/acasxu/ACASXU_experimental_v2a_1_1.nnet");
-    let network = import_file(&path, None, &ImportOptions::default()).ok()?;
+/// A file of the repository's `data/` folder (data/README.md).
+pub fn data_path(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(relative)
+}
+
+/// The real ACAS Xu network 1_1 (`data/acasxu/`), as trained (inputs and outputs normalised).
+pub fn acas_xu_1_1() -> Result<Mlp, String> {
+    let path = data_path("acasxu/ACASXU_experimental_v2a_1_1.nnet");
+    let network =
+        import_file(&path, None, &ImportOptions::default()).map_err(|e| format!("{}: {e}", path.display()))?;
     Mlp::from_network(&network)
+        .ok_or_else(|| format!("{}: not a chain of linear, bias and relu layers", path.display()))
 }
 
 /// Inputs for the real ACAS Xu network: normalised inputs lie in about `[-0.5, 0.5]`.
@@ -151,17 +157,16 @@ pub struct BenchNet {
     pub inputs: Vec<Vec<f64>>,
 }
 
-/// The seeded networks of ACAS Xu's shape and the wide one, then the real ACAS Xu 1_1 when
-/// `../shared/data` is there, each with `count` seeded inputs.
+/// The seeded networks of ACAS Xu's shape and the wide one, then the real ACAS Xu 1_1, each
+/// with `count` seeded inputs.
 pub fn bench_networks(count: usize) -> Vec<BenchNet> {
-    let mut nets = vec![
+    // The network is part of the repository: without it the measurements are not comparable.
+    let real = acas_xu_1_1().unwrap_or_else(|e| panic!("the real ACAS Xu network: {e}"));
+    vec![
         BenchNet { name: "acasxu", mlp: Mlp::seeded(&ACAS_XU, 7), inputs: inputs(count, ACAS_XU[0], 3) },
         BenchNet { name: "wide", mlp: Mlp::seeded(&WIDE, 7), inputs: inputs(count, WIDE[0], 3) },
-    ];
-    if let Some(mlp) = acas_xu_1_1() {
-        nets.push(BenchNet { name: "acasxu-1-1", mlp, inputs: acas_xu_inputs(count, 3) });
-    }
-    nets
+        BenchNet { name: "acasxu-1-1", mlp: real, inputs: acas_xu_inputs(count, 3) },
+    ]
 }
 
 /// [`Mlp::seeded`] as a program.

@@ -1,4 +1,4 @@
-//! Programs in the fragment where the published rules are sound (K-NN-SEMANTICS §3 lists what
+//! Programs in the fragment where the published rules are sound (docs/semantics.md §3 lists what
 //! falls outside): there the published and the revised rules must compute the same value.
 //!
 //! Inside the fragment: vectors and matrices with no zero dimension, written and read with

@@ -34,7 +34,7 @@ fn values_print_alone() {
     assert_eq!(stdout(&out), "2\n");
     let out = knn(&["run", "-"], Some("let a = 3.0 in let b = 5.0 in let c = 7.0 in a*(b+c)"));
     assert_eq!(stdout(&out), "36.0\n");
-    // `a[2]` reads `b`'s header (K-NN-SEMANTICS 3(e)): a tensor value prints as its elements.
+    // `a[2]` reads `b`'s header (docs/semantics.md §3(e)): a tensor value prints as its elements.
     let out = knn(
         &["run", "--semantics", "published", "-"],
         Some("let a = initTensor(2) in let b = initTensor(2) in let b[1] = 2.0 in a[2]"),
@@ -358,7 +358,7 @@ fn add_tensor_errors_say_what_is_wrong_and_where() {
     for engine in ["big-step", "small-step"] {
         let out = knn(&["run", &mismatch, "--engine", engine], None);
         assert_eq!(out.status.code(), Some(3), "{engine}: {}", stderr(&out));
-        let expected = "mismatch.knn:3:1: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
+        let expected = "mismatch.knn:3:9: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
         assert!(stderr(&out).contains(expected), "{engine}: {}", stderr(&out));
     }
     // An operand that is not a name is found before the program runs, with a way out.

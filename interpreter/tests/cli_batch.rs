@@ -130,7 +130,7 @@ fn bad_batches_are_usage_errors() {
     let cases: [(Vec<String>, &str); 4] = [
         (vec![format!("x={vector}")], "rank-2 array"),
         (vec!["x".into()], "expected NAME=INPUTS.npy"),
-        (vec![format!("x={}", dir.path().join("missing.npy").display())], "cannot read"),
+        (vec![format!("x={}", dir.path().join("missing.npy").display())], "there is no file"),
         (vec![format!("x={matrix}"), "--bind".into(), "x=[1.0]".into()], "both the batched input and a --bind"),
     ];
     for (args, message) in cases {

@@ -1,6 +1,6 @@
 //! The big-step engine (direct and staged) against the small-step reference under the revised
 //! rules: the same value bit for bit, or the same error kind, on the spec programs, the cases of
-//! K-NN-SEMANTICS §3 and §4, and hand-written programs around every construct.
+//! docs/semantics.md §3 and §4, and hand-written programs around every construct.
 
 use std::path::PathBuf;
 
@@ -60,7 +60,7 @@ fn authors_programs_and_examples() {
     }
 }
 
-/// The programs of §3 and §4's table (see semantics/tests/expected_effects.rs).
+/// The programs of docs/semantics.md §3's table (see semantics/tests/expected_effects.rs).
 #[test]
 fn quirks_and_expected_effects() {
     let s3 = "let s = initTensor(3) in ";

@@ -8,7 +8,7 @@ mod import_support;
 use std::path::Path;
 
 use common::{knn, npy_f64, stderr, stdout, temp_file};
-use import_support::{Reference, Stream, data};
+use import_support::{Reference, Stream, data, read_data};
 use knn_interpreter::data::npy::read_npy;
 use knn_interpreter::import::{Format, ImportOptions, import_file};
 
@@ -96,10 +96,10 @@ fn names_can_be_chosen() {
 #[test]
 fn malformed_models_are_located_errors_with_exit_code_1() {
     let dir = tempfile::tempdir().unwrap();
-    let small = std::fs::read_to_string(data("small/fc_2-2-3.nnet")).unwrap();
+    let small = String::from_utf8(read_data("small/fc_2-2-3.nnet")).expect("fc_2-2-3.nnet is text");
     let bad_number = temp_file(dir.path(), "bad.nnet", small.replace("2.0,-1.0,", "2.0,x1,").as_bytes());
     let cut = temp_file(dir.path(), "cut.nnet", &small.as_bytes()[..small.len() / 2]);
-    let onnx = std::fs::read(data("acasxu/ACASXU_experimental_v2a_1_1.onnx")).unwrap();
+    let onnx = read_data("acasxu/ACASXU_experimental_v2a_1_1.onnx");
     let cut_onnx = temp_file(dir.path(), "cut.onnx", &onnx[..onnx.len() / 2]);
     let garbage = temp_file(dir.path(), "garbage.onnx", b"\x08\x07 this is not protobuf \xff\xff\xff");
     let text = temp_file(dir.path(), "model.txt", b"7,5,5,fifty");
@@ -133,7 +133,7 @@ fn malformed_models_are_located_errors_with_exit_code_1() {
 fn no_prefix_of_a_model_file_panics() {
     let dir = tempfile::tempdir().unwrap();
     for (name, format) in [("small/fc_2-2-3.nnet", Format::Nnet), ("small/fc_2-2sigmoids-3.onnx", Format::Onnx)] {
-        let bytes = std::fs::read(data(name)).unwrap();
+        let bytes = read_data(name);
         let path = dir.path().join("prefix");
         let mut imported = 0;
         for end in 0..bytes.len() {

@@ -1,7 +1,7 @@
 //! Imported real networks compute exactly what the files say: every ACAS Xu network on both
 //! engines against a dense evaluation written here (bit for bit), every weight read back from
 //! the program text with the same bits, the `.nnet` normalisation, the ONNX copy of 1_1, and
-//! the MNIST networks.
+//! the MNIST networks; the data folder's ACAS Xu instance list.
 
 mod import_support;
 
@@ -154,4 +154,31 @@ fn the_mnist_networks_run() {
             assert_eq!(bits(&result), bits(&reference.dense(row)), "{name}");
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "test data missing: ")]
+fn a_missing_data_file_fails_with_its_path() {
+    data("acasxu/ACASXU_experimental_v2a_9_9.nnet");
+}
+
+/// `data/acasxu/instances.csv` (data/README.md): the 186 VNN-COMP instances, each line
+/// `NETWORK,PROPERTY,TIMEOUT` with paths relative to the CSV's folder, naming files that exist.
+#[test]
+fn the_acas_xu_instances_name_files_of_the_data_folder() {
+    let csv = String::from_utf8(import_support::read_data("acasxu/instances.csv")).expect("instances.csv is text");
+    let folder = data("acasxu/instances.csv").parent().expect("a file has a folder").to_path_buf();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 186);
+    let mut properties = std::collections::BTreeSet::new();
+    for line in &lines {
+        let fields: Vec<&str> = line.split(',').collect();
+        let [network, property, timeout] = fields[..] else { panic!("three fields: {line}") };
+        assert!(network.ends_with(".nnet") && folder.join(network).is_file(), "{line}");
+        assert!(property.starts_with("vnnlib/prop_") && folder.join(property).is_file(), "{line}");
+        assert!(timeout.parse::<u32>().is_ok_and(|t| t > 0), "{line}");
+        properties.insert(property);
+    }
+    assert_eq!(properties.len(), 10, "properties 1-10 all appear");
+    assert_eq!(lines[0], "ACASXU_experimental_v2a_1_1.nnet,vnnlib/prop_1.vnnlib,116");
 }

@@ -1,4 +1,4 @@
-//! The error kinds of `knnError(…)` terms (revised profile, K-NN-SEMANTICS §4 Rev-5…Rev-8):
+//! The error kinds of `knnError(…)` terms (revised profile, docs/semantics.md §4 Rev-5…Rev-8):
 //! stable kebab-case names that reports and tests compare, never the message text.
 
 use std::fmt;
@@ -95,4 +95,28 @@ impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())
     }
+}
+
+/// The detail of `linear(W, X)`'s `shape-mismatch` (Rev-8), which both engines give: the shapes
+/// that met, `W` first since it decides what `X` must be.
+pub fn linear_mismatch_detail(w: &str, x: &str, w_shape: &[i64], x_shape: &[i64]) -> String {
+    match (w_shape, x_shape) {
+        ([i, j], [j2]) => {
+            format!("linear({w}, {x}): the weights {w} are {i}×{j} but {x} has {}", elements(*j2))
+        }
+        ([_, _], _) => format!("linear({w}, {x}): {x} must be a vector, but it is {}", shape_text(x_shape)),
+        _ => format!("linear({w}, {x}): the weights {w} must be a matrix, but they are {}", shape_text(w_shape)),
+    }
+}
+
+/// A shape as a reader says it: `a vector of 5 elements`, `3×4`, `2×2×2`.
+pub fn shape_text(dims: &[i64]) -> String {
+    match dims {
+        [n] => format!("a vector of {}", elements(*n)),
+        _ => dims.iter().map(i64::to_string).collect::<Vec<_>>().join("×"),
+    }
+}
+
+fn elements(n: i64) -> String {
+    if n == 1 { "1 element".to_string() } else { format!("{n} elements") }
 }

@@ -99,7 +99,7 @@ impl TensorInput {
         }
         let dims: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
         let func = FuncTerm::InitTensor(ints(&dims));
-        Term::new(Node::LetFunc { target: Term::id(&name, span), func, body: term }, span)
+        Term::new(Node::LetFunc { target: Term::id(&name, span), func, func_span: span, body: term }, span)
     }
 }
 

@@ -20,7 +20,7 @@ pub struct DenseTensor {
 pub struct Malformed(pub String);
 
 /// The most levels of nesting followed before giving up (headers may refer to themselves,
-/// K-NN-SEMANTICS §3(b)).
+/// docs/semantics.md §3(b)).
 const MAX_RANK: usize = 16;
 
 /// The tensor whose element 0 is at `loc` and which has `len` elements.

@@ -69,7 +69,7 @@ impl Profile {
         })
     }
 
-    /// The published rules with the patches Rev-0…Rev-13 (K-NN-SEMANTICS §4) and the extension
+    /// The published rules with the patches Rev-0…Rev-13 (docs/semantics.md §4) and the extension
     /// Ext-1 (`addTensor`): deterministic, errors explicit, real networks run. Programs are read
     /// with the relaxed grammar.
     pub fn revised() -> &'static Profile {

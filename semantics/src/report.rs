@@ -1,4 +1,4 @@
-//! The JSON report of a run (`--output json`, ARCHITECTURE "The `knn` command"):
+//! The JSON report of a run (`--output json`, docs/architecture.md, "The `knn` command"):
 //! `{"status", "result", "stuck", "error", "steps", "observables", "rules"}`, fields that do not
 //! apply left out. Non-finite floats are the strings `"NaN"`, `"Infinity"`, `"-Infinity"`.
 

@@ -1,6 +1,6 @@
-//! Every row of K-NN-SEMANTICS §4's table of expected effects, and the quirks of §3, under both
-//! profiles: what the published rules do (§3) beside what the revised rules do (§4). The
-//! expectations are the design document's.
+//! Every case of docs/semantics.md §3's table (the quirks, and the revised rules' effect on
+//! them), under both profiles: what the published rules do (§3) beside what the revised rules
+//! do (§4). The expectations are derived by hand from the rules, as that page records them.
 
 use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::Outcome;

@@ -1,6 +1,6 @@
-//! The quirks of the published rules (K-NN-SEMANTICS §3), each with the final configuration
-//! the design document derives by hand from the rules. The expected texts are copied from that
-//! document, not from the engine's output.
+//! The quirks of the published rules (docs/semantics.md §3), each with its final configuration
+//! as derived by hand from the rules (the reading that page summarises). The expected texts come
+//! from that derivation, not from the engine's output.
 
 mod common;
 

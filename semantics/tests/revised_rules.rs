@@ -1,4 +1,4 @@
-//! One unit test per rule that the revised profile adds (K-NN-SEMANTICS §4, Rev-0…Rev-13: every
+//! One unit test per rule that the revised profile adds (docs/semantics.md §4, Rev-0…Rev-13: every
 //! `rev-…` rule of `Profile::revised().fireable()`), grouped by patch, and the revised profile's
 //! global property: every configuration has at most one successor.
 //!
@@ -56,7 +56,7 @@ fn init_tensor_config(dims: &[i64]) -> Config {
     let span = Span::default();
     let func = FuncTerm::InitTensor(Ints::new(dims).expect("at least one dimension"));
     let target = Term::id(&Sym::new("t"), span);
-    Config::initial(Term::new(Node::LetFunc { target, func, body: Term::float(1.0, span) }, span))
+    Config::initial(Term::new(Node::LetFunc { target, func, func_span: span, body: Term::float(1.0, span) }, span))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -81,7 +81,7 @@ const WRITE_3D: &str = "let t = initTensor(2, 2, 2) in let t[1, 1, 0] = -3.0 in 
 /// `m` at 0: `0 |-> tensor(1, 2)`, rows at 3 (`3 |-> tensor(4, 2)`) and 6 (`6 |-> tensor(7, 2)`),
 /// `1 |-> tensor(4, 2)`, `2 |-> tensor(7, 2)`.
 const M_2X2: &str = "let m = initTensor(2, 2) in ";
-/// K-NN-SEMANTICS §3(a): `t` at 0 (`0 |-> tensor(1, 3)`), `u` at 4.
+/// docs/semantics.md §3(a): `t` at 0 (`0 |-> tensor(1, 3)`), `u` at 4.
 const RELU_1D: &str = "let t = initTensor(3) in let t[1] = -2.0 in let t[2] = 5.0 in (let u = reluTensor(t) in u[1])";
 /// `v` at 0 with `1 |-> -1.0`, `h` at 2.
 const TANH_1D: &str = "let v = initTensor(1) in let v[0] = -1.0 in (let h = tanhTensor(v) in h[0])";
@@ -94,10 +94,10 @@ const SIGMOID_2D: &str = "let m = initTensor(1, 2) in let s = sigmoidTensor(m) i
 const LINEAR: &str = "let x = initTensor(2) in let W = initTensor(1, 2) in let y = linear(W, x) in y[0]";
 /// `s = [1.0, 4.0, 4.0]` at 0: element `I` at `1 +Int I`; a tie at the maximum.
 const ARGMAX_TIE: &str = "let s = initTensor(3) in let s[0] = 1.0 in let s[1] = 4.0 in let s[2] = 4.0 in ArgMax(s)";
-/// K-NN-SEMANTICS §3(i), "scalar after tensor": `t` at 0 (`0 |-> tensor(1, 2)`), then the
+/// docs/semantics.md §3(i), "scalar after tensor": `t` at 0 (`0 |-> tensor(1, 2)`), then the
 /// scalar `t` in cell 3.
 const SHADOW_SCALAR: &str = "let t = initTensor(2) in let t = 5.0 in t";
-/// K-NN-SEMANTICS §3(e): `a` at 0 (`0 |-> tensor(1, 2)`), `b` at 3.
+/// docs/semantics.md §3(e): `a` at 0 (`0 |-> tensor(1, 2)`), `b` at 3.
 const AB: &str = "let a = initTensor(2) in let b = initTensor(2) in ";
 
 // ---------------------------------------------------------------------------------------------
@@ -1182,7 +1182,7 @@ fn every_revised_rule_has_a_test() {
 /// How many distinct configurations one program's state space may have.
 const MAX_STATES: usize = 200_000;
 
-/// The programs of K-NN-SEMANTICS §4's table of expected effects (the cases of §3), one row
+/// The programs of docs/semantics.md §3's table (the quirks and the patches' effect on them), one row
 /// each, with the variants `semantics/tests/expected_effects.rs` checks.
 const TABLE_PROGRAMS: &[&str] = &[
     // (a)

@@ -1,5 +1,5 @@
 //! One unit test per rule of the published profile (every rule but the four contexts, plus the
-//! 28 heating and cooling rules K generates, K-NN-SEMANTICS §1 and §1.1), grouped as in
+//! 28 heating and cooling rules K generates, docs/semantics.md §1 and §1.1), grouped as in
 //! `k-nn.md`. Each test walks krun's path on a small program until the rule is among the
 //! successors of the current configuration, then checks that step: the top of `<k>` before and
 //! after, the rest of `<k>` untouched, and the changes of `<env>`, `<store>`, `<nextLoc>` and
@@ -1030,7 +1030,7 @@ fn rule_max_left() {
 /// R64 `tanh-item-float`:
 /// `rule tanhItem(X:Float) => (expFloat(2.0 *Float X) -Float 1.0) /Float (expFloat(2.0 *Float X) +Float 1.0)`
 ///
-/// With `X = -1.0`: `(e^-2 - 1) / (e^-2 + 1) = -0.7615941559557649` (K-NN-SEMANTICS §3(c)),
+/// With `X = -1.0`: `(e^-2 - 1) / (e^-2 + 1) = -0.7615941559557649` (docs/semantics.md §3(c)),
 /// printed with 17 digits.
 #[test]
 fn rule_tanh_item_float() {

@@ -7,7 +7,7 @@
 //! | --- | --- |
 //! | `// input: NAME=VALUE` | binds a tensor before the program runs (`knn run --input` syntax: `x=[1.0, 2.0]`, `W=[[1, 2], [3, 4]]`); repeatable |
 //! | `// semantics: published` | runs the program under that profile only (`published` or `revised`); default both |
-//! | `// case: §3(a)` | the design document's case the program shows (K-NN-SEMANTICS §3 quirk or §4 table row); repeatable, comma-separated |
+//! | `// case: §3(a)` | the case of docs/semantics.md §3's table the program shows (a §3 quirk or its §4 effect); repeatable, comma-separated |
 //! | `// expect: V` | the outcome under both profiles |
 //! | `// expect published: V`, `// expect revised: V` | the outcome under one profile |
 //! | `// max-states: N` | the state budget of `search` (default [`DEFAULT_MAX_STATES`]) |
@@ -15,7 +15,7 @@
 //!
 //! An expected outcome `V` is written as [`crate::run::summary`] prints outcomes: a value
 //! (`-2.0`, `1`, `tensor ( 1 , 2 ) [0.0, 1.5]`), `empty`, `stuck` or `stuck TERM` (krun syntax), `error KIND`,
-//! `aborted`, or `parse-error`. It comes from the design document, not from the engine: the
+//! `aborted`, or `parse-error`. It is derived by hand from the rules, not from the engine: the
 //! test fails when the engine disagrees.
 //!
 //! `differential/tests/regressions.rs` reads the `// input:` lines of `regressions/` with the

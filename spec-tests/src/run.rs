@@ -194,7 +194,7 @@ pub fn big_step_engines() -> Vec<BigStep> {
 }
 
 /// The verdict of an engine as the JSON report of `knn run --engine … --output json` states it,
-/// with the engine's name. Errors are compared by kind (ARCHITECTURE "Two engines, one
+/// with the engine's name. Errors are compared by kind (docs/architecture.md, "Two engines, one
 /// contract"): their message and place are left out.
 pub fn verdict_report(engine: &dyn Engine, program: &Exp, inputs: &[TensorInput], source: &str) -> (String, Value) {
     let verdict = engine.evaluate(program, inputs).unwrap_or_else(|e| Verdict::Stuck(format!("input error: {e}")));

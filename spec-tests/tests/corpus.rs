@@ -2,10 +2,11 @@
 //! under the revised rules on the big-step engine:
 //!
 //! * each program's snapshot per profile (`tests/snapshots/<section>__<name>.<profile>.snap`);
-//! * the outcomes that headers state (`// expect …`, taken from the design document);
+//! * the outcomes that headers state (`// expect …`, derived by hand from the rules);
 //! * the big-step engine's outcome equals the reference's;
 //! * the coverage gate: every rule of both profiles fires, except the dead rules;
-//! * the corpus holds every section and every case of K-NN-SEMANTICS §3 and §4's table.
+//! * the corpus holds every section and every case of docs/semantics.md §3's table, and that
+//!   table names, for each case, the programs that show it.
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -150,7 +151,7 @@ fn docs_list_every_dead_rule_with_its_reason() {
     }
 }
 
-/// The cases of K-NN-SEMANTICS §3 (quirks) and the rows of §4's table of expected effects.
+/// The cases of docs/semantics.md §3's table: the quirks (§3) and the patches' effect on them (§4).
 const CASES: &[&str] = &[
     "§3(a)",
     "§3(b) rank 2",
@@ -240,6 +241,34 @@ fn corpus_holds_every_section_and_every_case() {
     assert!(missing.is_empty(), "no program shows {missing:?}");
     let unknown: Vec<&&str> = covered.iter().filter(|c| !CASES.contains(c)).collect();
     assert!(unknown.is_empty(), "unknown cases in headers: {unknown:?}");
+}
+
+/// docs/semantics.md §3's table has a row per program that shows a case, the row's first cell
+/// listing exactly the program's cases: the page a reader follows and the corpus that checks
+/// it cannot drift apart.
+#[test]
+fn docs_name_the_programs_of_every_case() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/semantics.md"))
+        .expect("docs/semantics.md is readable");
+    let section = docs
+        .split("## §3 Quirks of the published rules")
+        .nth(1)
+        .expect("docs/semantics.md: \"## §3 Quirks of the published rules\"");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let mut problems = Vec::new();
+    for program in corpus().iter().filter(|p| !p.header.cases.is_empty()) {
+        let name = format!("| `{}` |", program.name);
+        let Some(row) = section.lines().find(|l| l.contains(&name)) else {
+            problems.push(format!("no row for {}", program.name));
+            continue;
+        };
+        let listed: BTreeSet<&str> = row.split('|').nth(1).unwrap_or_default().split(',').map(str::trim).collect();
+        let cases: BTreeSet<&str> = program.header.cases.iter().map(String::as_str).collect();
+        if listed != cases {
+            problems.push(format!("{}: the row lists {listed:?}, the header {cases:?}", program.name));
+        }
+    }
+    assert!(problems.is_empty(), "docs/semantics.md §3:\n{}", problems.join("\n"));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The big-step evaluator of revised K-NN, and the compiler of plans: one pass over the
 //! program that computes what it can and records the rest.
 //!
-//! It mirrors the revised rules (K-NN-SEMANTICS §4) construct by construct, over the store
+//! It mirrors the revised rules (docs/semantics.md §4) construct by construct, over the store
 //! layout those rules produce (headers `tensor(T, N)`, sub-tensors allocated by `alloc`/`fill`,
 //! aliases as header copies, lexical scopes), evaluating operands in the rules' order and
 //! raising the error kinds the rules raise, where they raise them. It is a loop over an explicit
@@ -20,8 +20,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use imbl::HashMap;
-use knn_semantics::errors::ErrorKind;
-use knn_semantics::syntax::{Exp, ExpKind, FuncKind, Span};
+use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
+use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Span};
 
 use super::ops::{
     Activation, Arith, BufId, FOperand, IOperand, Item, Op, Reg, RowError, argmax, float_arith, int_arith, item, widen,
@@ -323,7 +323,7 @@ impl Evaluator {
                         tasks.push(Task::Eval(value, scope));
                     }
                     ExpKind::LetFunc { target, func, body } => {
-                        self.let_func(target, &func.kind, body, scope, e.span, &mut tasks)?;
+                        self.let_func(target, func, body, scope, e.span, &mut tasks)?;
                     }
                 },
                 Task::Arith(op, span) => {
@@ -504,7 +504,7 @@ impl Evaluator {
     fn let_func<'e>(
         &mut self,
         target: &'e Exp,
-        func: &'e FuncKind,
+        func: &'e Func,
         body: &'e Exp,
         scope: Rc<Scope>,
         span: Span,
@@ -516,14 +516,17 @@ impl Evaluator {
                 return Err(error(ErrorKind::InvalidLetTarget, span, "a function's result needs a name"));
             }
         };
-        match func {
+        // Errors about the operands point at the call `F(…)`, as the small-step rules do, not at
+        // the whole `let` (`span`), which runs to the end of its body.
+        let call = func.span;
+        match &func.kind {
             FuncKind::InitTensor(dims) => {
                 let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
                 let root = self.alloc(&dims);
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &dims)));
             }
             FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
-                let function = match func {
+                let function = match func.kind {
                     FuncKind::Relu(_) => ScalarFunction::Relu,
                     FuncKind::Tanh(_) => ScalarFunction::Item(Item::Tanh),
                     _ => ScalarFunction::Item(Item::Sigmoid),
@@ -532,13 +535,13 @@ impl Evaluator {
                 tasks.push(Task::Eval(arg, scope));
             }
             FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => {
-                let activation = match func {
+                let activation = match func.kind {
                     FuncKind::ReluTensor(_) => Activation::Relu,
                     FuncKind::TanhTensor(_) => Activation::Tanh,
                     _ => Activation::Sigmoid,
                 };
-                let y = tensor_name(arg, span, "a tensor function takes the name of a tensor")?;
-                let dims = self.operand_shape(&scope, y, name, span)?;
+                let y = tensor_name(arg, call, "a tensor function takes the name of a tensor")?;
+                let dims = self.operand_shape(&scope, y, name, call)?;
                 let y_loc = scope.env[y];
                 let root = self.alloc(&dims);
                 self.activation(activation, y_loc, root, &dims, span)?;
@@ -548,15 +551,15 @@ impl Evaluator {
                 let (w, x) = (w.name.as_str(), x.name.as_str());
                 let shapes = (scope.shape.get(w), scope.shape.get(x));
                 let (Some(w_shape), Some(x_shape)) = shapes else {
-                    self.operand_shape(&scope, w, name, span)?;
-                    self.operand_shape(&scope, x, name, span)?;
+                    self.operand_shape(&scope, w, name, call)?;
+                    self.operand_shape(&scope, x, name, call)?;
                     unreachable!("an operand without a shape is diagnosed");
                 };
                 let (&[i, j], &[j2]) = (&w_shape[..], &x_shape[..]) else {
-                    return Err(linear_mismatch(name, w, x, span));
+                    return Err(linear_mismatch(name, w, x, w_shape, x_shape, call));
                 };
                 if j != j2 || name == w || name == x {
-                    return Err(linear_mismatch(name, w, x, span));
+                    return Err(linear_mismatch(name, w, x, w_shape, x_shape, call));
                 }
                 let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
                 let root = self.alloc(&[i]);
@@ -567,14 +570,14 @@ impl Evaluator {
                 // `rev-let-func-error` diagnoses the operands left to right, then
                 // `ext-add-tensor-shape-mismatch` compares the shapes.
                 const USAGE: &str = "`addTensor` takes the names of two tensors";
-                let y = tensor_name(y, span, USAGE)?;
-                let y_dims = self.operand_shape(&scope, y, name, span)?;
-                let z = tensor_name(z, span, USAGE)?;
-                let z_dims = self.operand_shape(&scope, z, name, span)?;
+                let y = tensor_name(y, call, USAGE)?;
+                let y_dims = self.operand_shape(&scope, y, name, call)?;
+                let z = tensor_name(z, call, USAGE)?;
+                let z_dims = self.operand_shape(&scope, z, name, call)?;
                 if y_dims != z_dims {
                     return Err(error(
                         ErrorKind::ShapeMismatch,
-                        span,
+                        call,
                         format!(
                             "addTensor({y}, {z}) needs two tensors of the same shape; {y} has shape {:?} and {z} has shape {:?}",
                             &y_dims[..],
@@ -833,11 +836,12 @@ fn out_of_bounds(i: usize, len: usize, span: Span) -> RowError {
     error(ErrorKind::IndexOutOfBounds, span, format!("index {i} is out of bounds for a dimension of length {len}"))
 }
 
-fn linear_mismatch(y: &str, w: &str, x: &str, span: Span) -> RowError {
+fn linear_mismatch(y: &str, w: &str, x: &str, w_shape: &[usize], x_shape: &[usize], span: Span) -> RowError {
     if y == w || y == x {
         error(ErrorKind::AliasedOutput, span, format!("`{y}` cannot be both an operand and the output of `linear`"))
     } else {
-        error(ErrorKind::ShapeMismatch, span, format!("linear({w}, {x}) needs {w}: (I, J) and {x}: (J)"))
+        let dims = |shape: &[usize]| shape.iter().map(|&d| d as i64).collect::<Vec<_>>();
+        error(ErrorKind::ShapeMismatch, span, linear_mismatch_detail(w, x, &dims(w_shape), &dims(x_shape)))
     }
 }
 

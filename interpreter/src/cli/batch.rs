@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use knn_semantics::Profile;
 use knn_semantics::engine::Observed;
 use knn_semantics::report::verdict_json;
@@ -96,6 +96,13 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         .input
         .split_once('=')
         .ok_or_else(|| usage(format!("`--input {}`: expected NAME=INPUTS.npy", args.input)))?;
+    if !std::path::Path::new(path).exists() {
+        // `x=[1.0, 2.0]` and `x=1.0` are `run`'s forms; a batch is a file of rows.
+        return Err(usage(format!(
+            "`--input {}`: a batch reads its inputs from a .npy file, one input per row, and there is no file `{path}` (one input: `knn run FILE --input {name}=[…]`)",
+            args.input
+        )));
+    }
     let rows = read_npy(path.as_ref()).map_err(usage)?;
     let [count, width] = rows.shape[..] else {
         return Err(usage(format!(
@@ -124,7 +131,12 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     let progress = (count > BLOCK && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(count as u64);
         bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} rows {per_sec} eta {eta}")
+            ProgressStyle::with_template("{bar:40} {pos}/{len} rows {rate} eta {eta}")
+                .map(|style| {
+                    style.with_key("rate", |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                        let _ = write!(out, "{} rows/s", three_significant(state.per_sec()));
+                    })
+                })
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
@@ -226,4 +238,48 @@ fn write_results(out: &std::path::Path, results: &[RowResult], dtype: Dtype) -> 
         }
     };
     written.map_err(usage)
+}
+
+/// A rate to 3 significant digits with an SI prefix: `1.23M`, `45.6k`, `789`, `0.512`. The
+/// progress bar's own `{per_sec}` prints every digit of an estimate that changes each redraw.
+fn three_significant(x: f64) -> String {
+    if !x.is_finite() || x <= 0.0 {
+        return "0".to_string();
+    }
+    let (scaled, prefix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|&(unit, _)| x >= unit * 0.9995)
+        .map_or((x, ""), |(unit, prefix)| (x / unit, prefix));
+    // Digits after the point so that three are significant; counted again after rounding,
+    // which may carry into one more digit before the point (99.96 is `100`, not `100.0`).
+    let digits = |v: f64| (2 - v.log10().floor() as i64).max(0) as usize;
+    let rounded = format!("{scaled:.*}", digits(scaled));
+    let value: f64 = rounded.parse().unwrap_or(scaled);
+    format!("{value:.*}{prefix}", digits(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::three_significant;
+
+    #[test]
+    fn rates_have_three_significant_digits() {
+        let cases = [
+            (1_234_567.8, "1.23M"),
+            (45_678.9, "45.7k"),
+            (789.4, "789"),
+            (999.4, "999"),
+            (999.6, "1.00k"),
+            (99.96, "100"),
+            (9.9996, "10.0"),
+            (12.0, "12.0"),
+            (0.512_34, "0.512"),
+            (3.2e9, "3.20G"),
+            (0.0, "0"),
+            (f64::NAN, "0"),
+        ];
+        for (rate, expected) in cases {
+            assert_eq!(three_significant(rate), expected, "{rate}");
+        }
+    }
 }

@@ -10,16 +10,18 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use knn_semantics::Profile;
-use knn_semantics::engine::{Coverage, SearchOptions, search};
+use knn_semantics::engine::{Coverage, Outcome, SearchOptions, search};
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::profile::Priorities;
+use knn_semantics::syntax::diagnostic::line_col;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
 use knn_semantics::{RunOptions, run};
 use serde_json::{Value, json};
 
 use super::inputs::parse_input;
-use super::program::{parse_inputs, read_source};
+use super::program::{Source, parse_inputs, read_source};
+use super::render::{exit_of, explain};
 use super::{Exit, RulesFormat, Semantics, profile_of};
 
 #[derive(Args)]
@@ -55,6 +57,17 @@ pub struct ProgramRun {
     /// `done`, `stuck`, `error`… (the `status` of the JSON report), or `parse-error`.
     pub status: String,
     pub steps: u64,
+    /// Why the program ended without a value or could not run, on one line
+    /// (`FILE:LINE:COL: detail [kind]` for a run-time error); `None` when it gave a result.
+    pub message: Option<String>,
+}
+
+impl ProgramRun {
+    /// Whether the program ran (its status is a run's, `error` included), as opposed to a
+    /// `parse-error`, `input-error` or `io-error`.
+    fn ran(&self) -> bool {
+        !self.status.ends_with("-error") || self.status == "error"
+    }
 }
 
 /// Coverage summed over programs.
@@ -107,7 +120,24 @@ fn header_inputs(text: &str) -> Result<Vec<TensorInput>, String> {
         .collect()
 }
 
-/// Runs one program; `Err` with a message when it cannot run.
+/// Why a run ended without a value, on one line, or `None` for a result: `run`'s message
+/// ([`explain`]), its first line, after the file's name; a run-time error as its first line
+/// reads (`FILE:LINE:COL: detail [kind]`), without the snippet or colours.
+fn no_value_line(outcome: &Outcome, name: &str, text: &str) -> Option<String> {
+    if let Outcome::Error { kind, detail, span } = outcome {
+        let (line, column) = line_col(text, span.start as usize);
+        return Some(format!("{name}:{line}:{column}: {detail} [{kind}]"));
+    }
+    if exit_of(outcome) == Exit::Result {
+        return None;
+    }
+    let source = Source { name: name.to_string(), text: text.to_string() };
+    let message = explain(outcome, &source)?;
+    Some(format!("{name}: {}", message.lines().next().unwrap_or_default()))
+}
+
+/// Runs one program: its status, steps and, when it ended without a value, why; `Err` with
+/// its status and the full message when it cannot run.
 fn run_one(
     path: &Path,
     text: &str,
@@ -115,7 +145,7 @@ fn run_one(
     inputs: &[TensorInput],
     options: Options,
     total: &mut Coverage,
-) -> Result<(String, u64), (String, String)> {
+) -> Result<(String, u64, Option<String>), (String, String)> {
     let name = path.display().to_string();
     let program =
         parse_program(text, profile.grammar).map_err(|e| ("parse-error".to_string(), e.render(&name, text, false)))?;
@@ -129,7 +159,7 @@ fn run_one(
         let found = search(profile, config, SearchOptions { max_states, priorities: Priorities::Krun });
         total.merge(&found.coverage);
     }
-    Ok((ran.outcome.status().to_string(), ran.steps))
+    Ok((ran.outcome.status().to_string(), ran.steps, no_value_line(&ran.outcome, &name, text)))
 }
 
 /// Runs every program under `profile` and sums the rules they fire. Programs that cannot run
@@ -143,15 +173,18 @@ pub fn collect(files: &[PathBuf], profile: &'static Profile, inputs: &[TensorInp
         let text = match read_source(path) {
             Ok(source) => source.text,
             Err(_) => {
-                programs.push(ProgramRun { file, status: "io-error".into(), steps: 0 });
+                let message = Some(format!("{file}: cannot read the file"));
+                programs.push(ProgramRun { file, status: "io-error".into(), steps: 0, message });
                 continue;
             }
         };
         match run_one(path, &text, profile, inputs, options, &mut coverage) {
-            Ok((status, steps)) => programs.push(ProgramRun { file, status, steps }),
+            Ok((status, steps, message)) => programs.push(ProgramRun { file, status, steps, message }),
             Err((status, message)) => {
                 eprint!("{message}");
-                programs.push(ProgramRun { file, status, steps: 0 });
+                // The full message went to standard error; the report keeps its first line.
+                let first = message.lines().next().unwrap_or_default().trim_start_matches("Error: ").to_string();
+                programs.push(ProgramRun { file, status, steps: 0, message: Some(first) });
             }
         }
     }
@@ -161,7 +194,13 @@ pub fn collect(files: &[PathBuf], profile: &'static Profile, inputs: &[TensorInp
 impl Collected {
     /// Programs that could not run.
     pub fn failed(&self) -> impl Iterator<Item = &ProgramRun> {
-        self.programs.iter().filter(|p| p.status.ends_with("-error") && p.status != "error")
+        self.programs.iter().filter(|p| !p.ran())
+    }
+
+    /// Programs that ran and ended without a value: a run-time error, stuck, krun's abort, a
+    /// limit.
+    pub fn without_value(&self) -> impl Iterator<Item = &ProgramRun> {
+        self.programs.iter().filter(|p| p.ran() && p.message.is_some())
     }
 
     fn fireable(&self) -> usize {
@@ -175,8 +214,17 @@ impl Collected {
         let rules: serde_json::Map<String, Value> =
             profile.fireable().map(|r| (r.id.to_string(), json!(self.coverage.count(r.id)))).collect();
         let never: Vec<&str> = self.coverage.never_fired().map(|r| r.id).collect();
-        let programs: Vec<Value> =
-            self.programs.iter().map(|p| json!({ "file": p.file, "status": p.status, "steps": p.steps })).collect();
+        let programs: Vec<Value> = self
+            .programs
+            .iter()
+            .map(|p| {
+                let mut entry = json!({ "file": p.file, "status": p.status, "steps": p.steps });
+                if let Some(message) = &p.message {
+                    entry["message"] = json!(message);
+                }
+                entry
+            })
+            .collect();
         json!({
             "semantics": profile.name,
             "programs": programs,
@@ -189,7 +237,8 @@ impl Collected {
     }
 
     /// The report as text: a summary line, the count of each rule that fired (inventory order),
-    /// then the rules that never fired.
+    /// the rules that never fired, the programs that ended without a value (one line each, with
+    /// why), then the programs that could not run.
     pub fn text(&self) -> String {
         let never: Vec<&str> = self.coverage.never_fired().map(|r| r.id).collect();
         let mut out = format!(
@@ -204,9 +253,20 @@ impl Collected {
             out.push_str(&format!("{n:>10}  {}\n", rule.id));
         }
         out.push_str(&format!("never fired ({}): {}\n", never.len(), never.join(", ")));
-        let failed: Vec<String> = self.failed().map(|p| format!("{} ({})", p.file, p.status)).collect();
+        let ended: Vec<&str> = self.without_value().filter_map(|p| p.message.as_deref()).collect();
+        if !ended.is_empty() {
+            out.push_str(&format!("ended without a value ({}):\n", ended.len()));
+            for line in ended {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
+        let failed: Vec<String> =
+            self.failed().map(|p| format!("{} ({})", p.message.as_deref().unwrap_or(&p.file), p.status)).collect();
         if !failed.is_empty() {
-            out.push_str(&format!("not run ({}): {}\n", failed.len(), failed.join(", ")));
+            out.push_str(&format!("not run ({}):\n", failed.len()));
+            for line in failed {
+                out.push_str(&format!("  {line}\n"));
+            }
         }
         out
     }
@@ -271,14 +331,15 @@ mod tests {
         assert_eq!(report["rules"]["mul-float"], 0);
         assert!(report["never_fired"].as_array().unwrap().contains(&json!("mul-float")));
         assert_eq!(report["programs"][2]["status"], "parse-error");
-        assert!(collected.text().contains("not run (1): "));
+        assert!(collected.text().contains("not run (1):\n  "), "{}", collected.text());
+        assert!(collected.text().contains("c.knn:1:5: "), "the parse error's place: {}", collected.text());
     }
 
     #[test]
     fn search_counts_the_rules_krun_never_prefers_and_headers_bind_inputs() {
         let dir = tempfile::tempdir().unwrap();
         // krun heats the base of a 2-D write (heat-storeval-base); only search also takes
-        // storeval-split (K-NN-SEMANTICS §2.9).
+        // storeval-split (docs/semantics.md §2.9).
         let p = write(dir.path(), "p.knn", "// input: m=[[1.0, 2.0]]\nlet m[0, 1] = 5.0 in m[0, 1]");
         let run_only =
             collect(std::slice::from_ref(&p), Profile::published(), &[], Options { search: None, max_steps: 1000 });

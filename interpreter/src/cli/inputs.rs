@@ -15,6 +15,8 @@ pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
     let value = value.trim();
     let (shape, data) = if value.starts_with('[') {
         parse_inline(value).map_err(|e| format!("`--input {argument}`: {e}"))?
+    } else if let Some(hint) = not_a_file(value) {
+        return Err(format!("`--input {argument}`: {hint}"));
     } else {
         let array = read_npy(Path::new(value)).map_err(|e| format!("`--input {argument}`: {e}"))?;
         (array.shape, array.data)
@@ -22,6 +24,20 @@ pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
     let input = TensorInput { name, shape, data };
     input.validate().map_err(|e| format!("`--input {argument}`: {e}"))?;
     Ok(input)
+}
+
+/// Why a value that is neither a bracketed list nor an existing file is neither, in the words
+/// of the two forms it could have taken: `x=1.0` is not a misspelt path but a missing `[…]`.
+fn not_a_file(value: &str) -> Option<String> {
+    if Path::new(value).exists() {
+        return None;
+    }
+    const FORMS: &str = "a value is a list in brackets (`[1.0, 2.0]`, `[[1, 2], [3, 4]]`) or the path of a .npy file";
+    Some(if parse_numbers(value).is_ok() {
+        format!("{FORMS}; inputs are tensors, so a single number is written `[{value}]`")
+    } else {
+        format!("{FORMS}, and there is no file `{value}`")
+    })
 }
 
 /// `[1.0, 2]` or `[[1, 2], [3, 4]]`: the shape and the row-major data. Numbers are anything
@@ -118,5 +134,16 @@ mod tests {
         assert!(parse_inline("[1, 2").is_err());
         assert!(parse_input("x").unwrap_err().contains("expected NAME="));
         assert!(parse_input("let=[1]").unwrap_err().contains("not an identifier"));
+    }
+
+    #[test]
+    fn a_value_that_is_neither_a_list_nor_a_file_says_what_a_value_is() {
+        let number = parse_input("x=1.0").unwrap_err();
+        assert!(number.starts_with("`--input x=1.0`: a value is a list in brackets"), "{number}");
+        assert!(number.contains("or the path of a .npy file"), "{number}");
+        assert!(number.ends_with("a single number is written `[1.0]`"), "{number}");
+        assert!(!number.contains("cannot read the file"), "{number}");
+        let missing = parse_input("x=no-such-inputs.npy").unwrap_err();
+        assert!(missing.contains("or the path of a .npy file, and there is no file `no-such-inputs.npy`"), "{missing}");
     }
 }

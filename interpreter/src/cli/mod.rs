@@ -1,4 +1,4 @@
-//! The `knn` command line (ARCHITECTURE "The `knn` command").
+//! The `knn` command line (docs/architecture.md, "The `knn` command").
 
 /// `println!` for results on standard output: a reader that closed the pipe early
 /// (`knn run … | head`) is not an error, and a full disk is one with exit code 1, not a panic.

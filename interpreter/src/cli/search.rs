@@ -1,7 +1,7 @@
 //! `knn search`: every distinct final state.
 
 use knn_semantics::config::config_to_string;
-use knn_semantics::engine::{Limit, Outcome, SearchOptions, search as search_engine};
+use knn_semantics::engine::{Final, Limit, Outcome, SearchOptions, search as search_engine};
 use knn_semantics::profile::Priorities;
 use knn_semantics::report::outcome_json;
 use serde_json::json;
@@ -50,7 +50,7 @@ pub fn search(args: SearchArgs) -> Exit {
         }
     }
     if args.program.output != OutputFormat::Json {
-        eprintln!("{} final states, {} states explored", result.finals.len(), result.states);
+        eprintln!("{}; {} states explored", summary(&result.finals), result.states);
     }
     match result.limit {
         Some(limit) => {
@@ -61,4 +61,34 @@ pub fn search(args: SearchArgs) -> Exit {
         }
         None => Exit::Result,
     }
+}
+
+/// The final states by kind, values first: `48 final states: 8 values (2 distinct), 40 stuck`.
+/// Under the published rules most final states of a search are stuck paths `krun` never takes
+/// (docs/semantics.md §2.10): the counts say so before the reader scrolls through them.
+fn summary(finals: &[Final]) -> String {
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let count = |status: &str| finals.iter().filter(|f| f.outcome.status() == status).count();
+    let mut values: Vec<String> = finals
+        .iter()
+        .filter_map(|f| match &f.outcome {
+            Outcome::Value(v) => Some(value_text(v, &f.config)),
+            _ => None,
+        })
+        .collect();
+    let value_count = values.len();
+    values.sort();
+    values.dedup();
+    let mut kinds = Vec::new();
+    if value_count > 0 {
+        kinds.push(format!("{} ({} distinct)", plural(value_count, "value", "values"), values.len()));
+    }
+    for (status, one, many) in [("empty", "empty", "empty"), ("stuck", "stuck", "stuck"), ("error", "error", "errors")]
+    {
+        if count(status) > 0 {
+            kinds.push(plural(count(status), one, many));
+        }
+    }
+    let total = plural(finals.len(), "final state", "final states");
+    if kinds.is_empty() { total } else { format!("{total}: {}", kinds.join(", ")) }
 }

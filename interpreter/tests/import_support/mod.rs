@@ -8,9 +8,22 @@ use knn_interpreter::import::{ImportOptions, Network, emit::emit, import_file};
 use knn_semantics::Profile;
 use knn_semantics::syntax::{Exp, ExpKind, parse_program};
 
-/// The shared data folder (read-only, next to the checkout).
+/// A file of the repository's `data/` folder (data/README.md). A missing file fails the test
+/// with its path, here, rather than as an I/O error deep in whatever reads it.
 pub fn data(relative: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data").join(relative)
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(relative);
+    assert!(
+        path.is_file(),
+        "test data missing: {} (data/{relative} is part of the repository; see data/README.md)",
+        path.display()
+    );
+    path
+}
+
+/// The bytes of a file of `data/` ([`data`] names a missing one).
+pub fn read_data(relative: &str) -> Vec<u8> {
+    let path = data(relative);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// The 45 ACAS Xu networks, `1_1` … `5_9`.
@@ -38,7 +51,7 @@ pub struct Reference {
 
 impl Reference {
     pub fn read(path: &Path) -> Reference {
-        let text = std::fs::read_to_string(path).unwrap();
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
         let mut numbers = text
             .lines()
             .filter(|l| !l.starts_with("//"))

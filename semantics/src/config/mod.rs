@@ -50,7 +50,7 @@ pub struct Freezer {
 }
 
 /// The evaluation contexts of K-NN: one per strict argument position and `context`
-/// declaration (K-NN-SEMANTICS §1.1).
+/// declaration (docs/semantics.md §1.1).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Context {
     /// `□ [ Is ]` — `Exp "[" Ints "]" [strict(1)]`.

@@ -1,4 +1,4 @@
-//! The contract both engines implement (ARCHITECTURE "Two engines, one contract"): run a parsed
+//! The contract both engines implement (docs/architecture.md, "Two engines, one contract"): run a parsed
 //! program with bound inputs and report what the engines must agree on. The spec corpus and the
 //! differential tests are written once against [`Engine`].
 

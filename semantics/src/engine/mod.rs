@@ -45,7 +45,7 @@ fn try_rule(profile: &Profile, config: &mut Config, rule: &'static Rule) -> Opti
 }
 
 /// Every configuration reachable in one step with a rule of the best priority class that
-/// matches (K-NN-SEMANTICS §2.10).
+/// matches (docs/semantics.md §2.10).
 pub fn successors(profile: &Profile, config: &Config, priorities: Priorities) -> Vec<Successor> {
     let Some(top) = config.top() else {
         return Vec::new();

@@ -2,8 +2,8 @@
 //! rank: the bias of a layer (`let z = addTensor(h, b) in …`) without one `let z[i] = z[i] + …`
 //! per element. The sister languages have it: CNTK's configuration language builds a layer as
 //! `T = Times(W1, X1) ; P = Plus(T, B1)` (its `ComputeNode` class `"Plus"`), and BrainScript
-//! writes the same `W1 * r + b1`, its `+` an element-wise operation (`../shared/spec/related/`:
-//! `cntk-config-language-notes.md`, `brainscript-expressions.md`).
+//! writes the same `W1 * r + b1`, its `+` an element-wise operation (F. Seide's notes on the
+//! CNTK configuration language, 2015; the Cognitive Toolkit page "BrainScript Expressions").
 //!
 //! Not a revision of a published rule (K-NN has no tensor sum) but an extension, written the
 //! way the patches are: the syntax, the rules with their K text, the reason. Only the revised
@@ -49,6 +49,7 @@ use super::rev07_shapes::scope_of;
 use crate::config::{KItem, MapKey};
 use crate::errors::ErrorKind;
 use crate::rules::{Head, Rewrite, Rule, Section, lt};
+use crate::syntax::Span;
 use crate::term::{FuncTerm, Ints, Node, Sym, Term};
 
 const SECTION: Section = Section::Extensions;
@@ -70,7 +71,7 @@ pub static LET_ADD_TENSOR: Rule = Rule::top(
 /// and both shapes known: `(x, y, z, SH[Y], SH[Z], e)`.
 fn add_tensor_redex(r: &Rewrite<'_>) -> Option<(Sym, Sym, Sym, Ints, Ints, Term)> {
     let top = r.top()?;
-    let Node::LetFunc { target, func: FuncTerm::AddTensor(y, z), body: e } = top.node() else { return None };
+    let Node::LetFunc { target, func: FuncTerm::AddTensor(y, z), body: e, .. } = top.node() else { return None };
     let (x, y, z) = (target.as_id()?, y.as_id()?, z.as_id()?);
     if x == y || x == z {
         return None;
@@ -121,7 +122,11 @@ fn add_tensor_shape_mismatch(r: &mut Rewrite<'_>) -> bool {
         shape(&is),
         shape(&js)
     );
-    let span = r.top().map(Term::span).unwrap_or_default();
+    // The call's span, not the `let`'s (which runs to the end of its body).
+    let span = match r.top().map(Term::node) {
+        Some(Node::LetFunc { func_span, .. }) => *func_span,
+        _ => Span::default(),
+    };
     r.cfg.replace_top_term(Term::error(ErrorKind::ShapeMismatch, detail, span));
     true
 }

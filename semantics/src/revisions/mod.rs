@@ -1,10 +1,11 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
-//! K-NN-SEMANTICS §4, each a set of rules it removes and rules it adds, with its reason, and the
+//! docs/semantics.md §4, each a set of rules it removes and rules it adds, with its reason, and the
 //! extensions (Ext-1: `addTensor`), which add constructs K-NN lacks. A patch's rules are
 //! written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
-//! Where §4 leaves a choice open (it marks its K as unchecked), the choice follows §4's table
-//! of expected effects and is documented on the rule and in docs/semantics.md ("Deviations").
+//! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
+//! the expected effects of docs/semantics.md §3's table and is documented on the rule and in
+//! docs/semantics.md ("Choices made in implementing the patches").
 
 pub mod rev00_porting;
 pub mod rev01_unit_marker;

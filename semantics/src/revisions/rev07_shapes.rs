@@ -27,7 +27,7 @@ pub static LET_INIT_TENSOR: Rule = Rule::top(
 
 fn let_init_tensor(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target: x, func: FuncTerm::InitTensor(is), body: e } = top.node() else { return false };
+    let Node::LetFunc { target: x, func: FuncTerm::InitTensor(is), body: e, .. } = top.node() else { return false };
     let Some(x_id) = x.as_id() else { return false };
     let define = Term::new(Node::DefineTensor { x: x.clone(), ints: is.clone() }, top.span());
     let (key, is, e) = (MapKey::id(x_id), is.clone(), e.clone());
@@ -42,7 +42,7 @@ fn let_init_tensor(r: &mut Rewrite<'_>) -> bool {
 /// in_keys(SH) andBool X =/=K Y`.
 fn let_act_tensor(r: &mut Rewrite<'_>, act: Act) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target: x, func: FuncTerm::Apply(name, y), body: e } = top.node() else { return false };
+    let Node::LetFunc { target: x, func: FuncTerm::Apply(name, y), body: e, .. } = top.node() else { return false };
     let (Some(x_id), Some(y_id)) = (x.as_id(), y.as_id()) else { return false };
     if name.tensor_act() != Some(act) || x_id == y_id {
         return false;
@@ -113,9 +113,11 @@ pub static LET_FUNC_ERROR: Rule = Rule::top(
 
 fn let_func_error(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target, func, .. } = top.node() else { return false };
+    let Node::LetFunc { target, func, func_span, .. } = top.node() else { return false };
     let (kind, detail) = diagnose(r, target, func);
-    let error = Term::error(kind, detail, top.span());
+    // An operand's fault is the call's place; a target that is not a name is the whole `let`'s.
+    let span = if kind == ErrorKind::InvalidLetTarget { top.span() } else { *func_span };
+    let error = Term::error(kind, detail, span);
     r.cfg.replace_top_term(error);
     true
 }

@@ -5,7 +5,7 @@
 use super::Patch;
 use super::rev07_shapes::scope_of;
 use crate::config::{KItem, MapKey};
-use crate::errors::ErrorKind;
+use crate::errors::{ErrorKind, linear_mismatch_detail};
 use crate::rules::{Class, Head, Rewrite, Rule, Section, linear};
 use crate::term::{FuncTerm, Ints, Node, Term};
 
@@ -25,7 +25,7 @@ pub static LET_LINEAR: Rule = Rule::top(
 
 fn let_linear(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e } = top.node() else { return false };
+    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), func_span, body: e } = top.node() else { return false };
     let (Some(y), Some(w), Some(x)) = (target.as_id(), w.as_id(), x.as_id()) else { return false };
     let (Some(w_shape), Some(x_shape)) = (r.cfg.shape_of(w), r.cfg.shape_of(x)) else { return false };
     let checked = Node::LinearChecked {
@@ -36,7 +36,8 @@ fn let_linear(r: &mut Rewrite<'_>) -> bool {
         x_shape: x_shape.clone(),
         body: e.clone(),
     };
-    let checked = Term::new(checked, top.span());
+    // The call's span, not the `let`'s: a mismatch reported from here points at `linear(W, x)`.
+    let checked = Term::new(checked, *func_span);
     r.cfg.replace_top_term(checked);
     true
 }
@@ -97,12 +98,7 @@ fn linear_shape_mismatch(r: &mut Rewrite<'_>) -> bool {
             top.span(),
         )
     } else {
-        let shape = |is: &Ints| format!("{:?}", is.as_slice());
-        let detail = format!(
-            "linear({w}, {x}) needs {w}: (I, J) and {x}: (J); {w} has shape {} and {x} has shape {}",
-            shape(w_shape),
-            shape(x_shape)
-        );
+        let detail = linear_mismatch_detail(w.as_str(), x.as_str(), w_shape.as_slice(), x_shape.as_slice());
         Term::error(ErrorKind::ShapeMismatch, detail, top.span())
     };
     r.cfg.replace_top_term(error);

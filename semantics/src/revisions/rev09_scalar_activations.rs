@@ -8,7 +8,7 @@ use crate::term::{Act, FuncName, FuncTerm, Node, Term};
 /// `let X:Id = f(E) in B => let X = rhs(E) in B` for the scalar function `name`.
 fn let_scalar_function(r: &mut Rewrite<'_>, name: FuncName, rhs: fn(Term, crate::syntax::Span) -> Term) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target: x, func: FuncTerm::Apply(f, e), body: b } = top.node() else { return false };
+    let Node::LetFunc { target: x, func: FuncTerm::Apply(f, e), body: b, .. } = top.node() else { return false };
     if *f != name || x.as_id().is_none() {
         return false;
     }

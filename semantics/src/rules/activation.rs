@@ -31,7 +31,7 @@ fn top_helper(r: &Rewrite<'_>, act: Act) -> Option<(Term, Term, HelperArgs, Span
 /// with `<shape>... Y |-> Is ...</shape>` (R21, R38, R49).
 pub fn let_tensor(r: &mut Rewrite<'_>, act: Act) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target: x, func: FuncTerm::Apply(name, y), body: e } = top.node() else {
+    let Node::LetFunc { target: x, func: FuncTerm::Apply(name, y), body: e, .. } = top.node() else {
         return false;
     };
     if name.tensor_act() != Some(act) || x.as_id().is_none() {

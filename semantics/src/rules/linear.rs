@@ -1,5 +1,5 @@
 //! "Linear Layer" (k-nn.md L263–295, repeated verbatim at L370–395; K merges the duplicate
-//! productions and the LLVM backend always uses the first copy of each rule, §0.1).
+//! productions and the LLVM backend always uses the first copy of each rule, docs/semantics.md §1).
 //!
 //! `linear(W, X)` computes `Y[i] = ((0.0 + W[i][0]*X[0]) + W[i][1]*X[1]) + …` through
 //! element writes `let Y[i] = Y[i] + (W[i][j]*X[j]) in 0`.
@@ -28,7 +28,7 @@ pub static LET_LINEAR: Rule = Rule::top(
 
 fn let_linear(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e } = top.node() else {
+    let Node::LetFunc { target, func: FuncTerm::Linear(w, x), body: e, .. } = top.node() else {
         return false;
     };
     let (Some(y), Some(w), Some(x)) = (target.as_id(), w.as_id(), x.as_id()) else {

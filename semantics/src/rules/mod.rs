@@ -4,7 +4,7 @@
 //! generates from `strict` attributes and `context` declarations.
 //!
 //! Every rule is a `static` [`Rule`] whose doc comment quotes its K source, with its stable
-//! kebab-case ID (K-NN-SEMANTICS §1), its inventory number (`R14`) and its line in `k-nn.md`.
+//! kebab-case ID (docs/semantics.md §1), its inventory number (`R14`) and its line in `k-nn.md`.
 //! Its `apply` function reads like the rule: the left-hand side as a `let … else` pattern on
 //! the top of `<k>`, the side condition as a named predicate, then the right-hand side.
 //!
@@ -206,7 +206,7 @@ pub type Apply = fn(&mut Rewrite<'_>) -> bool;
 
 /// One rule (or context) of the definition.
 pub struct Rule {
-    /// Stable kebab-case ID (K-NN-SEMANTICS §1): what traces and coverage report.
+    /// Stable kebab-case ID (docs/semantics.md §1): what traces and coverage report.
     pub id: &'static str,
     /// Inventory number (`R14`), empty for generated rules.
     pub number: &'static str,

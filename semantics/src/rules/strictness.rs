@@ -1,5 +1,5 @@
 //! The heating and cooling rules K generates from strictness attributes and `context`
-//! declarations (K-NN-SEMANTICS §1.1): 14 heating rules `C[HOLE] => HOLE ~> C[□]` (when the
+//! declarations (docs/semantics.md §1.1): 14 heating rules `C[HOLE] => HOLE ~> C[□]` (when the
 //! hole is not a value) and 14 cooling rules `HOLE ~> C[□] => C[HOLE]` (when it is).
 //!
 //! Heating rules are in the default priority class and, having variables everywhere but the

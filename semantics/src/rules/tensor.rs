@@ -23,7 +23,7 @@ pub static LET_INIT_TENSOR: Rule = Rule::top(
 
 fn let_init_tensor(r: &mut Rewrite<'_>) -> bool {
     let Some(top) = r.top() else { return false };
-    let Node::LetFunc { target: x, func: FuncTerm::InitTensor(is), body: e } = top.node() else {
+    let Node::LetFunc { target: x, func: FuncTerm::InitTensor(is), body: e, .. } = top.node() else {
         return false;
     };
     let key = MapKey(x.clone());

@@ -1,4 +1,4 @@
-//! Tokens of K-NN exactly as K's scanner produces them (K-NN-SEMANTICS §2.2).
+//! Tokens of K-NN exactly as K's scanner produces them (docs/semantics.md §2.2).
 //!
 //! K's scanner takes the longest match and breaks ties by `prec`:
 //! * Float `([+-]?[0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?([fFdD]|[pP][0-9]+[xX][0-9]+)?`

@@ -1,4 +1,4 @@
-//! The K-NN parser: `KNN-SYNTAX` with K's priorities and priority filter (K-NN-SEMANTICS §2.2).
+//! The K-NN parser: `KNN-SYNTAX` with K's priorities and priority filter (docs/semantics.md §2.2).
 //!
 //! Priority groups, tightest first:
 //! `{Float, Int, Id, E[Is], (E), max, min, ArgMax} > * > + > let-Exp > let-Func`.

@@ -53,7 +53,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::Sigmoid(_) => FuncTerm::Apply(FuncName::Sigmoid, next()),
                             FuncKind::SigmoidTensor(_) => FuncTerm::Apply(FuncName::SigmoidTensor, next()),
                         };
-                        Node::LetFunc { target, func: func_term, body: next() }
+                        Node::LetFunc { target, func: func_term, func_span: func.span, body: next() }
                     }
                 };
                 results.push(Term::new(node, e.span));

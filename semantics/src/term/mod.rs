@@ -262,6 +262,9 @@ pub enum Node {
     LetFunc {
         target: Term,
         func: FuncTerm,
+        /// Where the function call `F(…)` is written: errors about the call point there, not at
+        /// the whole `let`, whose span runs to the end of its body.
+        func_span: Span,
         body: Term,
     },
     /// `defineTensor(Exp, Ints)`.

@@ -104,7 +104,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             text(" in "),
             Piece::Term(body.clone(), Level::LetExp),
         ],
-        Node::LetFunc { target, func, body } => {
+        Node::LetFunc { target, func, body, .. } => {
             let mut v = vec![text("let "), inner(target), text(" = ")];
             v.extend(match func {
                 FuncTerm::InitTensor(ints) => {

@@ -1,5 +1,5 @@
 //! Substitution `E2[E1 / X]` from K's `SUBSTITUTION` module, as the LLVM backend's `substOne`
-//! hook performs it (K-NN-SEMANTICS §2.5): plain structural replacement of every subterm equal
+//! hook performs it (docs/semantics.md §2.5): plain structural replacement of every subterm equal
 //! to the identifier `X`, binders included. It is neither capture-avoiding nor aware of
 //! shadowing: `let x = 1.0 in let x = 2.0 in x` becomes `let 1.0 = 2.0 in 1.0`.
 //!

@@ -49,7 +49,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             f(b);
             f(c);
         }
-        Node::LetFunc { target, func, body } => {
+        Node::LetFunc { target, func, body, .. } => {
             f(target);
             match func {
                 FuncTerm::InitTensor(_) => {}
@@ -243,7 +243,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         Node::ActHelper { act, args, .. } => Node::ActHelper { act: *act, y: next(), x: next(), args: args.clone() },
         Node::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
         Node::LinearMac(..) => Node::LinearMac(next(), next(), next()),
-        Node::LetFunc { func, .. } => {
+        Node::LetFunc { func, func_span, .. } => {
             let target = next();
             let func = match func {
                 FuncTerm::InitTensor(ints) => FuncTerm::InitTensor(ints.clone()),
@@ -251,7 +251,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
                 FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
             };
-            Node::LetFunc { target, func, body: next() }
+            Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }
     }
 }
