@@ -130,12 +130,16 @@ fn the_readme_set_up_and_tour_run_as_written() {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md is readable");
     let set_up = sh_lines(&readme, "## Set-up");
     let tour = sh_lines(&readme, "## A five-minute tour");
-    assert!(set_up.len() >= 2 && tour.len() >= 15, "the README's blocks were not found: {set_up:?} {tour:?}");
+    let verify = sh_lines(&readme, "## Proving and refuting properties");
+    assert!(
+        set_up.len() >= 2 && tour.len() >= 15 && verify.len() >= 5,
+        "the README's blocks were not found: {set_up:?} {tour:?} {verify:?}"
+    );
     // The tour writes under `target/`, which a fresh clone has once cargo has built.
     std::fs::create_dir_all(root().join("target")).expect("target/ can be created");
     let mut failures = Vec::new();
     let mut ran = 0;
-    for line in set_up.iter().chain(&tour) {
+    for line in set_up.iter().chain(&tour).chain(&verify) {
         let (command, expect) = split_comment(line);
         let command = if command.starts_with("cargo ") {
             match cargo_line(command) {
