@@ -281,3 +281,25 @@ fn vnnlib_properties_need_the_scores_not_the_argmax() {
     assert!(out.starts_with("holds"), "{out}");
     assert_eq!(std::fs::read_to_string(results).unwrap(), "unsat\n");
 }
+
+#[test]
+#[ignore = "verifier core bug (claim::ball with --clip): the clipped ball admits points outside the ball"]
+fn a_clip_bound_never_widens_the_ball() {
+    // The class is 0 exactly when x + (−0.25) ≥ 0, i.e. x ≥ 0.25 (a tie at 0.25 goes to 0).
+    // The ball of radius 0.75 around 0.99999999999999999 starts at the real
+    // 0.24999999999999999, whose first binary64 point is 0.25: the claim holds on it. The clip
+    // bound 0.25 − 2⁻⁵⁴ is below the ball's start, so it must not move it; it lies inside the
+    // binary64 bracket of 0.99999999999999999 − 0.75, and `Constant::max_lower`, comparing the
+    // brackets' lower ends first, takes it: x = 0.25 − 2⁻⁵⁴ (class 1) is reported as violating.
+    let dir = tempfile::tempdir().unwrap();
+    let step = temp_file(
+        dir.path(),
+        "step.knn",
+        b"let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in \
+          let y[0] = y[0] + -0.25 in ArgMax(y)",
+    );
+    let clip = "0.249999999999999944488848768742172978818416595458984375:2";
+    let args = [&step, "--around", "x=[0.99999999999999999]", "--eps", "0.75", "--clip", clip, "--claim", "argmax=0"];
+    let out = verify(&args);
+    assert_ne!(out.status.code(), Some(10), "{}", stdout(&out));
+}
