@@ -23,6 +23,8 @@ mod run;
 mod search;
 mod verify;
 mod verify_instances;
+mod verify_report;
+mod verify_target;
 
 use std::io::Write;
 use std::path::PathBuf;

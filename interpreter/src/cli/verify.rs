@@ -9,24 +9,18 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use knn_semantics::Profile;
-use knn_semantics::check::check_program;
-use knn_semantics::errors::ErrorKind;
-use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::diagnostic::render_report;
-use knn_semantics::syntax::{Exp, parse_program};
-use serde_json::{Value, json};
 
 use super::Exit;
-use super::program::{Source, parse, parse_inputs, read_source};
+use super::program::{parse_inputs, read_source};
 use super::verify_instances;
+use super::verify_report::{Report, UNKNOWN_RESULT, print_report, results_text, write_atomically};
+use super::verify_target::{NotVerifiable, load_network, prepare_target};
 use crate::data::npy::read_npy;
-use crate::import::{ImportOptions, emit::emit, import_file};
 use crate::verify::claim::{Claim, ball};
-use crate::verify::network::Unsupported;
 use crate::verify::property::{Constant, InputBox};
 use crate::verify::vnnlib::parse_vnnlib;
-use crate::verify::{Answer, Options, Question, Target, Unknown, verify as run_verify};
+use crate::verify::{Options, Question, verify as run_verify};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -41,10 +35,10 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "NAME=POINT", requires = "eps", conflicts_with_all = ["vnnlib", "instances"])]
     around: Option<String>,
     /// The radius of the ball around --around.
-    #[arg(long, value_name = "E")]
+    #[arg(long, value_name = "E", allow_hyphen_values = true)]
     eps: Option<String>,
     /// Cut the ball to this range in every element (e.g. 0:1 for pixel values).
-    #[arg(long, value_name = "LO:HI", requires = "around")]
+    #[arg(long, value_name = "LO:HI", requires = "around", allow_hyphen_values = true)]
     clip: Option<String>,
     /// The row of POINTS.npy to take as the centre.
     #[arg(long, value_name = "ROW", requires = "around")]
@@ -81,7 +75,7 @@ pub struct VerifyArgs {
     input_name: Option<String>,
     /// Give up after this many seconds (answer: unknown, timeout). Per instance with
     /// --instances, where the list's own timeouts apply unless this is given.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     timeout: Option<f64>,
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
@@ -146,20 +140,34 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         return Err(usage("name the network to verify (a .knn, .nnet or .onnx file), or pass --instances"));
     };
     let fixed = parse_inputs(&args.inputs)?;
-    let (question, input_name, input_len, property_source) = question_of(args)?;
-    let loaded = load_network(net_path, input_name.as_deref().or(args.input_name.as_deref()), fixed)?;
-    let target = match Target::new(loaded.program.clone(), &loaded.input_name, vec![input_len], loaded.fixed.clone()) {
+    let asked = question_of(args)?;
+    let input_name = match (&asked.input_name, &args.input_name) {
+        (Some(region), Some(flag)) if region != flag => {
+            return Err(usage(format!("the region is over `{region}` but --input-name says `{flag}`")));
+        }
+        (region, flag) => region.as_deref().or(flag.as_deref()),
+    };
+    let loaded = load_network(net_path, input_name, fixed)?;
+    let target = match prepare_target(&loaded, asked.input_len, &asked.region) {
         Ok(target) => target,
-        Err(unsupported) => {
-            let started = Instant::now();
-            let report = Report {
-                answer: None,
-                unsupported: Some(&unsupported),
-                seconds: started.elapsed().as_secs_f64(),
-                boxes: 0,
-                proved_share: 0.0,
-            };
-            return Ok(print_report(args, &report, &loaded.source, property_source.as_ref()));
+        Err(NotVerifiable::Mismatch(message, span)) => {
+            let source = &loaded.source;
+            let color = std::io::stderr().is_terminal();
+            match span {
+                Some(span) => {
+                    eprint!("{}", render_report(&source.name, &source.text, span, &message, "fails here", None, color));
+                }
+                None => eprintln!("error: {message}"),
+            }
+            return Err(Exit::Usage);
+        }
+        Err(NotVerifiable::Unsupported(unsupported)) => {
+            if let Some(path) = &args.results {
+                write_atomically(path, UNKNOWN_RESULT.as_bytes()).map_err(usage)?;
+            }
+            let report =
+                Report { answer: None, unsupported: Some(&unsupported), seconds: 0.0, boxes: 0, proved_share: 0.0 };
+            return Ok(print_report(args.output, &report, &loaded.source));
         }
     };
     let started = Instant::now();
@@ -190,7 +198,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         progress: Some(&mut on_progress),
         ..Options::default()
     };
-    let answer = run_verify(&target, &question, options).map_err(|m| usage(m.0))?;
+    let answer = run_verify(&target, &asked.question, options).map_err(|m| usage(m.0))?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -202,26 +210,38 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         proved_share,
     };
     if let Some(path) = &args.results {
-        write_results_file(path, &answer, &target.input_name).map_err(usage)?;
+        write_atomically(path, results_text(&answer).as_bytes()).map_err(usage)?;
     }
-    Ok(print_report(args, &report, &loaded.source, property_source.as_ref()))
+    Ok(print_report(args.output, &report, &loaded.source))
 }
 
-/// What is asked, the input it ranges over (when the flags name it), its length, and the
-/// property file's source (for error places).
-fn question_of(args: &VerifyArgs) -> Result<(Question, Option<String>, usize, Option<Source>), Exit> {
+/// What the flags ask.
+struct Asked {
+    question: Question,
+    /// The input the region ranges over, when the flags name it (`--box NAME=…`).
+    input_name: Option<String>,
+    input_len: usize,
+    /// Where the region and its length come from, for messages.
+    region: String,
+}
+
+/// What the flags ask: a VNN-LIB property, or a claim on a box or a ball.
+fn question_of(args: &VerifyArgs) -> Result<Asked, Exit> {
     if let Some(path) = &args.vnnlib {
         let source = read_source(path)?;
         let property = parse_vnnlib(&source.text).map_err(|e| {
             eprint!("{}", e.render(&source.name, &source.text, std::io::stderr().is_terminal()));
             Exit::Parse
         })?;
-        let inputs = property.inputs;
-        return Ok((Question::Property(property), None, inputs, Some(source)));
+        let input_len = property.inputs;
+        let region = format!("{} declares {input_len} inputs X_i", source.name);
+        return Ok(Asked { question: Question::Property(property), input_name: None, input_len, region });
     }
     let claim = parse_claim(args.claim.as_deref().unwrap_or("argmax-stable")).map_err(usage)?;
-    let (name, region) = if let Some(text) = &args.region {
-        parse_box(text).map_err(usage)?
+    let (name, region, what) = if let Some(text) = &args.region {
+        let (name, region) = parse_box(text).map_err(usage)?;
+        let what = format!("--box gives {} ranges", region.len());
+        (name, region, what)
     } else if let Some(text) = &args.around {
         let (name, centre) = parse_point(text, args.row).map_err(usage)?;
         let eps_text = args.eps.as_deref().unwrap_or_default();
@@ -230,12 +250,13 @@ fn question_of(args: &VerifyArgs) -> Result<(Question, Option<String>, usize, Op
             .ok_or_else(|| usage(format!("--eps {eps_text}: expected a non-negative decimal number")))?;
         let clip =
             args.clip.as_deref().map(|c| parse_range(c).map_err(|e| usage(format!("--clip {c}: {e}")))).transpose()?;
-        (name, ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))))
+        let what = format!("the centre given by --around has {} elements", centre.len());
+        (name, ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))), what)
     } else {
         return Err(usage("say what to verify: --box, --around with --eps, --vnnlib, or --instances"));
     };
-    let len = region.len();
-    Ok((Question::Class { region, claim }, Some(name), len, None))
+    let input_len = region.len();
+    Ok(Asked { question: Question::Class { region, claim }, input_name: Some(name), input_len, region: what })
 }
 
 fn parse_claim(text: &str) -> Result<Claim, String> {
@@ -282,6 +303,9 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>)
         text.split_once('=').ok_or_else(|| format!("--around {text}: expected NAME=[…] or NAME=POINTS.npy"))?;
     let value = value.trim();
     if let Some(list) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        if let Some(r) = row {
+            return Err(format!("--row {r}: the centre is written out; --row picks a row of a .npy file"));
+        }
         let centre = list
             .split(',')
             .map(|t| {
@@ -299,218 +323,4 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>)
         (shape, _) => return Err(format!("{value} has shape {shape:?}: expected a vector or a matrix of points")),
     };
     Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect()))
-}
-
-/// A network ready for [`Target::new`]: its program, source and input.
-pub(super) struct LoadedNetwork {
-    pub source: Source,
-    pub program: Exp,
-    pub input_name: String,
-    pub fixed: Vec<TensorInput>,
-}
-
-/// Reads a .knn program, or imports a .nnet/.onnx network, and finds the input to range over.
-pub(super) fn load_network(
-    path: &Path,
-    input_name: Option<&str>,
-    fixed: Vec<TensorInput>,
-) -> Result<LoadedNetwork, Exit> {
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    let (source, imported_input) = if extension == "nnet" || extension == "onnx" {
-        let network = import_file(path, None, &ImportOptions::default()).map_err(usage)?;
-        (Source { name: path.display().to_string(), text: emit(&network) }, Some(network.input.clone()))
-    } else {
-        (read_source(path)?, None)
-    };
-    let profile = Profile::revised();
-    let bound: Vec<&str> = fixed.iter().map(|t| t.name.as_str()).collect();
-    let input_name = match input_name.map(str::to_string).or(imported_input) {
-        Some(name) => name,
-        None => free_input(&source, profile, &bound)?,
-    };
-    let mut all_bound = bound.clone();
-    all_bound.push(&input_name);
-    let program = parse(&source, profile, &all_bound)?;
-    Ok(LoadedNetwork { source, program, input_name, fixed })
-}
-
-/// The program's only free name (besides the fixed inputs).
-fn free_input(source: &Source, profile: &Profile, bound: &[&str]) -> Result<String, Exit> {
-    let program = parse_program(&source.text, profile.grammar).map_err(|e| {
-        eprint!("{}", e.render(&source.name, &source.text, std::io::stderr().is_terminal()));
-        Exit::Parse
-    })?;
-    let mut free: Vec<String> = check_program(&program, bound)
-        .into_iter()
-        .filter(|e| e.kind == ErrorKind::UnboundIdentifier)
-        .filter_map(|e| source.text.get(e.span.start as usize..e.span.end as usize).map(str::to_string))
-        .collect();
-    free.sort();
-    free.dedup();
-    match free.as_slice() {
-        [one] => Ok(one.clone()),
-        [] => Err(usage(format!("{}: the program has no free input to verify over", source.name))),
-        many => Err(usage(format!(
-            "{}: the program has several free inputs ({}): name the one to verify over with --input-name and bind the others with --input",
-            source.name,
-            many.join(", ")
-        ))),
-    }
-}
-
-/// What is printed.
-struct Report<'a> {
-    answer: Option<&'a Answer>,
-    unsupported: Option<&'a Unsupported>,
-    seconds: f64,
-    boxes: u64,
-    proved_share: f64,
-}
-
-/// Prints the report and returns the exit code of the answer.
-fn print_report(args: &VerifyArgs, report: &Report, source: &Source, _property: Option<&Source>) -> Exit {
-    let exit = match report.answer {
-        Some(Answer::Holds { .. }) => Exit::Result,
-        Some(Answer::Violated(_)) => Exit::Violated,
-        Some(Answer::Unknown(_)) | None => Exit::Unknown,
-    };
-    match args.output {
-        VerifyFormat::Json => outln!("{}", report_json(report)),
-        VerifyFormat::Text => {
-            if let (Some(u), true) = (report.unsupported, args.output == VerifyFormat::Text) {
-                outln!("unknown: unsupported: {}", u.what);
-                if let Some(span) = u.span {
-                    eprint!(
-                        "{}",
-                        render_report(
-                            &source.name,
-                            &source.text,
-                            span,
-                            &format!("unsupported: {}", u.what),
-                            "the verifier cannot bound this",
-                            None,
-                            std::io::stderr().is_terminal()
-                        )
-                    );
-                }
-            }
-            if let Some(answer) = report.answer {
-                outln!("{}", answer_text(answer, report));
-            }
-        }
-    }
-    exit
-}
-
-/// Values printed so that they read back as the same binary64 values.
-fn vector(values: &[f64]) -> String {
-    let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-    format!("[{}]", items.join(", "))
-}
-
-fn answer_text(answer: &Answer, report: &Report) -> String {
-    let stats = format!("{:.3} s, {} boxes", report.seconds, report.boxes);
-    match answer {
-        Answer::Holds { class: Some(k) } => format!("holds: the class is {k} on the whole region ({stats})"),
-        Answer::Holds { class: None } => format!("holds: no input of the region reaches an unsafe output ({stats})"),
-        Answer::Violated(c) => {
-            let what = match (c.class, c.expected_class) {
-                (Some(found), Some(expected)) => format!("the class is {found}, not {expected}"),
-                (Some(found), None) => format!("the class is {found}"),
-                _ => "the output is unsafe".to_string(),
-            };
-            format!(
-                "violated: {what} (case {}; confirmed on the small-step reference and the big-step engine; {stats})\n  input  = {}\n  output = {}\n  witness: {}",
-                c.case,
-                vector(&c.input),
-                vector(&c.output),
-                witness(&c.input, &c.output).replace("\n ", " ")
-            )
-        }
-        Answer::Unknown(Unknown::Timeout) => {
-            format!("unknown: timeout ({stats}; {:.1}% of the region's volume proved)", 100.0 * report.proved_share)
-        }
-        Answer::Unknown(Unknown::Limit(why)) => format!("unknown: limit: {why} ({stats})"),
-        Answer::Unknown(Unknown::Bug(why)) => format!("unknown: bug: {why} ({stats}); please report it"),
-    }
-}
-
-fn report_json(report: &Report) -> Value {
-    let mut object = json!({
-        "schema_version": 1,
-        "seconds": report.seconds,
-        "boxes": report.boxes,
-        "proved_share": report.proved_share,
-    });
-    let fields: Value = match (report.answer, report.unsupported) {
-        (_, Some(u)) => json!({
-            "answer": "unknown",
-            "reason": "unsupported",
-            "detail": u.what,
-            "span": u.span.map(|s| json!({"start": s.start, "end": s.end})),
-        }),
-        (Some(Answer::Holds { class }), _) => json!({"answer": "holds", "class": class}),
-        (Some(Answer::Violated(c)), _) => json!({
-            "answer": "violated",
-            "counterexample": {
-                "case": c.case,
-                "input": c.input,
-                "output": c.output,
-                "class": c.class,
-                "expected_class": c.expected_class,
-                "witness": witness(&c.input, &c.output),
-            }
-        }),
-        (Some(Answer::Unknown(u)), _) => {
-            let (reason, detail) = match u {
-                Unknown::Timeout => ("timeout", String::new()),
-                Unknown::Limit(why) => ("limit", why.clone()),
-                Unknown::Bug(why) => ("bug", why.clone()),
-            };
-            json!({"answer": "unknown", "reason": reason, "detail": detail})
-        }
-        (None, None) => json!({"answer": "unknown"}),
-    };
-    if let (Value::Object(o), Value::Object(f)) = (&mut object, fields) {
-        o.extend(f);
-    }
-    object
-}
-
-/// The VNN-COMP witness: `((X_0 v) (X_1 v) … (Y_0 v) …)`, one pair a line.
-pub(super) fn witness(input: &[f64], output: &[f64]) -> String {
-    let pairs: Vec<String> = input
-        .iter()
-        .enumerate()
-        .map(|(i, v)| format!("(X_{i} {v:?})"))
-        .chain(output.iter().enumerate().map(|(i, v)| format!("(Y_{i} {v:?})")))
-        .collect();
-    format!("({})", pairs.join("\n "))
-}
-
-/// The VNN-COMP results file: `sat` and the witness, `unsat`, `timeout` or `unknown`.
-pub(super) fn results_text(answer: &Answer) -> String {
-    match answer {
-        Answer::Holds { .. } => "unsat\n".into(),
-        Answer::Violated(c) => format!("sat\n{}\n", witness(&c.input, &c.output)),
-        Answer::Unknown(Unknown::Timeout) => "timeout\n".into(),
-        Answer::Unknown(_) => "unknown\n".into(),
-    }
-}
-
-fn write_results_file(path: &Path, answer: &Answer, _input: &str) -> Result<(), String> {
-    write_atomically(path, results_text(answer).as_bytes())
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place: a reader
-/// never sees a partial file, and an interrupted run leaves the old file as it was.
-pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let temporary: PathBuf = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    std::fs::write(&temporary, bytes).map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {}: {e}", path.display())
-    })
 }

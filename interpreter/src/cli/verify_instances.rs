@@ -10,9 +10,11 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
-use super::verify::{load_network, usage, write_atomically};
+use super::verify::usage;
+use super::verify_report::write_atomically;
+use super::verify_target::{NotVerifiable, load_network, prepare_target};
 use crate::verify::vnnlib::parse_vnnlib;
-use crate::verify::{Answer, Options, Question, Target, Unknown, verify};
+use crate::verify::{Answer, Options, Question, Unknown, verify};
 
 /// One line of the list.
 struct Instance {
@@ -21,8 +23,9 @@ struct Instance {
     timeout: Duration,
 }
 
-/// The answer column: `holds`, `violated`, `unknown:REASON`, or `error` (the instance could
-/// not be run; the message goes to standard error).
+/// The answer column: `holds`, `violated`, `unknown:REASON` (`timeout`, `limit`, `bug`,
+/// `unsupported`), or `error` (the instance could not be run; the message goes to standard
+/// error).
 fn answer_word(answer: &Answer) -> String {
     match answer {
         Answer::Holds { .. } => "holds".into(),
@@ -59,20 +62,27 @@ fn read_list(list: &Path) -> Result<Vec<Instance>, String> {
     Ok(instances)
 }
 
-/// Verifies one instance: its answer, or why it could not be run.
-fn run_instance(root: &Path, instance: &Instance, timeout: Duration) -> Result<Answer, String> {
+/// Verifies one instance: its answer word, or why it could not be run.
+fn run_instance(root: &Path, instance: &Instance, timeout: Duration) -> Result<String, String> {
     let property_path = root.join(&instance.property);
     let text =
         std::fs::read_to_string(&property_path).map_err(|e| format!("cannot read {}: {e}", property_path.display()))?;
     let property = parse_vnnlib(&text).map_err(|e| e.render(&property_path.display().to_string(), &text, false))?;
     let loaded = load_network(&root.join(&instance.network), None, Vec::new())
         .map_err(|_| "the network could not be loaded".to_string())?;
-    let inputs = property.inputs;
-    let target = Target::new(loaded.program, &loaded.input_name, vec![inputs], Vec::new())
-        .map_err(|u| format!("unsupported: {}", u.what))?;
+    let region = format!("{} declares {} inputs X_i", property_path.display(), property.inputs);
+    let target = match prepare_target(&loaded, property.inputs, &region) {
+        Ok(target) => target,
+        Err(NotVerifiable::Unsupported(_)) => return Ok(UNSUPPORTED.into()),
+        Err(NotVerifiable::Mismatch(message, _)) => return Err(message),
+    };
     verify(&target, &Question::Property(property), Options { timeout: Some(timeout), ..Options::default() })
+        .map(|answer| answer_word(&answer))
         .map_err(|m| m.0)
 }
+
+/// The answer word of a network the verifier cannot bound.
+const UNSUPPORTED: &str = "unknown:unsupported";
 
 pub fn run_list(
     list: &Path,
@@ -104,8 +114,8 @@ pub fn run_list(
         let started = Instant::now();
         let answer = run_instance(root, instance, timeout.unwrap_or(instance.timeout));
         let seconds = started.elapsed().as_secs_f64();
-        let word = match &answer {
-            Ok(a) => answer_word(a),
+        let word = match answer {
+            Ok(word) => word,
             Err(why) => {
                 failed = true;
                 let message = format!("{},{}: {why}", instance.network, instance.property);
@@ -145,21 +155,25 @@ pub fn run_list(
     if out.is_none() {
         out!("{csv}");
     }
-    let mut summary = String::from("property      holds violated unknown errors   seconds\n");
+    let width = totals.keys().map(String::len).max().unwrap_or(0).max("property".len());
+    let mut summary = format!(
+        "{:<width$} {:>5} {:>8} {:>7} {:>6} {:>9}\n",
+        "property", "holds", "violated", "unknown", "errors", "seconds"
+    );
     let mut all = [0.0; 5];
-    for (property, row) in &totals {
+    let mut line = |name: &str, row: &[f64; 5]| {
         summary.push_str(&format!(
-            "{property:<13} {:>5} {:>8} {:>7} {:>6} {:>9.2}\n",
+            "{name:<width$} {:>5} {:>8} {:>7} {:>6} {:>9.2}\n",
             row[0], row[1], row[2], row[3], row[4]
         ));
+    };
+    for (property, row) in &totals {
+        line(property, row);
         for (a, r) in all.iter_mut().zip(row) {
             *a += r;
         }
     }
-    summary.push_str(&format!(
-        "{:<13} {:>5} {:>8} {:>7} {:>6} {:>9.2}\n",
-        "total", all[0], all[1], all[2], all[3], all[4]
-    ));
+    line("total", &all);
     eprint!("{summary}");
     Ok(if failed { Exit::Unknown } else { Exit::Result })
 }
