@@ -198,7 +198,7 @@ fn a_region_of_the_wrong_length_is_a_usage_error() {
     // mlp.knn's first layer needs 3 inputs: the message shows where the program fails.
     let (_, err) = verify_exit(&[&mlp_program(), "--box", "x=0:1,0:1"], 1);
     assert!(err.contains("fails on every input `x` of 2 elements (--box gives 2 ranges)"), "{err}");
-    assert!(err.contains("mlp.knn:11:1") && err.contains("linear(W1, x)"), "{err}");
+    assert!(err.contains("mlp.knn:11:9") && err.contains("linear(W1, x)"), "{err}");
     let (_, err) = verify_exit(&[&mlp_program(), "--around", "x=[0, 0, 0, 0]", "--eps", "1"], 1);
     assert!(err.contains("of 4 elements (the centre given by --around has 4 elements)"), "{err}");
     // An imported network knows its input's length.
@@ -283,14 +283,13 @@ fn vnnlib_properties_need_the_scores_not_the_argmax() {
 }
 
 #[test]
-#[ignore = "verifier core bug (claim::ball with --clip): the clipped ball admits points outside the ball"]
 fn a_clip_bound_never_widens_the_ball() {
     // The class is 0 exactly when x + (−0.25) ≥ 0, i.e. x ≥ 0.25 (a tie at 0.25 goes to 0).
     // The ball of radius 0.75 around 0.99999999999999999 starts at the real
     // 0.24999999999999999, whose first binary64 point is 0.25: the claim holds on it. The clip
     // bound 0.25 − 2⁻⁵⁴ is below the ball's start, so it must not move it; it lies inside the
-    // binary64 bracket of 0.99999999999999999 − 0.75, and `Constant::max_lower`, comparing the
-    // brackets' lower ends first, takes it: x = 0.25 − 2⁻⁵⁴ (class 1) is reported as violating.
+    // binary64 enclosure of 0.99999999999999999 − 0.75, and choosing one bound by comparing the
+    // enclosures' lower ends took it: x = 0.25 − 2⁻⁵⁴ (class 1) was reported as violating.
     let dir = tempfile::tempdir().unwrap();
     let step = temp_file(
         dir.path(),

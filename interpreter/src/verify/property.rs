@@ -16,8 +16,11 @@ use knn_semantics::syntax::Span;
 
 use super::float::{Interval, add_down, add_up, mul_down, mul_up};
 
-/// A real constant as written, bracketed by binary64 values: `below ≤ exact ≤ above`, with
-/// `below == above` exactly when the decimal is a binary64 value, else the two neighbours.
+/// A real constant as written, enclosed by binary64 values: `below ≤ exact ≤ above`, with
+/// `below == above` exactly when the constant is that binary64 value. A decimal as written is
+/// bracketed by two neighbours (`above == below.next_up()`), so its exact value is strictly
+/// between them; constants computed from others (a ball's `centre − eps`, the tighter of two
+/// bounds) may be wider enclosures, which every use below treats conservatively.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Constant {
     pub text: Arc<str>,
@@ -59,15 +62,43 @@ impl Constant {
         if self.is_exact() { x <= self.above } else { x <= self.below }
     }
 
-    /// The tighter of two lower bounds (the larger), as far as binary64 points can tell:
-    /// two constants in the same gap between neighbours admit the same points.
-    pub fn max_lower(self, other: Constant) -> Constant {
-        if (other.below, other.above) > (self.below, self.above) { other } else { self }
+    /// Whether the constant is no binary64 value and lies strictly between two neighbours
+    /// (a decimal as written): then it is strictly inside its enclosure.
+    pub fn is_strictly_between_neighbours(&self) -> bool {
+        self.below < self.above && self.above == self.below.next_up()
     }
 
-    /// The tighter of two upper bounds (the smaller).
+    /// The tighter of two lower bounds: `max(a, b)`, enclosed end by end (max is monotone, so
+    /// `max(a.below, b.below) ≤ max(a, b) ≤ max(a.above, b.above)`). Choosing one of the two by
+    /// comparing enclosures would be wrong when they overlap.
+    pub fn max_lower(self, other: Constant) -> Constant {
+        // One known to be at least the other is kept as written.
+        if self.below >= other.above {
+            return self;
+        }
+        if other.below >= self.above {
+            return other;
+        }
+        Constant {
+            text: format!("max({}, {})", self.text, other.text).into(),
+            below: self.below.max(other.below),
+            above: self.above.max(other.above),
+        }
+    }
+
+    /// The tighter of two upper bounds: `min(a, b)`, enclosed end by end.
     pub fn min_upper(self, other: Constant) -> Constant {
-        if (other.below, other.above) < (self.below, self.above) { other } else { self }
+        if self.above <= other.below {
+            return self;
+        }
+        if other.above <= self.below {
+            return other;
+        }
+        Constant {
+            text: format!("min({}, {})", self.text, other.text).into(),
+            below: self.below.min(other.below),
+            above: self.above.min(other.above),
+        }
     }
 }
 
@@ -180,9 +211,10 @@ impl Atom {
         self.truth_of_side(self.left_side(y), self.constants_are_open())
     }
 
-    /// Whether an inexact constant makes the left side lie strictly inside its enclosure.
+    /// Whether a constant strictly between two neighbours makes the left side lie strictly
+    /// inside its enclosure.
     fn constants_are_open(&self) -> bool {
-        self.constants.iter().any(|c| !c.is_exact())
+        self.constants.iter().any(Constant::is_strictly_between_neighbours)
     }
 
     fn truth_of_side(&self, side: Interval, open: bool) -> Truth {
@@ -339,6 +371,24 @@ mod tests {
         let c = InputBox { lower: vec![constant("0.0")], upper: vec![constant("0.6")] };
         assert!(c.contains(&[0.6]));
         assert!(!c.contains(&[0.6f64.next_up()]));
+    }
+
+    #[test]
+    fn the_tighter_of_two_overlapping_bounds_encloses_their_maximum() {
+        // A wide enclosure [0.1, 0.3] of some lower bound L and the exact bound 0.25: L may be
+        // 0.29, so 0.25 is not the tighter bound; the result must admit no point below max(L, 0.25).
+        let wide = Constant { text: "c - e".into(), below: 0.1, above: 0.3 };
+        let tight = Constant::exact(0.25);
+        let max = wide.clone().max_lower(tight.clone());
+        assert_eq!((max.below, max.above), (0.25, 0.3));
+        let b = InputBox { lower: vec![max], upper: vec![Constant::exact(1.0)] };
+        assert!(!b.contains(&[0.26]), "0.26 may lie below the wide bound");
+        assert!(b.contains(&[0.3]));
+        // Disjoint enclosures: the larger is kept as written.
+        assert_eq!(Constant::exact(0.5).max_lower(tight.clone()), Constant::exact(0.5));
+        assert_eq!(tight.clone().min_upper(Constant::exact(0.5)), tight);
+        let min = wide.min_upper(Constant::exact(0.25));
+        assert_eq!((min.below, min.above), (0.1, 0.25));
     }
 
     #[test]
