@@ -302,3 +302,17 @@ fn a_clip_bound_never_widens_the_ball() {
     let out = verify(&args);
     assert_ne!(out.status.code(), Some(10), "{}", stdout(&out));
 }
+
+#[test]
+fn a_tie_at_a_corner_is_decided_point_by_point_in_the_narrowest_boxes() {
+    // fc_2-2-3: h0 = relu(x0 + x1), h1 = relu(−x0 − x1), y = (2h0 − h1, −h0 + h1, h0 − h1).
+    // On [0, 1]² h1 = 0 and y = (2h0, −h0, h0) with h0 ≥ 0: y0 ≥ y2 ≥ y1, and at (0, 0) all
+    // three tie, which ArgMax gives to index 0. So the class is 0 on the whole box. Near the
+    // corner the bounds cannot separate the tie; the boxes there shrink until they hold a few
+    // binary64 points, which are run one by one.
+    let (out, _) = verify_exit(&[&fixture("fc_2-2-3.nnet"), "--box", "x=0:1,0:1", "--claim", "argmax=0"], 0);
+    assert!(out.starts_with("holds: the class is 0"), "{out}");
+    // And class 2 is refuted (y0 > y2 as soon as h0 > 0; at the corner the tie gives 0).
+    let (out, _) = verify_exit(&[&fixture("fc_2-2-3.nnet"), "--box", "x=0:1,0:1", "--claim", "argmax=2"], 10);
+    assert!(out.starts_with("violated: the class is 0, not 2"), "{out}");
+}

@@ -10,6 +10,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::bigstep::{ExecOptions, Plan, run_rows};
+use knn_semantics::engine::Observed;
+
 use super::float::Interval;
 use super::interval::layer_bounds;
 use super::linear::{Bounds, PreparedLayers, back_substitute, tighten};
@@ -28,6 +31,8 @@ struct PreparedConjunction {
 /// One case of a property, ready for the search.
 pub struct CaseSearch<'a> {
     net: &'a Network,
+    /// The compiled program, for deciding the smallest boxes point by point.
+    plan: &'a Plan,
     case: &'a Case,
     conjunctions: Vec<PreparedConjunction>,
     /// The binary64 points inside the box as written: candidates are clamped into it.
@@ -47,6 +52,9 @@ pub enum Examined {
     /// Not decided and too narrow to split further.
     Stuck,
 }
+
+/// The most binary64 points a box too narrow to split may hold to be decided point by point.
+const EXHAUSTIVE_POINTS: usize = 1 << 12;
 
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
@@ -70,7 +78,7 @@ pub struct CaseProgress {
 
 impl<'a> CaseSearch<'a> {
     /// `None` when the case's box holds no binary64 point (the case holds vacuously).
-    pub fn new(net: &'a Network, case: &'a Case) -> Option<CaseSearch<'a>> {
+    pub fn new(net: &'a Network, plan: &'a Plan, case: &'a Case) -> Option<CaseSearch<'a>> {
         let inner = case.input.inner()?;
         let width = net.widths().last().copied().unwrap_or(0);
         let conjunctions = case
@@ -80,7 +88,7 @@ impl<'a> CaseSearch<'a> {
                 atoms: c.atoms.iter().map(|a| (a.clone(), dense_over_last(net, a, width))).collect(),
             })
             .collect();
-        Some(CaseSearch { net, case, conjunctions, inner, width })
+        Some(CaseSearch { net, plan, case, conjunctions, inner, width })
     }
 
     /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
@@ -219,8 +227,46 @@ impl<'a> CaseSearch<'a> {
         };
         match (0..region.len()).filter(splittable).max_by(|&a, &b| score(a).total_cmp(&score(b))) {
             Some(j) => Examined::Split(j, bounds),
-            None => Examined::Stuck,
+            None => self.exhaust(region),
         }
+    }
+
+    /// Decides a box too narrow to split by running the engine on each of its binary64
+    /// points (each dimension has at most two): proved when every point inside the box as
+    /// written is decidedly safe, a candidate when one is unsafe, stuck otherwise or when
+    /// there are more than `EXHAUSTIVE_POINTS`.
+    fn exhaust(&self, region: &[Interval]) -> Examined {
+        let wide: Vec<usize> = (0..region.len()).filter(|&j| region[j].lo < region[j].hi).collect();
+        if wide.len() >= usize::BITS as usize || 1usize << wide.len() > EXHAUSTIVE_POINTS {
+            return Examined::Stuck;
+        }
+        let points: Vec<Vec<f64>> = (0..1usize << wide.len())
+            .map(|mask| {
+                let mut x: Vec<f64> = region.iter().map(|v| v.lo).collect();
+                for (bit, &j) in wide.iter().enumerate() {
+                    if mask >> bit & 1 == 1 {
+                        x[j] = region[j].hi;
+                    }
+                }
+                x
+            })
+            .filter(|x| self.case.input.contains(x))
+            .collect();
+        let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
+        let mut all_safe = true;
+        for (x, result) in points.iter().zip(run_rows(self.plan, &rows, ExecOptions::default())) {
+            let y = match result {
+                Ok(Observed::Tensor(t)) => t.data,
+                Ok(Observed::Int(_)) => self.net.eval(x),
+                _ => return Examined::Stuck,
+            };
+            match self.case.unsafe_at(&y) {
+                Truth::True => return Examined::Candidate(x.clone()),
+                Truth::Unknown => all_safe = false,
+                Truth::False => {}
+            }
+        }
+        if all_safe { Examined::Proved } else { Examined::Stuck }
     }
 
     /// Searches the whole box: `confirm` decides whether a candidate is a real counterexample

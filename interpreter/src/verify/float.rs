@@ -79,6 +79,11 @@ pub fn sum_error(a: f64, b: f64, s: f64) -> f64 {
 /// returns it exactly (Boldo and Muller); `None` otherwise (then callers move outward).
 fn product_error(a: f64, b: f64, p: f64) -> Option<f64> {
     const SAFE: f64 = f64::from_bits((1023 - 969) << 52); // 2^-969
+    // A product by ±1 is the other factor, exactly, at any magnitude (constraints on outputs
+    // such as `Y_0 − Y_1` are decided on subnormal outputs too).
+    if a.abs() == 1.0 || b.abs() == 1.0 {
+        return p.is_finite().then_some(0.0);
+    }
     if !p.is_finite() || p.abs() < SAFE {
         return if p == 0.0 && (a == 0.0 || b == 0.0) { Some(0.0) } else { None };
     }
@@ -289,6 +294,9 @@ mod tests {
         assert!(mul_up(1e-200, 1e-200) > 0.0);
         assert_eq!(mul_down(1e-200, 1e-200), -ETA);
         assert_eq!(mul_up(0.0, 5.0), 0.0);
+        // ±1 times anything is exact, subnormals included.
+        assert_eq!(mul_up(-1.0, ETA), -ETA);
+        assert_eq!(mul_down(ETA, 1.0), ETA);
     }
 
     #[test]

@@ -207,7 +207,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     let mut progress = options.progress;
     let mut stuck = None;
     for (index, case) in property.cases.iter().enumerate() {
-        let Some(search) = CaseSearch::new(&target.net, case) else {
+        let Some(search) = CaseSearch::new(&target.net, &target.plan, case) else {
             continue; // No binary64 point in this box.
         };
         // What the last confirmation found: a replayed counterexample, or a bug (which also

@@ -72,8 +72,9 @@ impl Constant {
     /// `max(a.below, b.below) ≤ max(a, b) ≤ max(a.above, b.above)`). Choosing one of the two by
     /// comparing enclosures would be wrong when they overlap.
     pub fn max_lower(self, other: Constant) -> Constant {
-        // One known to be at least the other is kept as written.
-        if self.below >= other.above {
+        // One known to be at least the other is kept as written; of two in the same gap
+        // between neighbours (they admit the same binary64 points), the first.
+        if self.below >= other.above || (self.below, self.above) == (other.below, other.above) {
             return self;
         }
         if other.below >= self.above {
@@ -88,7 +89,7 @@ impl Constant {
 
     /// The tighter of two upper bounds: `min(a, b)`, enclosed end by end.
     pub fn min_upper(self, other: Constant) -> Constant {
-        if self.above <= other.below {
+        if self.above <= other.below || (self.below, self.above) == (other.below, other.above) {
             return self;
         }
         if other.above <= self.below {
