@@ -13,11 +13,13 @@ use rayon::prelude::*;
 use crate::bigstep::{ExecOptions, Plan, run_rows};
 use knn_semantics::engine::Observed;
 
+use super::alpha::optimise_row;
 use super::float::Interval;
 use super::interval::layer_bounds;
-use super::linear::{Bounds, PreparedLayers, back_substitute, tighten};
+use super::linear::{Bounds, LowerBound, PreparedLayers, back_substitute, tighten};
 use super::network::Network;
 use super::property::{Atom, Case, Truth};
+use super::relax::LowerSlope;
 
 /// An atom's coefficients over the last layer's vector and its constant, when they are
 /// binary64 values (else it is decided by interval bounds alone).
@@ -124,18 +126,31 @@ impl<'a> CaseSearch<'a> {
                 }
             }
         }
+        let last = layers.len() - 1;
         let found = if owners.is_empty() {
             Vec::new()
         } else {
-            back_substitute(layers, &bounds, &mut prepared, layers.len() - 1, rows, self.width)
+            back_substitute(layers, &bounds, &mut prepared, last, rows, self.width)
         };
         let mut refuted = vec![false; self.conjunctions.len()];
-        for ((c, a), bound) in owners.iter().zip(&found) {
-            let (atom, dense) = &self.conjunctions[*c].atoms[*a];
-            let constant = dense.as_ref().expect("only dense atoms have rows").1;
-            if atom.never_given(bound.value, constant) {
-                refuted[*c] = true;
+        let refutes = |(c, a): (usize, usize), bound: &LowerBound| {
+            let (atom, dense) = &self.conjunctions[c].atoms[a];
+            atom.never_given(bound.value, dense.as_ref().expect("only dense atoms have rows").1)
+        };
+        for (owner, bound) in owners.iter().zip(&found) {
+            refuted[owner.0] |= refutes(*owner, bound);
+        }
+        // Optimised slopes for the atoms still open (α-CROWN), one row at a time. They only
+        // refute: the split below is steered by the fixed-slope bounds, which split better.
+        let mut optimised_bounds: Vec<Option<LowerBound>> = vec![None; found.len()];
+        for ((owner, bound), slot) in owners.iter().zip(&found).zip(optimised_bounds.iter_mut()) {
+            if refuted[owner.0] {
+                continue;
             }
+            let row = &self.conjunctions[owner.0].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").0;
+            let optimised = optimise_row(layers, &bounds, &mut prepared, last, row, LowerSlope::Chord, bound.clone());
+            refuted[owner.0] |= refutes(*owner, &optimised);
+            *slot = Some(optimised);
         }
         let remaining: Vec<usize> = open.into_iter().filter(|&c| !refuted[c]).collect();
         if remaining.is_empty() {
@@ -145,13 +160,15 @@ impl<'a> CaseSearch<'a> {
         // them may become the one that refutes its conjunction), and the corners they point to.
         let mut weights = vec![0.0; region.len()];
         let mut candidates = vec![self.centre(region)];
-        for ((c, _), bound) in owners.iter().zip(&found) {
+        for (((c, _), bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
             if refuted[*c] {
                 continue;
             }
-            for (w, k) in weights.iter_mut().zip(&bound.coefficients) {
-                *w += k.abs();
-            }
+            // Each bound's input coefficients, scaled to sum 1, from the fixed slopes and the
+            // optimised ones: either alone splits some ACAS Xu instances far worse
+            // (docs/verification.md, "Branch and bound").
+            add_sensitivity(&mut weights, &bound.coefficients);
+            add_sensitivity(&mut weights, &optimised.as_ref().unwrap_or(bound).coefficients);
             let corner: Vec<f64> =
                 bound.coefficients.iter().zip(region).map(|(&k, x)| if k >= 0.0 { x.lo } else { x.hi }).collect();
             candidates.push(self.clamp(&corner));
@@ -310,6 +327,16 @@ impl<'a> CaseSearch<'a> {
             report(progress);
         }
         if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
+    }
+}
+
+/// Adds `|coefficients|`, scaled to sum 1, to `weights`.
+fn add_sensitivity(weights: &mut [f64], coefficients: &[f64]) {
+    let total: f64 = coefficients.iter().map(|k| k.abs()).sum();
+    if total > 0.0 && total.is_finite() {
+        for (w, k) in weights.iter_mut().zip(coefficients) {
+            *w += k.abs() / total;
+        }
     }
 }
 

@@ -137,6 +137,22 @@ impl PreparedLayers {
         self.entries[k].get_or_insert_with(|| prepare(&layers[k], bounds.input_of(k)))
     }
 
+    /// The upper lines of activation layer `k`, once prepared.
+    pub(super) fn upper_lines(&self, k: usize) -> Option<&[Line]> {
+        match &self.entries[k] {
+            Some(Prepared::Activation { upper, .. }) => Some(upper),
+            _ => None,
+        }
+    }
+
+    /// The lower lines of activation layer `k` for a choice of slope, once prepared.
+    pub(super) fn lower_lines(&self, k: usize, slope: LowerSlope) -> Option<&[Line]> {
+        match &self.entries[k] {
+            Some(Prepared::Activation { lower, .. }) => Some(&lower[slope as usize]),
+            _ => None,
+        }
+    }
+
     /// Forgets layer `k` and every later one (their inputs' bounds changed).
     pub fn forget_from(&mut self, k: usize) {
         for entry in self.entries.iter_mut().skip(k) {
@@ -156,28 +172,58 @@ pub fn back_substitute(
     rows: Vec<f64>,
     width: usize,
 ) -> Vec<LowerBound> {
-    let adaptive = back_substitute_with(layers, bounds, prepared, from, rows.clone(), width, LowerSlope::Adaptive);
-    let chord = back_substitute_with(layers, bounds, prepared, from, rows, width, LowerSlope::Chord);
+    let adaptive = back_substitute_with(
+        layers,
+        bounds,
+        prepared,
+        from,
+        rows.clone(),
+        width,
+        LowerLines::Slope(LowerSlope::Adaptive),
+        None,
+    );
+    let chord =
+        back_substitute_with(layers, bounds, prepared, from, rows, width, LowerLines::Slope(LowerSlope::Chord), None);
     adaptive.into_iter().zip(chord).map(|(a, c)| if c.value > a.value { c } else { a }).collect()
 }
 
-/// Lower bounds of `rows[r]·v` with one choice of lower slopes. `rows` is row-major, `width`
-/// entries a row. One pass per layer carries every row.
-fn back_substitute_with(
+/// Which lower lines bound the activations from below.
+#[derive(Clone, Copy)]
+pub enum LowerLines<'a> {
+    /// The prepared lines of one choice of relu slope.
+    Slope(LowerSlope),
+    /// Lines given per layer (empty for layers that are not activations); each must be below
+    /// the activation on its input's range (`α·z` with `α ∈ [0, 1]` for relu).
+    Given(&'a [Vec<Line>]),
+}
+
+/// Lower bounds of `rows[r]·v` with one choice of lower lines. `rows` is row-major, `width`
+/// entries a row. One pass per layer carries every row. With `trace`, the coefficients met
+/// before each layer are recorded (`trace[k]`: over layer `k`'s output), for gradients.
+#[allow(clippy::too_many_arguments, reason = "the pass's inputs, each used once")]
+pub(super) fn back_substitute_with(
     layers: &[Layer],
     bounds: &Bounds,
     prepared: &mut PreparedLayers,
     from: usize,
     rows: Vec<f64>,
     width: usize,
-    slope: LowerSlope,
+    lines: LowerLines<'_>,
+    mut trace: Option<&mut Vec<Vec<f64>>>,
 ) -> Vec<LowerBound> {
+    if let Some(trace) = trace.as_deref_mut() {
+        trace.clear();
+        trace.resize(from + 1, Vec::new());
+    }
     let count = rows.len() / width.max(1);
     let mut g = rows;
     let mut g_width = width;
     let mut acc = vec![0.0f64; count];
     let add_rows = row_kernel();
     for k in (0..=from).rev() {
+        if let Some(trace) = trace.as_deref_mut() {
+            trace[k] = g.clone();
+        }
         match (&layers[k], prepared.get(layers, bounds, k)) {
             (Layer::Dense { w, bias }, Prepared::Dense { charge, underflow, sums, live, live_weights }) => {
                 let (m, n, width) = (w.rows(), w.cols(), live.len());
@@ -224,7 +270,10 @@ fn back_substitute_with(
             }
             (_, Prepared::Activation { lower, upper, magnitude, sums, gamma, underflow }) => {
                 let m = magnitude.len();
-                let lower = &lower[slope as usize];
+                let lower: &[Line] = match lines {
+                    LowerLines::Slope(slope) => &lower[slope as usize],
+                    LowerLines::Given(given) => &given[k],
+                };
                 for r in 0..count {
                     let gr = &mut g[r * m..(r + 1) * m];
                     // Σ g·c over the lines' intercepts (fast, its error charged below), and

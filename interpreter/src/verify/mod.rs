@@ -5,6 +5,7 @@
 //! [`relax`] and [`float`] (sound bounds), [`falsify`] (searching for counterexamples),
 //! [`bab`] (branch and bound), [`replay`] (confirming counterexamples on both engines).
 
+pub mod alpha;
 pub mod bab;
 pub mod claim;
 pub mod decimal;
