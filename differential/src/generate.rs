@@ -8,21 +8,19 @@
 //! Generation is a function of a seed: a failing case is reproduced from the seed it prints.
 
 use crate::program::{Act, BinOp, Final, Input, Program, Scalar, Stmt};
+use knn_interpreter::verify::falsify::SplitMix;
 
-/// SplitMix64: small, fast, and the same sequence everywhere for a seed.
-pub struct Rng(u64);
+/// SplitMix64 (the verifier's generator): small, fast, and the same sequence everywhere for a
+/// seed.
+pub struct Rng(SplitMix);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SplitMix::new(seed))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).
