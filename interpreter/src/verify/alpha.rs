@@ -8,8 +8,9 @@
 //! back-substitution ([`back_substitute_with`]) with the slopes chosen, which charges all
 //! rounding; the gradient only steers the choice.
 
-use super::linear::{Bounds, LowerBound, LowerLines, PreparedLayers, back_substitute_with};
+use super::linear::{Bounds, LowerBound, LowerLines, back_substitute_with};
 use super::network::Layer;
+use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
 /// Gradient steps per row.

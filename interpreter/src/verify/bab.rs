@@ -16,8 +16,9 @@ use knn_semantics::engine::Observed;
 use super::alpha::optimise_row;
 use super::float::Interval;
 use super::interval::layer_bounds;
-use super::linear::{Bounds, LowerBound, PreparedLayers, back_substitute, tighten};
+use super::linear::{Bounds, LowerBound, back_substitute, tighten};
 use super::network::Network;
+use super::prepare::PreparedLayers;
 use super::property::{Atom, Case, Truth};
 use super::relax::LowerSlope;
 

@@ -14,6 +14,7 @@ pub mod float;
 pub mod interval;
 pub mod linear;
 pub mod network;
+pub mod prepare;
 pub mod property;
 pub mod relax;
 pub mod replay;

@@ -9,105 +9,10 @@
 //! bounds as written: candidates are taken from the inner box, and proofs run on the outer
 //! box, which holds every real point too (docs/verification.md, "Constants as written").
 
-use std::fmt;
-use std::sync::Arc;
-
 use knn_semantics::syntax::Span;
 
+pub use super::decimal::Constant;
 use super::float::{Interval, add_down, add_up, mul_down, mul_up};
-
-/// A real constant as written, enclosed by binary64 values: `below ≤ exact ≤ above`, with
-/// `below == above` exactly when the constant is that binary64 value. A decimal as written is
-/// bracketed by two neighbours (`above == below.next_up()`), so its exact value is strictly
-/// between them; constants computed from others (a ball's `centre − eps`, the tighter of two
-/// bounds) may be wider enclosures, which every use below treats conservatively.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Constant {
-    pub text: Arc<str>,
-    pub below: f64,
-    pub above: f64,
-}
-
-impl Constant {
-    /// A constant that is a binary64 value.
-    pub fn exact(x: f64) -> Constant {
-        Constant { text: format!("{x:?}").into(), below: x, above: x }
-    }
-
-    pub fn is_exact(&self) -> bool {
-        self.below == self.above
-    }
-
-    pub fn interval(&self) -> Interval {
-        Interval::new(self.below, self.above)
-    }
-
-    /// `−c`, exactly (negation is exact in binary64).
-    pub fn neg(&self) -> Constant {
-        let text = match self.text.strip_prefix('-') {
-            Some(positive) => positive.into(),
-            None => format!("-{}", self.text).into(),
-        };
-        Constant { text, below: -self.above, above: -self.below }
-    }
-
-    /// Whether the binary64 `x` is at least the constant as written. Exact: a constant
-    /// strictly between two neighbours compares with every binary64 as the upper one does.
-    pub fn at_most(&self, x: f64) -> bool {
-        if self.is_exact() { x >= self.below } else { x >= self.above }
-    }
-
-    /// Whether the binary64 `x` is at most the constant as written.
-    pub fn at_least(&self, x: f64) -> bool {
-        if self.is_exact() { x <= self.above } else { x <= self.below }
-    }
-
-    /// Whether the constant is no binary64 value and lies strictly between two neighbours
-    /// (a decimal as written): then it is strictly inside its enclosure.
-    pub fn is_strictly_between_neighbours(&self) -> bool {
-        self.below < self.above && self.above == self.below.next_up()
-    }
-
-    /// The tighter of two lower bounds: `max(a, b)`, enclosed end by end (max is monotone, so
-    /// `max(a.below, b.below) ≤ max(a, b) ≤ max(a.above, b.above)`). Choosing one of the two by
-    /// comparing enclosures would be wrong when they overlap.
-    pub fn max_lower(self, other: Constant) -> Constant {
-        // One known to be at least the other is kept as written; of two in the same gap
-        // between neighbours (they admit the same binary64 points), the first.
-        if self.below >= other.above || (self.below, self.above) == (other.below, other.above) {
-            return self;
-        }
-        if other.below >= self.above {
-            return other;
-        }
-        Constant {
-            text: format!("max({}, {})", self.text, other.text).into(),
-            below: self.below.max(other.below),
-            above: self.above.max(other.above),
-        }
-    }
-
-    /// The tighter of two upper bounds: `min(a, b)`, enclosed end by end.
-    pub fn min_upper(self, other: Constant) -> Constant {
-        if self.above <= other.below || (self.below, self.above) == (other.below, other.above) {
-            return self;
-        }
-        if other.above <= self.below {
-            return other;
-        }
-        Constant {
-            text: format!("min({}, {})", self.text, other.text).into(),
-            below: self.below.min(other.below),
-            above: self.above.min(other.above),
-        }
-    }
-}
-
-impl fmt::Display for Constant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
 
 /// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
 /// (row-major), the bounds as written.
