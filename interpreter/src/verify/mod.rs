@@ -212,15 +212,11 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         let Some(search) = CaseSearch::new(&target.net, &target.plan, case) else {
             continue; // No binary64 point in this box.
         };
-        // What the last confirmation found: a replayed counterexample, or a bug (which also
-        // stops the search: a disagreement between the engines is never hidden).
+        // What the confirmation found: a replayed counterexample, or a bug (a candidate that
+        // does not replay), which also stops the search: it is reported, never hidden.
         let found = std::sync::Mutex::new(None::<Result<Replayed, String>>);
         let confirm = |x: &[f64]| {
-            let result = match replayer.confirm(case, x, &is_unsafe) {
-                Ok(r) => Ok(r),
-                Err(NotConfirmed::NotACounterexample(_)) => return false,
-                Err(NotConfirmed::Bug(why)) => Err(why),
-            };
+            let result = replayer.confirm(case, x, &is_unsafe).map_err(|NotConfirmed(why)| why);
             *found.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
             true
         };

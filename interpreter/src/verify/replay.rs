@@ -1,14 +1,16 @@
 //! Confirming a counterexample before it is reported: the point must lie in the box as
 //! written (exact decimal comparisons), and the program must be unsafe there on *both*
 //! engines: the big-step engine and the small-step reference under the revised rules, with
-//! the same bits. A candidate that fails any of these is never reported as `violated`; one
-//! on which the engines disagree is a bug and is reported as such.
+//! the same bits, which must also be the bits of the layer chain the verifier reasons about.
+//! Candidates are found on that chain, so a candidate that fails any of these is a bug of
+//! knn: it is never reported as `violated`, and it is reported as a bug.
 
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::Exp;
 
 use crate::bigstep::BigStep;
+use crate::bigstep::ops::argmax;
 
 use super::property::{Case, Truth};
 
@@ -22,14 +24,9 @@ pub struct Replayed {
     pub class: Option<i64>,
 }
 
-/// Why a candidate was not confirmed.
+/// Why a candidate was not confirmed: a bug of knn, said in words.
 #[derive(Clone, Debug, PartialEq)]
-pub enum NotConfirmed {
-    /// Outside the box as written, or safe on the engines: a search artefact, not a bug.
-    NotACounterexample(String),
-    /// The engines disagree, or the reference fails where the engine does not: a bug of knn.
-    Bug(String),
-}
+pub struct NotConfirmed(pub String);
 
 /// The program and how its inputs are bound, for replays.
 pub struct Replayer<'a> {
@@ -38,7 +35,7 @@ pub struct Replayer<'a> {
     pub input_shape: &'a [usize],
     /// Inputs bound to fixed values (`--input`).
     pub fixed: &'a [TensorInput],
-    /// The scores of an `ArgMax` program at a point (the layer chain's evaluation).
+    /// The layer chain's evaluation at a point (the outputs, or an `ArgMax` program's scores).
     pub scores: &'a (dyn Fn(&[f64]) -> Vec<f64> + Sync),
 }
 
@@ -52,7 +49,7 @@ impl Replayer<'_> {
         is_unsafe: &dyn Fn(&Replayed) -> bool,
     ) -> Result<Replayed, NotConfirmed> {
         if !case.input.contains(x) {
-            return Err(NotConfirmed::NotACounterexample(format!("{x:?} lies outside the box as written")));
+            return Err(NotConfirmed(format!("{x:?} lies outside the box as written")));
         }
         let mut inputs = self.fixed.to_vec();
         inputs.push(TensorInput {
@@ -62,29 +59,82 @@ impl Replayer<'_> {
         });
         let reference = SmallStep::revised()
             .evaluate(self.program, &inputs)
-            .map_err(|e| NotConfirmed::Bug(format!("the reference refused the input: {e:?}")))?;
+            .map_err(|e| NotConfirmed(format!("the reference refused the input: {e:?}")))?;
         let fast = BigStep::new()
             .evaluate(self.program, &inputs)
-            .map_err(|e| NotConfirmed::Bug(format!("the big-step engine refused the input: {e:?}")))?;
+            .map_err(|e| NotConfirmed(format!("the big-step engine refused the input: {e:?}")))?;
         let (Verdict::Value(reference), Verdict::Value(fast)) = (&reference, &fast) else {
-            return Err(NotConfirmed::Bug(format!(
+            return Err(NotConfirmed(format!(
                 "no value at a candidate counterexample: reference {reference:?}, big-step {fast:?}"
             )));
         };
         if !reference.same_bits(fast) {
-            return Err(NotConfirmed::Bug(format!("the engines disagree: reference {reference}, big-step {fast}")));
+            return Err(NotConfirmed(format!("the engines disagree: reference {reference}, big-step {fast}")));
         }
+        let chain = (self.scores)(x);
+        let same =
+            |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
         let replayed = match reference {
-            Observed::Tensor(t) => Replayed { output: t.data.clone(), class: None },
-            Observed::Int(class) => Replayed { output: (self.scores)(x), class: Some(*class) },
-            other => return Err(NotConfirmed::Bug(format!("a result that is not a tensor or a class: {other}"))),
+            Observed::Tensor(t) if same(&t.data, &chain) => Replayed { output: t.data.clone(), class: None },
+            Observed::Int(class) if argmax(chain.iter().copied()) == *class => {
+                Replayed { output: chain, class: Some(*class) }
+            }
+            Observed::Tensor(_) | Observed::Int(_) => {
+                return Err(NotConfirmed(format!(
+                    "the verifier's layer chain computes {chain:?} at {x:?}, the reference {reference}"
+                )));
+            }
+            other => return Err(NotConfirmed(format!("a result that is not a tensor or a class: {other}"))),
         };
         if replayed.class.is_none() && case.unsafe_at(&replayed.output) != Truth::True {
-            return Err(NotConfirmed::NotACounterexample("the reference's output is not unsafe".into()));
+            return Err(NotConfirmed("the reference's output is not unsafe".into()));
         }
         if !is_unsafe(&replayed) {
-            return Err(NotConfirmed::NotACounterexample("the reference's result meets the claim".into()));
+            return Err(NotConfirmed("the reference's result meets the claim".into()));
         }
         Ok(replayed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::property::{Atom, Conjunction, Constant, InputBox};
+    use knn_semantics::syntax::{Grammar, parse_program};
+
+    /// y = (x, 0): unsafe when y0 ≥ y1 (`y1 − y0 ≤ 0`), on x in [0, 1].
+    fn case() -> Case {
+        Case {
+            input: InputBox { lower: vec![Constant::exact(0.0)], upper: vec![Constant::exact(1.0)] },
+            unsafe_when: vec![Conjunction { atoms: vec![Atom::difference(1, 0, false)] }],
+        }
+    }
+
+    fn confirm_with(scores: &(dyn Fn(&[f64]) -> Vec<f64> + Sync), x: &[f64]) -> Result<Replayed, NotConfirmed> {
+        let program = parse_program(
+            "let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in y",
+            Grammar::Relaxed,
+        )
+        .unwrap();
+        let replayer = Replayer { program: &program, input_name: "x", input_shape: &[1], fixed: &[], scores };
+        replayer.confirm(&case(), x, &|_| true)
+    }
+
+    #[test]
+    fn a_counterexample_is_confirmed_on_both_engines_and_the_chain() {
+        let chain = |x: &[f64]| vec![x[0], 0.0];
+        let replayed = confirm_with(&chain, &[0.5]).expect("y0 = 0.5 ≥ y1 = 0");
+        assert_eq!(replayed.output, vec![0.5, 0.0]);
+    }
+
+    #[test]
+    fn a_candidate_that_does_not_replay_is_a_bug_not_a_silent_miss() {
+        // A chain that disagrees with the engines (it says y = (0, 5)): reported.
+        let wrong = |_: &[f64]| vec![0.0, 5.0];
+        let NotConfirmed(why) = confirm_with(&wrong, &[0.5]).unwrap_err();
+        assert!(why.contains("layer chain"), "{why}");
+        // A candidate outside the box as written is a bug of whoever proposed it.
+        let chain = |x: &[f64]| vec![x[0], 0.0];
+        assert!(confirm_with(&chain, &[-1.0]).unwrap_err().0.contains("outside the box"));
     }
 }
