@@ -20,12 +20,13 @@ use crate::tensor::Matrix;
 #[derive(Clone, Debug)]
 pub enum Layer {
     /// `out[i] = (((0.0 + w[i][0]·x[0]) + w[i][1]·x[1]) + …)`, then `out[i] + bias[i]` where a
-    /// bias is given: `rev-linear-*`'s multiply-then-add in order (a `MatVec` of the plan,
-    /// with the bias `let`s the optimiser fused into it).
+    /// bias is given: `linear-rows-step` and `linear-cols-step` walk the rows and columns in
+    /// order, `rev-linear-mac` multiplies then adds (a `MatVec` of the plan, with the bias
+    /// `let`s the optimiser fused into it).
     Dense { w: Arc<Matrix>, bias: Vec<Option<f64>> },
     /// `out[i] = x[i] + bias[i]` where given (bias `let`s on their own).
     Bias(Vec<Option<f64>>),
-    /// `reluTensor` (`rev-relu-*`: `max(x, 0.0)` by the `max` rules).
+    /// `reluTensor` (`rev-relu-helper-elem`: `max(x, 0.0)` by the `max` rules).
     Relu,
     /// `tanhTensor` with Rev-13's formula.
     Tanh,
