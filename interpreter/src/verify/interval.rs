@@ -86,6 +86,14 @@ mod tests {
     }
 
     #[test]
+    fn a_bias_layer_shifts_both_ends_where_a_bias_is_given() {
+        let bias = Layer::Bias(vec![Some(0.5), None, Some(-1.0)]);
+        let x = [Interval::new(1.0, 2.0), Interval::new(-3.0, 3.0), Interval::new(0.0, 0.25)];
+        let out = layer_bounds(&bias, &x).unwrap();
+        assert_eq!(out, vec![Interval::new(1.5, 2.5), Interval::new(-3.0, 3.0), Interval::new(-1.0, -0.75)]);
+    }
+
+    #[test]
     fn relu_tanh_and_sigmoid_map_the_ends() {
         let x = [Interval::new(-1.0, 2.0)];
         assert_eq!(layer_bounds(&Layer::Relu, &x).unwrap()[0], Interval::new(0.0, 2.0));

@@ -342,6 +342,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bias_layer_after_a_relu_is_carried_through_with_its_charges() {
+        // Dense(x) → relu → Bias(+0.5) → Dense(·2): on
+        // [−1, 3], y = 2·(relu(x) + 0.5) ∈ [1, 7], at x ≤ 0 exactly 1 and at x = 3 exactly 7.
+        let layers = [dense(1.0, 0.0), Layer::Relu, Layer::Bias(vec![Some(0.5)]), dense(2.0, 0.0)];
+        let (interval, lower, upper) = linear_range(&layers, -1.0, 3.0);
+        assert_eq!(interval, Interval::new(1.0, 7.0));
+        assert!(lower <= 1.0 && upper >= 7.0, "[{lower}, {upper}]");
+        // CROWN's best line below relu on [−1, 3] is 0.75·x, so the lower bound is 2·(−0.75) + 1
+        // = −0.5; a bias subtracted instead would give [−2.5, 5].
+        assert!(lower > -1.0 && upper < 8.0, "the bias is added, not subtracted: [{lower}, {upper}]");
+    }
+
+    #[test]
     fn bounds_are_exact_enough_on_small_exact_networks() {
         // y = relu(x) − relu(−x) = x on [−1, 2] (relu splits, both unstable): lower ≤ −1, upper ≥ 2.
         let layers = [
