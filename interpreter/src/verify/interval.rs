@@ -104,6 +104,14 @@ mod tests {
     }
 
     #[test]
+    fn a_nan_at_one_end_only_is_no_bound_either() {
+        // lo = 1·0 + (−1)·∞ = −∞ is a bound; hi = 1·∞ + (−1)·∞ is NaN.
+        let layers = [dense(1, 2, &[1.0, -1.0], &[None])];
+        let input = [Interval::new(0.0, f64::INFINITY), Interval::new(f64::INFINITY, f64::INFINITY)];
+        assert_eq!(network_bounds(&layers, &input), None);
+    }
+
+    #[test]
     fn an_infinite_minus_infinite_bound_is_no_bound() {
         // ∞·1 + ∞·(−1): the engine would compute NaN there.
         let layers = [dense(1, 2, &[1.0, -1.0], &[None])];

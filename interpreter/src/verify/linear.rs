@@ -285,7 +285,6 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLay
             // An empty intersection would mean an unsound bound: refuse to decide anything.
             bounds.layers[k][i] = bounds.layers[k][i].meet(Interval::new(lo, hi))?;
         }
-        prepared.forget_from(k + 1);
         changed = true;
     }
     Some(())

@@ -77,9 +77,11 @@ pub(super) fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
     }
 }
 
-/// The layers prepared on one box, each prepared when first needed. Preparing layer `k`
-/// reads the bounds of its input; [`PreparedLayers::forget_from`] drops what a change of
-/// bounds makes stale.
+/// The layers prepared on one box, each prepared when first needed from the bounds of its
+/// input. Nothing needs forgetting: [`super::linear::tighten`] tightens the layers in order and
+/// back-substitutes from layer `k` only through layers `0..=k`, so a layer is prepared only
+/// once the bounds of its input are final (the tightening of layer `k` changes the inputs of
+/// layers after `k`, none of which is prepared yet).
 pub struct PreparedLayers {
     entries: Vec<Option<Prepared>>,
 }
@@ -108,11 +110,59 @@ impl PreparedLayers {
             _ => None,
         }
     }
+}
 
-    /// Forgets layer `k` and every later one (their inputs' bounds changed).
-    pub fn forget_from(&mut self, k: usize) {
-        for entry in self.entries.iter_mut().skip(k) {
-            *entry = None;
-        }
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::tensor::Matrix;
+
+    #[test]
+    fn a_dense_layers_charge_is_the_documented_bound() {
+        // One output, weights (3, 0.5), bias 4, inputs bounded by |u| ≤ (2, 4): a = 3·2 + 0.5·4
+        // = 8, a + |b| = 12; n = 2 inputs, m = 1 output. docs/verification.md: the engine's
+        // error γ_{n+1}(a + |b|) + (n+1)η = γ_3·12 + 3η, ours γ_m(a + |b|) = γ_1·12, with
+        // γ_k = k·u/(1 − k·u): 12·(3u/(1 − 3u) + u/(1 − u)) ≈ 48u, u = 2^-53.
+        let layer = Layer::Dense { w: Arc::new(Matrix::new(1, 2, vec![3.0, 0.5])), bias: vec![Some(4.0)] };
+        let Prepared::Dense { charge, underflow, live, .. } =
+            prepare(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)])
+        else {
+            panic!("a dense layer is prepared as one");
+        };
+        let u = UNIT_ROUNDOFF;
+        let expected = 12.0 * (3.0 * u / (1.0 - 3.0 * u) + u / (1.0 - u));
+        assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
+        // The underflow of G·W and G·b: m·η·(Σ|u| + 1) = 7η.
+        assert!((7.0 * ETA..=8.0 * ETA).contains(&underflow), "{underflow}");
+        assert_eq!(live, vec![0, 1]);
+    }
+
+    #[test]
+    fn a_bias_layers_charge_is_the_documented_bound() {
+        // fl(v + b) with |v| ≤ 3, b = −1: u·(3 + 1) for the engine, and γ_m·|b| for G·b with
+        // m = 2, the layer's width (the length of the sum G·b).
+        let layer = Layer::Bias(vec![Some(-1.0), None]);
+        let Prepared::Bias { charge, .. } = prepare(&layer, &[Interval::new(-3.0, 2.0), Interval::new(0.0, 1.0)])
+        else {
+            panic!("a bias layer is prepared as one");
+        };
+        let u = UNIT_ROUNDOFF;
+        let expected = 4.0 * u + 2.0 * u / (1.0 - 2.0 * u);
+        assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
+        assert_eq!(charge[1], 0.0);
+    }
+
+    #[test]
+    fn inputs_that_are_exactly_zero_are_left_out_of_the_product() {
+        let layer = Layer::Dense { w: Arc::new(Matrix::new(2, 3, vec![1.0; 6])), bias: vec![None, None] };
+        let Prepared::Dense { live, live_weights, .. } =
+            prepare(&layer, &[Interval::new(0.0, 0.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 0.0)])
+        else {
+            panic!("a dense layer is prepared as one");
+        };
+        assert_eq!(live, vec![1]);
+        assert_eq!(live_weights, vec![1.0, 1.0]);
     }
 }
