@@ -6,9 +6,9 @@
 mod common;
 mod verify_cli_support;
 
-use common::{knn, npy_f64, stderr, stdout, temp_file};
+use common::{npy_f64, stdout, temp_file};
 use serde_json::Value;
-use verify_cli_support::{argmax, fixture, mlp_program, mlp_scores, read_witness, report_line};
+use verify_cli_support::{argmax, fixture, mlp_program, mlp_scores, read_witness, report_line, verify, verify_exit};
 
 // examples/mlp.knn, with h = relu(z):
 //   z0 = 0.5·x0 − x1 + 2·x2 + 0.1    z1 = x0 + x1 + x2 − 0.2    z2 = −x0 + x2    z3 = −0.5·x1 + 0.3
@@ -22,25 +22,6 @@ const CLASS_0_BOX: &str = "x=0.9:1.1,-2.1:-1.9,0.4:0.6";
 /// Contains (0, 1, 0), where o = (0, 2.1): class 1; and its centre (0.5, −0.5, 0.25) has
 /// o = (0.8, 0.475): class 0.
 const MIXED_BOX: &str = "x=0:1,-2:1,0:0.5";
-
-fn verify(args: &[&str]) -> std::process::Output {
-    let mut all = vec!["verify"];
-    all.extend_from_slice(args);
-    knn(&all, None)
-}
-
-/// Runs `knn verify`, asserts the exit code exactly (never 101, a panic) and returns stdout.
-fn verify_exit(args: &[&str], code: i32) -> (String, String) {
-    let out = verify(args);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "knn verify {args:?}\nstdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
-    );
-    (stdout(&out), stderr(&out))
-}
 
 fn inside(x: &[f64], lower: &[f64], upper: &[f64]) -> bool {
     x.len() == lower.len() && x.iter().zip(lower.iter().zip(upper)).all(|(v, (lo, hi))| lo <= v && v <= hi)

@@ -7,22 +7,8 @@ mod verify_cli_support;
 
 use std::path::Path;
 
-use common::{knn, stderr, stdout, temp_file};
-use verify_cli_support::{fc_relu, fixture, read_witness};
-
-fn verify_exit(args: &[&str], code: i32) -> (String, String) {
-    let mut all = vec!["verify"];
-    all.extend_from_slice(args);
-    let out = knn(&all, None);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "knn verify {args:?}\nstdout: {}\nstderr: {}",
-        stdout(&out),
-        stderr(&out)
-    );
-    (stdout(&out), stderr(&out))
-}
+use common::temp_file;
+use verify_cli_support::{fc_relu, fixture, read_witness, verify_exit};
 
 fn copy_fixture(dir: &Path, name: &str) {
     std::fs::copy(fixture(name), dir.join(name)).unwrap();

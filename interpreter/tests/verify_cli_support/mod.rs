@@ -3,6 +3,30 @@
 #![allow(dead_code, reason = "each test file uses its own subset")]
 
 use std::path::PathBuf;
+use std::process::Output;
+
+use crate::common::{knn, stderr, stdout};
+
+/// Runs `knn verify ARGS`.
+pub fn verify(args: &[&str]) -> Output {
+    let mut all = vec!["verify"];
+    all.extend_from_slice(args);
+    knn(&all, None)
+}
+
+/// Runs `knn verify`, asserts the exit code exactly (never 101, a panic) and returns stdout
+/// and stderr.
+pub fn verify_exit(args: &[&str], code: i32) -> (String, String) {
+    let out = verify(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "knn verify {args:?}\nstdout: {}\nstderr: {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    (stdout(&out), stderr(&out))
+}
 
 /// A file of `tests/fixtures/verify/`.
 pub fn fixture(name: &str) -> String {
@@ -15,7 +39,7 @@ pub fn mlp_program() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/mlp.knn").to_string_lossy().into_owned()
 }
 
-/// `linear(W, x)` as `rev-linear-*` computes it: `((0.0 + w0·x0) + w1·x1) + …` per row.
+/// `linear(W, x)` as `rev-linear-mac` computes it: `((0.0 + w0·x0) + w1·x1) + …` per row.
 fn linear<const R: usize, const C: usize>(w: &[[f64; C]; R], x: &[f64; C]) -> [f64; R] {
     w.map(|row| row.iter().zip(x).fold(0.0, |sum, (wij, xj)| sum + wij * xj))
 }
