@@ -64,10 +64,6 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     (a / b).next_up()
 }
 
-pub fn div_down(a: f64, b: f64) -> f64 {
-    (a / b).next_down()
-}
-
 /// `a + b − s` exactly, for `s = fl(a + b)` finite (Knuth's two-sum, no branch on magnitudes).
 pub fn sum_error(a: f64, b: f64, s: f64) -> f64 {
     let bb = s - a;
@@ -104,11 +100,6 @@ pub fn gamma(k: usize) -> f64 {
 /// An upper bound of the exact `Σ terms` for terms that are each already upper bounds.
 pub fn sum_up(terms: impl IntoIterator<Item = f64>) -> f64 {
     terms.into_iter().fold(0.0, add_up)
-}
-
-/// A lower bound of the exact `Σ terms`.
-pub fn sum_down(terms: impl IntoIterator<Item = f64>) -> f64 {
-    terms.into_iter().fold(0.0, add_down)
 }
 
 /// Rigorous upper bounds of non-negative sums of `n` rounded terms: a sum computed fast in
@@ -152,23 +143,6 @@ pub fn inflate_up(s: f64, n: usize) -> f64 {
     NonNegativeSum::new(n).bound(s)
 }
 
-/// Bounds of the exact `Σ a_i·b_i` (any signs): the round-to-nearest sum `s` and the bound of
-/// its error `γ_n·Σ|a_i·b_i| + n·η`, so the exact sum lies in `[s − err, s + err]`.
-pub fn dot_with_error(a: &[f64], b: &[f64]) -> (f64, f64) {
-    debug_assert_eq!(a.len(), b.len());
-    let n = a.len();
-    let mut s = 0.0;
-    let mut abs = 0.0;
-    for (x, y) in a.iter().zip(b) {
-        let p = x * y;
-        s += p;
-        abs += p.abs();
-    }
-    // Σ|a_i b_i| ≤ inflate_up(abs): the absolute sum is itself a rounded computation.
-    let err = add_up(mul_up(gamma(n.max(1)), inflate_up(abs, n)), mul_up(n as f64, ETA));
-    (s, err)
-}
-
 /// A closed interval of reals `[lo, hi]` (an enclosure: the value it stands for is inside).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {
@@ -187,11 +161,6 @@ impl Interval {
         Interval { lo: x, hi: x }
     }
 
-    /// Whether both ends are finite numbers (neither infinite nor NaN).
-    pub fn is_finite(&self) -> bool {
-        self.lo.is_finite() && self.hi.is_finite()
-    }
-
     /// The largest magnitude in the interval (one of the ends, so no rounding).
     pub fn magnitude(&self) -> f64 {
         self.lo.abs().max(self.hi.abs())
@@ -200,10 +169,6 @@ impl Interval {
     /// The exact sum's enclosure, rounded outward.
     pub fn add(self, other: Interval) -> Interval {
         Interval { lo: add_down(self.lo, other.lo), hi: add_up(self.hi, other.hi) }
-    }
-
-    pub fn neg(self) -> Interval {
-        Interval { lo: -self.hi, hi: -self.lo }
     }
 
     /// The exact product's enclosure, rounded outward (the four corner products; NaN when a
@@ -231,10 +196,6 @@ impl Interval {
         let lo = self.lo.max(other.lo);
         let hi = self.hi.min(other.hi);
         (lo <= hi).then_some(Interval { lo, hi })
-    }
-
-    pub fn contains(&self, x: f64) -> bool {
-        self.lo <= x && x <= self.hi
     }
 }
 
@@ -300,21 +261,35 @@ mod tests {
     }
 
     #[test]
+    fn gamma_is_k_u_over_one_minus_k_u_rounded_up() {
+        // k = 2^50: k·u = 1/8, γ = (1/8)/(7/8) = 1/7 (not 1/8: the denominator matters).
+        let g = gamma(1 << 50);
+        assert!(g >= 1.0 / 7.0 && g < 1.0 / 7.0 + 1e-15, "{g}");
+    }
+
+    #[test]
+    fn a_product_near_underflow_is_never_called_exact_when_its_error_underflows() {
+        // a·b = (1 + 2^-52 + 2^-51 + 2^-103)·2^-1000 rounds to (1 + 3·2^-52)·2^-1000; the error
+        // 2^-1103 is below the smallest subnormal, so a fused multiply-add returns 0 for it:
+        // near underflow the result must move anyway.
+        let a = 1.0 + f64::EPSILON;
+        let b = (1.0 + 2.0 * f64::EPSILON) * 2f64.powi(-1000);
+        let p = a * b;
+        assert_eq!(p, (1.0 + 3.0 * f64::EPSILON) * 2f64.powi(-1000));
+        assert!(mul_up(a, b) > p, "the exact product is above p");
+        assert_eq!(mul_down(a, b), p.next_down());
+        // At the threshold 2^-969 itself an exact product stays exact.
+        let t = 2f64.powi(-969);
+        assert_eq!(mul_up(2f64.powi(-968), 0.5), t);
+        assert_eq!(mul_down(2f64.powi(-968), 0.5), t);
+    }
+
+    #[test]
     fn gamma_grows_with_the_number_of_operations_and_saturates() {
         assert!(gamma(1) > UNIT_ROUNDOFF);
         assert!(gamma(1) < 1.1 * UNIT_ROUNDOFF);
         assert!(gamma(100) > 100.0 * UNIT_ROUNDOFF);
         assert_eq!(gamma(usize::MAX), f64::INFINITY);
-    }
-
-    #[test]
-    fn a_dot_product_with_cancellation_lies_within_its_error_bound() {
-        // 1e16 + 1 - 1e16 = 1 exactly, but round-to-nearest gives 0.
-        let a = [1e16, 1.0, -1e16];
-        let b = [1.0, 1.0, 1.0];
-        let (s, err) = dot_with_error(&a, &b);
-        assert!((s - 1.0).abs() <= err, "s = {s}, err = {err}");
-        assert!(err < 1e16 * 1e-14, "the bound is not absurdly loose: {err}");
     }
 
     #[test]
