@@ -264,7 +264,7 @@ mod tests {
     fn gamma_is_k_u_over_one_minus_k_u_rounded_up() {
         // k = 2^50: k·u = 1/8, γ = (1/8)/(7/8) = 1/7 (not 1/8: the denominator matters).
         let g = gamma(1 << 50);
-        assert!(g >= 1.0 / 7.0 && g < 1.0 / 7.0 + 1e-15, "{g}");
+        assert!((1.0 / 7.0..1.0 / 7.0 + 1e-15).contains(&g), "{g}");
     }
 
     #[test]
