@@ -14,17 +14,29 @@ use crate::bigstep::{ExecOptions, Plan, run_rows};
 use knn_semantics::engine::Observed;
 
 use super::alpha::optimise_row;
+use super::clip::{HalfSpace, clip, hull, volume_share};
 use super::float::Interval;
 use super::interval::layer_bounds;
-use super::linear::{Bounds, LowerBound, back_substitute, tighten};
+use super::linear::{Bounds, LowerBound, back_substitute};
 use super::network::Network;
 use super::prepare::PreparedLayers;
 use super::property::{Atom, Case, Truth};
 use super::relax::LowerSlope;
+use super::tighten::{Slopes, tighten};
 
 /// An atom's coefficients over the last layer's vector and its constant, when they are
 /// binary64 values (else it is decided by interval bounds alone).
 type DenseAtom = Option<(Vec<f64>, Interval)>;
+
+/// The linear bounds of the atoms of the open conjunctions on one box: `owners[r]` is the
+/// (conjunction, atom) of bound `r`.
+struct AtomBounds {
+    owners: Vec<(usize, usize)>,
+    fixed: Vec<LowerBound>,
+    optimised: Vec<Option<LowerBound>>,
+    /// Per conjunction of the case.
+    refuted: Vec<bool>,
+}
 
 /// An unsafe conjunction prepared for linear bounds.
 struct PreparedConjunction {
@@ -40,6 +52,8 @@ pub struct CaseSearch<'a> {
     conjunctions: Vec<PreparedConjunction>,
     /// The binary64 points inside the box as written: candidates are clamped into it.
     inner: Vec<Interval>,
+    /// The case's whole box (outer).
+    root: Vec<Interval>,
     width: usize,
 }
 
@@ -50,14 +64,27 @@ pub enum Examined {
     /// A point of the box (inside the box as written) whose output the network's own
     /// evaluation finds unsafe: to be confirmed on the engines.
     Candidate(Vec<f64>),
-    /// Not decided: split this dimension. The bounds found hold on both halves too.
-    Split(usize, Option<LayerBounds>),
+    /// Not decided: split `dim` of `region`, the part of the box where unsafe points can be
+    /// (the rest is proved). The bounds found hold on both halves too.
+    Split {
+        region: Vec<Interval>,
+        dim: usize,
+        bounds: Option<LayerBounds>,
+    },
     /// Not decided and too narrow to split further.
     Stuck,
 }
 
 /// The most binary64 points a box too narrow to split may hold to be decided point by point.
 const EXHAUSTIVE_POINTS: usize = 1 << 12;
+
+/// How much wider, relative to the case's box, a side may stay than the side the sensitivity
+/// chooses before it is split instead.
+const UNBALANCED: f64 = 256.0;
+
+/// Splits per input dimension (on average) past which a box's search counts as stalled and
+/// its hidden layers get optimised slopes.
+const STALLED_HALVINGS: usize = 3;
 
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
@@ -91,12 +118,12 @@ impl<'a> CaseSearch<'a> {
                 atoms: c.atoms.iter().map(|a| (a.clone(), dense_over_last(net, a, width))).collect(),
             })
             .collect();
-        Some(CaseSearch { net, plan, case, conjunctions, inner, width })
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root: case.input.outer(), width })
     }
 
     /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
     /// a box on which `inherited` bounds were found.
-    pub fn examine(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Examined {
+    pub fn examine(&self, region: &[Interval], inherited: Option<&LayerBounds>, depth: u32) -> Examined {
         let layers = &self.net.layers;
         let Some(mut bounds) = self.interval_bounds(region, inherited) else {
             return self.undecided(region, &[], None);
@@ -108,55 +135,53 @@ impl<'a> CaseSearch<'a> {
         if open.is_empty() {
             return Examined::Proved;
         }
-        let mut prepared = PreparedLayers::new(layers.len());
-        if tighten(layers, &mut bounds, &mut prepared).is_none() {
-            return self.undecided(region, &[], None);
+        let mut atoms = None;
+        // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
+        // input splitting has stalled, past three halvings of every side on average
+        // (docs/verification.md, "Branch and bound").
+        let stalled = depth as usize >= STALLED_HALVINGS * region.len();
+        let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
+        for &slopes in stages {
+            // Each stage starts afresh: the bounds of every layer may change, so none of the
+            // last stage's preparations holds.
+            let mut prepared = PreparedLayers::new(layers.len());
+            if tighten(layers, &mut bounds, &mut prepared, slopes).is_none() {
+                return self.undecided(region, &[], None);
+            }
+            open = self.open_conjunctions(&bounds, open);
+            if open.is_empty() {
+                return Examined::Proved;
+            }
+            let found = self.atom_bounds(&bounds, &mut prepared, &open);
+            open.retain(|c| !found.refuted[*c]);
+            if open.is_empty() {
+                return Examined::Proved;
+            }
+            atoms = Some(found);
         }
-        open = self.open_conjunctions(&bounds, open);
-        if open.is_empty() {
-            return Examined::Proved;
-        }
-        // Linear bounds of every atom of the open conjunctions, in one pass.
-        let mut rows = Vec::new();
-        let mut owners = Vec::new();
-        for &c in &open {
-            for (a, (_, dense)) in self.conjunctions[c].atoms.iter().enumerate() {
-                if let Some((coefficients, _)) = dense {
-                    rows.extend_from_slice(coefficients);
-                    owners.push((c, a));
+        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted } = atoms.expect("the stages ran");
+        let remaining = open;
+        // Cut the box to where the open conjunctions' bounds let them hold (docs/verification.md,
+        // "Branch and bound"): the rest is proved.
+        let parts = remaining.iter().filter_map(|&c| {
+            let mut part = region.to_vec();
+            for ((owner, bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
+                if owner.0 != c {
+                    continue;
+                }
+                let constant = self.conjunctions[c].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").1;
+                for bound in std::iter::once(bound).chain(optimised) {
+                    if !clip(&mut part, &HalfSpace::where_atom_can_hold(bound, constant)) {
+                        return None;
+                    }
                 }
             }
-        }
-        let last = layers.len() - 1;
-        let found = if owners.is_empty() {
-            Vec::new()
-        } else {
-            back_substitute(layers, &bounds, &mut prepared, last, rows, self.width)
-        };
-        let mut refuted = vec![false; self.conjunctions.len()];
-        let refutes = |(c, a): (usize, usize), bound: &LowerBound| {
-            let (atom, dense) = &self.conjunctions[c].atoms[a];
-            atom.never_given(bound.value, dense.as_ref().expect("only dense atoms have rows").1)
-        };
-        for (owner, bound) in owners.iter().zip(&found) {
-            refuted[owner.0] |= refutes(*owner, bound);
-        }
-        // Optimised slopes for the atoms still open (α-CROWN), one row at a time. They only
-        // refute: the split below is steered by the fixed-slope bounds, which split better.
-        let mut optimised_bounds: Vec<Option<LowerBound>> = vec![None; found.len()];
-        for ((owner, bound), slot) in owners.iter().zip(&found).zip(optimised_bounds.iter_mut()) {
-            if refuted[owner.0] {
-                continue;
-            }
-            let row = &self.conjunctions[owner.0].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").0;
-            let optimised = optimise_row(layers, &bounds, &mut prepared, last, row, LowerSlope::Chord, bound.clone());
-            refuted[owner.0] |= refutes(*owner, &optimised);
-            *slot = Some(optimised);
-        }
-        let remaining: Vec<usize> = open.into_iter().filter(|&c| !refuted[c]).collect();
-        if remaining.is_empty() {
+            Some(part)
+        });
+        let Some(cut) = hull(parts) else {
             return Examined::Proved;
-        }
+        };
+        let region = cut.as_slice();
         // The sensitivity of the open bounds to each input (summed over their atoms: any of
         // them may become the one that refutes its conjunction), and the corners they point to.
         let mut weights = vec![0.0; region.len()];
@@ -178,6 +203,51 @@ impl<'a> CaseSearch<'a> {
             return Examined::Candidate(point);
         }
         self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
+    }
+
+    /// Linear bounds of every dense atom of the `open` conjunctions, with fixed slopes (in one
+    /// pass) and, for atoms that leaves open, optimised ones (α-CROWN, a row at a time).
+    fn atom_bounds(&self, bounds: &Bounds, prepared: &mut PreparedLayers, open: &[usize]) -> AtomBounds {
+        let layers = &self.net.layers;
+        let mut rows = Vec::new();
+        let mut owners = Vec::new();
+        for &c in open {
+            for (a, (_, dense)) in self.conjunctions[c].atoms.iter().enumerate() {
+                if let Some((coefficients, _)) = dense {
+                    rows.extend_from_slice(coefficients);
+                    owners.push((c, a));
+                }
+            }
+        }
+        let last = layers.len() - 1;
+        let fixed = if owners.is_empty() {
+            Vec::new()
+        } else {
+            back_substitute(layers, bounds, prepared, last, rows, self.width)
+        };
+        let mut refuted = vec![false; self.conjunctions.len()];
+        let dense_of =
+            |(c, a): (usize, usize)| self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows");
+        let refutes = |owner: (usize, usize), bound: &LowerBound| {
+            self.conjunctions[owner.0].atoms[owner.1].0.never_given(bound.value, dense_of(owner).1)
+        };
+        for (owner, bound) in owners.iter().zip(&fixed) {
+            refuted[owner.0] |= refutes(*owner, bound);
+        }
+        // The optimised slopes only refute and steer: either alone splits some instances far
+        // worse than both (docs/verification.md, "Branch and bound").
+        let mut optimised: Vec<Option<LowerBound>> = vec![None; fixed.len()];
+        for ((owner, bound), slot) in owners.iter().zip(&fixed).zip(optimised.iter_mut()) {
+            if refuted[owner.0] {
+                continue;
+            }
+            let row = &dense_of(*owner).0;
+            let better =
+                optimise_row(layers, bounds, prepared, last, row, LowerSlope::Chord, bound.clone(), f64::INFINITY);
+            refuted[owner.0] |= refutes(*owner, &better);
+            *slot = Some(better);
+        }
+        AtomBounds { owners, fixed, optimised, refuted }
     }
 
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
@@ -243,10 +313,21 @@ impl<'a> CaseSearch<'a> {
             let mid = x.lo + (x.hi - x.lo) / 2.0;
             x.lo < mid && mid < x.hi
         };
-        match (0..region.len()).filter(splittable).max_by(|&a, &b| score(a).total_cmp(&score(b))) {
-            Some(j) => Examined::Split(j, bounds),
-            None => self.exhaust(region),
-        }
+        // The share of the case's box that a side still spans.
+        let relative = |j: usize| {
+            let whole = self.root[j].hi - self.root[j].lo;
+            if whole > 0.0 { (region[j].hi - region[j].lo) / whole } else { 0.0 }
+        };
+        let by = |f: &dyn Fn(usize) -> f64| (0..region.len()).filter(splittable).max_by(|&a, &b| f(a).total_cmp(&f(b)));
+        let Some(sensitive) = by(&score) else {
+            return self.exhaust(region);
+        };
+        // Sensitivity misses what a side adds through the relaxations alone (a side the bound
+        // hardly depends on can still keep relus unstable): a side left far wider, relative to
+        // the case's box, than the one chosen is split instead, so that no side is never split.
+        let widest = by(&relative).unwrap_or(sensitive);
+        let dim = if relative(widest) > UNBALANCED * relative(sensitive) { widest } else { sensitive };
+        Examined::Split { region: region.to_vec(), dim, bounds }
     }
 
     /// Decides a box too narrow to split by running the engine on each of its binary64
@@ -297,7 +378,7 @@ impl<'a> CaseSearch<'a> {
         report: &mut dyn FnMut(CaseProgress),
     ) -> CaseOutcome {
         let root = self.case.input.outer();
-        let mut stack: Vec<Pending> = vec![Pending { region: root, share: 1.0, bounds: None }];
+        let mut stack: Vec<Pending> = vec![Pending { region: root, share: 1.0, bounds: None, depth: 0 }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         while !stack.is_empty() {
@@ -306,8 +387,9 @@ impl<'a> CaseSearch<'a> {
             }
             let take = stack.len().min(batch.max(1));
             let work: Vec<Pending> = stack.split_off(stack.len() - take);
-            let results: Vec<Examined> = work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref())).collect();
-            for (Pending { region, share, bounds }, result) in work.into_iter().zip(results) {
+            let results: Vec<Examined> =
+                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth)).collect();
+            for (Pending { region, share, bounds, depth }, result) in work.into_iter().zip(results) {
                 progress.boxes += 1;
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -317,11 +399,17 @@ impl<'a> CaseSearch<'a> {
                         }
                         // Not confirmed: keep searching the box as undecided.
                         match self.undecided(&region, &[], bounds) {
-                            Examined::Split(j, b) => push_halves(&mut stack, region, share, j, b),
+                            Examined::Split { region, dim, bounds } => {
+                                push_halves(&mut stack, Pending { region, share, depth, bounds }, dim)
+                            }
                             _ => stuck = true,
                         }
                     }
-                    Examined::Split(j, b) => push_halves(&mut stack, region, share, j, b),
+                    Examined::Split { region: cut, dim, bounds } => {
+                        let kept = share * volume_share(&cut, &region);
+                        progress.proved_share += share - kept;
+                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds }, dim);
+                    }
                     Examined::Stuck => stuck = true,
                 }
             }
@@ -346,18 +434,22 @@ fn add_sensitivity(weights: &mut [f64], coefficients: &[f64]) {
 struct Pending {
     region: Vec<Interval>,
     share: f64,
+    /// Splits from the case's box.
+    depth: u32,
     bounds: Option<LayerBounds>,
 }
 
-fn push_halves(stack: &mut Vec<Pending>, region: Vec<Interval>, share: f64, j: usize, bounds: Option<LayerBounds>) {
+/// Pushes the two halves of `parent`'s region split at the middle of side `j`.
+fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
+    let Pending { region, share, depth, bounds } = parent;
     let x = region[j];
     let mid = x.lo + (x.hi - x.lo) / 2.0;
     let mut left = region.clone();
     left[j].hi = mid;
     let mut right = region;
     right[j].lo = mid;
-    stack.push(Pending { region: right, share: share / 2.0, bounds: bounds.clone() });
-    stack.push(Pending { region: left, share: share / 2.0, bounds });
+    stack.push(Pending { region: right, share: share / 2.0, depth: depth + 1, bounds: bounds.clone() });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds });
 }
 
 /// An atom's coefficients over the last layer's vector (output `k` is element

@@ -64,6 +64,10 @@ pub fn div_up(a: f64, b: f64) -> f64 {
     (a / b).next_up()
 }
 
+pub fn div_down(a: f64, b: f64) -> f64 {
+    (a / b).next_down()
+}
+
 /// `a + b − s` exactly, for `s = fl(a + b)` finite (Knuth's two-sum, no branch on magnitudes).
 pub fn sum_error(a: f64, b: f64, s: f64) -> f64 {
     let bb = s - a;

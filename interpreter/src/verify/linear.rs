@@ -20,7 +20,6 @@
 //! is, a rigorous bound.
 
 use super::float::{ETA, Interval, UNIT_ROUNDOFF, add_down, add_up, mul_down, mul_up, sub_down};
-use super::interval::layer_bounds;
 use super::network::Layer;
 use super::prepare::{Prepared, PreparedLayers};
 use super::relax::{Line, LowerSlope};
@@ -246,50 +245,6 @@ fn add_row_avx2(out: &mut [f64], g: f64, row: &[f64]) {
     }
 }
 
-/// Tightens the bounds of every vector that feeds an activation, in order, by
-/// back-substitution from it (both ends of the elements that the activation does not already
-/// map exactly), and re-derives the later layers' interval bounds. Returns `None` when a bound
-/// becomes NaN.
-pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLayers) -> Option<()> {
-    let mut changed = false;
-    for k in 0..layers.len() {
-        if changed {
-            // Re-derive this layer from its tightened input; both enclosures hold, so keep
-            // their intersection.
-            let derived = layer_bounds(&layers[k], bounds.input_of(k))?;
-            for (b, d) in bounds.layers[k].iter_mut().zip(derived) {
-                *b = b.meet(d)?;
-            }
-        }
-        let feeds_activation = matches!(layers.get(k + 1), Some(Layer::Relu | Layer::Tanh | Layer::Sigmoid));
-        // The first dense layer's interval bounds are already the exact range (up to rounding).
-        let first_dense = k == 0 && matches!(layers[0], Layer::Dense { .. });
-        if !feeds_activation || first_dense {
-            continue;
-        }
-        let relu = matches!(layers[k + 1], Layer::Relu);
-        let width = bounds.layers[k].len();
-        let chosen: Vec<usize> =
-            (0..width).filter(|&i| !relu || (bounds.layers[k][i].lo < 0.0 && bounds.layers[k][i].hi > 0.0)).collect();
-        if chosen.is_empty() {
-            continue;
-        }
-        let mut rows = vec![0.0; 2 * chosen.len() * width];
-        for (r, &i) in chosen.iter().enumerate() {
-            rows[(2 * r) * width + i] = 1.0;
-            rows[(2 * r + 1) * width + i] = -1.0;
-        }
-        let found = back_substitute(layers, bounds, prepared, k, rows, width);
-        for (r, &i) in chosen.iter().enumerate() {
-            let (lo, hi) = (found[2 * r].value, -found[2 * r + 1].value);
-            // An empty intersection would mean an unsound bound: refuse to decide anything.
-            bounds.layers[k][i] = bounds.layers[k][i].meet(Interval::new(lo, hi))?;
-        }
-        changed = true;
-    }
-    Some(())
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -297,6 +252,7 @@ mod tests {
     use super::*;
     use crate::tensor::Matrix;
     use crate::verify::interval::network_bounds;
+    use crate::verify::tighten::{Slopes, tighten};
 
     fn dense(w: f64, b: f64) -> Layer {
         Layer::Dense { w: Arc::new(Matrix::new(1, 1, vec![w])), bias: vec![Some(b)] }
@@ -308,7 +264,7 @@ mod tests {
         let input = vec![Interval::new(lo, hi)];
         let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
         let mut prepared = PreparedLayers::new(layers.len());
-        tighten(layers, &mut bounds, &mut prepared).unwrap();
+        tighten(layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
         let last = layers.len() - 1;
         let found = back_substitute(layers, &bounds, &mut prepared, last, vec![1.0, -1.0], 1);
         (bounds.layers[last][0], found[0].value, -found[1].value)

@@ -8,6 +8,7 @@
 pub mod alpha;
 pub mod bab;
 pub mod claim;
+pub mod clip;
 pub mod decimal;
 pub mod falsify;
 pub mod float;
@@ -18,6 +19,7 @@ pub mod prepare;
 pub mod property;
 pub mod relax;
 pub mod replay;
+pub mod tighten;
 pub mod vnnlib;
 
 use std::time::{Duration, Instant};
@@ -232,7 +234,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             _ => CaseOutcome::Holds,
         };
         if matches!(outcome, CaseOutcome::Holds)
-            && matches!(search.examine(&case.input.outer(), None), Examined::Proved)
+            && matches!(search.examine(&case.input.outer(), None, 0), Examined::Proved)
         {
             continue;
         }

@@ -78,7 +78,7 @@ pub(super) fn prepare(layer: &Layer, input: &[Interval]) -> Prepared {
 }
 
 /// The layers prepared on one box, each prepared when first needed from the bounds of its
-/// input. Nothing needs forgetting: [`super::linear::tighten`] tightens the layers in order and
+/// input. Nothing needs forgetting: [`super::tighten::tighten`] tightens the layers in order and
 /// back-substitutes from layer `k` only through layers `0..=k`, so a layer is prepared only
 /// once the bounds of its input are final (the tightening of layer `k` changes the inputs of
 /// layers after `k`, none of which is prepared yet).
