@@ -4,6 +4,7 @@
 //! `cli_verify_vnnlib.rs`.
 
 mod common;
+mod import_support;
 mod verify_cli_support;
 
 use common::{npy_f64, stdout, temp_file};
@@ -296,4 +297,26 @@ fn a_tie_at_a_corner_is_decided_point_by_point_in_the_narrowest_boxes() {
     // And class 2 is refuted (y0 > y2 as soon as h0 > 0; at the corner the tie gives 0).
     let (out, _) = verify_exit(&[&fixture("fc_2-2-3.nnet"), "--box", "x=0:1,0:1", "--claim", "argmax=2"], 10);
     assert!(out.starts_with("violated: the class is 0, not 2"), "{out}");
+}
+
+/// With 784 inputs, splitting the input box gets nowhere: the L∞ ball of radius 0.006 around
+/// the all-0.5 image on the 10×20 MNIST network is proved only by optimised slopes for the
+/// hidden layers on the whole ball (with fixed slopes the search ran out of its 20 s having
+/// proved none of it); at radius 0.009 the falsifier finds another class.
+#[test]
+fn a_ball_on_a_784_input_network_is_proved_without_splitting() {
+    let net = import_support::data("mnist/mnist10x20.nnet");
+    let net = net.to_str().expect("a UTF-8 path");
+    let centre = vec![0.5; 784];
+    let scores = import_support::Reference::read(std::path::Path::new(net)).dense(&centre);
+    let class = argmax(&scores);
+    let point = format!("x=[{}]", centre.iter().map(f64::to_string).collect::<Vec<_>>().join(","));
+    let ball = |eps: &str, code: i32| {
+        verify_exit(&[net, "--around", &point, "--eps", eps, "--clip", "0:1", "--timeout", "20"], code).0
+    };
+    let proved = ball("0.006", 0);
+    assert!(proved.starts_with(&format!("holds: the class is {class}")), "{proved}");
+    assert!(proved.contains("0 boxes"), "proved on the whole ball, without splitting: {proved}");
+    let refuted = ball("0.009", 10);
+    assert!(refuted.starts_with("violated"), "{refuted}");
 }

@@ -86,6 +86,10 @@ const UNBALANCED: f64 = 256.0;
 /// its hidden layers get optimised slopes.
 const STALLED_HALVINGS: usize = 3;
 
+/// The most inputs for which splitting can reach [`STALLED_HALVINGS`] per side (2^48 boxes):
+/// with more, every box gets the optimised slopes from the start.
+const SPLITTABLE_INPUTS: usize = 16;
+
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
 
@@ -137,9 +141,10 @@ impl<'a> CaseSearch<'a> {
         }
         let mut atoms = None;
         // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
-        // input splitting has stalled, past three halvings of every side on average
+        // input splitting has stalled, past three halvings of every side on average, and
+        // everywhere when there are too many inputs for splitting to get that far
         // (docs/verification.md, "Branch and bound").
-        let stalled = depth as usize >= STALLED_HALVINGS * region.len();
+        let stalled = depth as usize >= STALLED_HALVINGS * region.len() || region.len() > SPLITTABLE_INPUTS;
         let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
         for &slopes in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
