@@ -19,6 +19,7 @@ use super::verify_target::{NotVerifiable, load_network, prepare_target};
 use crate::data::npy::read_npy;
 use crate::verify::claim::{Claim, ball};
 use crate::verify::property::{Constant, InputBox};
+use crate::verify::split::Split;
 use crate::verify::vnnlib::parse_vnnlib;
 use crate::verify::{Options, Question, verify as run_verify};
 
@@ -80,12 +81,33 @@ pub struct VerifyArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// What branch and bound splits: input sides, the signs of unstable relus (then inputs),
+    /// or auto (relus for networks with more than 16 inputs, else inputs).
+    #[arg(long, value_enum, default_value_t = SplitChoice::Auto)]
+    split: SplitChoice,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
     output: VerifyFormat,
     /// No progress bar on standard error.
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitChoice {
+    Auto,
+    Inputs,
+    Relus,
+}
+
+impl From<SplitChoice> for Split {
+    fn from(choice: SplitChoice) -> Split {
+        match choice {
+            SplitChoice::Auto => Split::Auto,
+            SplitChoice::Inputs => Split::Inputs,
+            SplitChoice::Relus => Split::Relus,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -196,6 +218,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
     let options = Options {
         timeout: Some(Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_TIMEOUT))),
         progress: Some(&mut on_progress),
+        split: args.split.into(),
         ..Options::default()
     };
     let answer = run_verify(&target, &asked.question, options).map_err(|m| usage(m.0))?;

@@ -22,7 +22,8 @@ use super::network::Network;
 use super::prepare::PreparedLayers;
 use super::property::{Atom, Case, Truth};
 use super::relax::LowerSlope;
-use super::tighten::{Slopes, tighten};
+use super::split::{Split, input_to_split, relu_to_split};
+use super::tighten::{NoBound, Slopes, meet, tighten};
 
 /// An atom's coefficients over the last layer's vector and its constant, when they are
 /// binary64 values (else it is decided by interval bounds alone).
@@ -55,6 +56,8 @@ pub struct CaseSearch<'a> {
     /// The case's whole box (outer).
     root: Vec<Interval>,
     width: usize,
+    /// Split the signs of unstable relus before inputs.
+    relus_first: bool,
 }
 
 /// What examining one box found.
@@ -71,6 +74,14 @@ pub enum Examined {
         dim: usize,
         bounds: Option<LayerBounds>,
     },
+    /// Not decided: split the sign of the input of relu `neuron` of layer `layer` (element
+    /// `neuron` of `bounds[layer − 1]`), on `region`, the part where unsafe points can be.
+    SplitRelu {
+        region: Vec<Interval>,
+        layer: usize,
+        neuron: usize,
+        bounds: LayerBounds,
+    },
     /// Not decided and too narrow to split further.
     Stuck,
 }
@@ -78,17 +89,9 @@ pub enum Examined {
 /// The most binary64 points a box too narrow to split may hold to be decided point by point.
 const EXHAUSTIVE_POINTS: usize = 1 << 12;
 
-/// How much wider, relative to the case's box, a side may stay than the side the sensitivity
-/// chooses before it is split instead.
-const UNBALANCED: f64 = 256.0;
-
 /// Splits per input dimension (on average) past which a box's search counts as stalled and
 /// its hidden layers get optimised slopes.
 const STALLED_HALVINGS: usize = 3;
-
-/// The most inputs for which splitting can reach [`STALLED_HALVINGS`] per side (2^48 boxes):
-/// with more, every box gets the optimised slopes from the start.
-const SPLITTABLE_INPUTS: usize = 16;
 
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
@@ -122,15 +125,32 @@ impl<'a> CaseSearch<'a> {
                 atoms: c.atoms.iter().map(|a| (a.clone(), dense_over_last(net, a, width))).collect(),
             })
             .collect();
-        Some(CaseSearch { net, plan, case, conjunctions, inner, root: case.input.outer(), width })
+        let relus_first = Split::default().relus_first(case.input.len());
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root: case.input.outer(), width, relus_first })
+    }
+
+    /// Chooses what to split ([`Split::Auto`] unless told).
+    pub fn splitting(mut self, split: Split) -> CaseSearch<'a> {
+        self.relus_first = split.relus_first(self.root.len());
+        self
     }
 
     /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
     /// a box on which `inherited` bounds were found.
-    pub fn examine(&self, region: &[Interval], inherited: Option<&LayerBounds>, depth: u32) -> Examined {
+    ///
+    /// `relu_part`: the box is cut to the inputs where some relus have a given sign (the
+    /// inherited bounds say which), so bounds that do not meet prove it.
+    pub fn examine(
+        &self,
+        region: &[Interval],
+        inherited: Option<&LayerBounds>,
+        depth: u32,
+        relu_part: bool,
+    ) -> Examined {
         let layers = &self.net.layers;
-        let Some(mut bounds) = self.interval_bounds(region, inherited) else {
-            return self.undecided(region, &[], None);
+        let mut bounds = match self.interval_bounds(region, inherited) {
+            Ok(bounds) => bounds,
+            Err(failure) => return self.without_bounds(failure, region, relu_part),
         };
         let mut open = self.open_conjunctions(&bounds, (0..self.conjunctions.len()).collect());
         if let Some(point) = self.unsafe_everywhere(&bounds, &open, region) {
@@ -144,14 +164,14 @@ impl<'a> CaseSearch<'a> {
         // input splitting has stalled, past three halvings of every side on average, and
         // everywhere when there are too many inputs for splitting to get that far
         // (docs/verification.md, "Branch and bound").
-        let stalled = depth as usize >= STALLED_HALVINGS * region.len() || region.len() > SPLITTABLE_INPUTS;
+        let stalled = depth as usize >= STALLED_HALVINGS * region.len() || self.relus_first;
         let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
         for &slopes in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
             // last stage's preparations holds.
             let mut prepared = PreparedLayers::new(layers.len());
-            if tighten(layers, &mut bounds, &mut prepared, slopes).is_none() {
-                return self.undecided(region, &[], None);
+            if let Err(failure) = tighten(layers, &mut bounds, &mut prepared, slopes) {
+                return self.without_bounds(failure, region, relu_part);
             }
             open = self.open_conjunctions(&bounds, open);
             if open.is_empty() {
@@ -207,6 +227,15 @@ impl<'a> CaseSearch<'a> {
         if let Some(point) = candidates.into_iter().find(|x| self.is_unsafe(x)) {
             return Examined::Candidate(point);
         }
+        if self.relus_first {
+            // The relu that costs the first open atom's bound the most.
+            let first = owners.iter().find(|(c, _)| !refuted[*c]);
+            let row =
+                first.map(|&(c, a)| &self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").0);
+            if let Some((layer, neuron)) = row.and_then(|row| relu_to_split(layers, &bounds, row)) {
+                return Examined::SplitRelu { region: region.to_vec(), layer, neuron, bounds: Arc::new(bounds.layers) };
+            }
+        }
         self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
     }
 
@@ -257,19 +286,28 @@ impl<'a> CaseSearch<'a> {
 
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
     /// box it was split from (they hold on every part of that box).
-    fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Option<Bounds> {
+    fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Result<Bounds, NoBound> {
         let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
         for (k, layer) in self.net.layers.iter().enumerate() {
-            let mut found = layer_bounds(layer, bounds.input_of(k))?;
+            let mut found = layer_bounds(layer, bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
             if let Some(outer) = inherited {
                 for (b, o) in found.iter_mut().zip(&outer[k]) {
-                    // Both hold, so they meet; an empty meet would mean an unsound bound.
-                    *b = b.meet(*o)?;
+                    *b = meet(*b, *o)?;
                 }
             }
             bounds.layers.push(found);
         }
-        Some(bounds)
+        Ok(bounds)
+    }
+
+    /// A box whose bounds failed: bounds that do not meet prove a part cut out by relu signs
+    /// (no point of the box has those signs, see [`NoBound::Empty`]); otherwise nothing is
+    /// known and the box is split.
+    fn without_bounds(&self, failure: NoBound, region: &[Interval], relu_part: bool) -> Examined {
+        if failure == NoBound::Empty && relu_part {
+            return Examined::Proved;
+        }
+        self.undecided(region, &[], None)
     }
 
     /// Whether the network's evaluation of `x` is unsafe (decidedly, constants as written).
@@ -306,33 +344,13 @@ impl<'a> CaseSearch<'a> {
         x.iter().zip(&self.inner).map(|(&v, b)| v.clamp(b.lo, b.hi)).collect()
     }
 
-    /// Split the widest dimension by sensitivity (by width alone when there is none).
+    /// Split the input side that [`input_to_split`] chooses (a box too narrow to split is
+    /// decided point by point).
     fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
-        let score = |j: usize| {
-            let width = region[j].hi - region[j].lo;
-            let w = weights.get(j).copied().unwrap_or(0.0);
-            if weights.iter().any(|&w| w > 0.0) { width * w } else { width }
-        };
-        let splittable = |j: &usize| {
-            let x = region[*j];
-            let mid = x.lo + (x.hi - x.lo) / 2.0;
-            x.lo < mid && mid < x.hi
-        };
-        // The share of the case's box that a side still spans.
-        let relative = |j: usize| {
-            let whole = self.root[j].hi - self.root[j].lo;
-            if whole > 0.0 { (region[j].hi - region[j].lo) / whole } else { 0.0 }
-        };
-        let by = |f: &dyn Fn(usize) -> f64| (0..region.len()).filter(splittable).max_by(|&a, &b| f(a).total_cmp(&f(b)));
-        let Some(sensitive) = by(&score) else {
-            return self.exhaust(region);
-        };
-        // Sensitivity misses what a side adds through the relaxations alone (a side the bound
-        // hardly depends on can still keep relus unstable): a side left far wider, relative to
-        // the case's box, than the one chosen is split instead, so that no side is never split.
-        let widest = by(&relative).unwrap_or(sensitive);
-        let dim = if relative(widest) > UNBALANCED * relative(sensitive) { widest } else { sensitive };
-        Examined::Split { region: region.to_vec(), dim, bounds }
+        match input_to_split(region, &self.root, weights) {
+            Some(dim) => Examined::Split { region: region.to_vec(), dim, bounds },
+            None => self.exhaust(region),
+        }
     }
 
     /// Decides a box too narrow to split by running the engine on each of its binary64
@@ -383,7 +401,8 @@ impl<'a> CaseSearch<'a> {
         report: &mut dyn FnMut(CaseProgress),
     ) -> CaseOutcome {
         let root = self.case.input.outer();
-        let mut stack: Vec<Pending> = vec![Pending { region: root, share: 1.0, bounds: None, depth: 0 }];
+        let mut stack: Vec<Pending> =
+            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, relu_part: false }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         while !stack.is_empty() {
@@ -393,8 +412,8 @@ impl<'a> CaseSearch<'a> {
             let take = stack.len().min(batch.max(1));
             let work: Vec<Pending> = stack.split_off(stack.len() - take);
             let results: Vec<Examined> =
-                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth)).collect();
-            for (Pending { region, share, bounds, depth }, result) in work.into_iter().zip(results) {
+                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, p.relu_part)).collect();
+            for (Pending { region, share, bounds, depth, relu_part }, result) in work.into_iter().zip(results) {
                 progress.boxes += 1;
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -405,7 +424,7 @@ impl<'a> CaseSearch<'a> {
                         // Not confirmed: keep searching the box as undecided.
                         match self.undecided(&region, &[], bounds) {
                             Examined::Split { region, dim, bounds } => {
-                                push_halves(&mut stack, Pending { region, share, depth, bounds }, dim)
+                                push_halves(&mut stack, Pending { region, share, depth, bounds, relu_part }, dim)
                             }
                             _ => stuck = true,
                         }
@@ -413,7 +432,13 @@ impl<'a> CaseSearch<'a> {
                     Examined::Split { region: cut, dim, bounds } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds }, dim);
+                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, relu_part }, dim);
+                    }
+                    Examined::SplitRelu { region: cut, layer, neuron, bounds } => {
+                        let kept = share * volume_share(&cut, &region);
+                        progress.proved_share += share - kept;
+                        let parent = Pending { region: cut, share: kept, depth, bounds: None, relu_part };
+                        push_signs(&mut stack, parent, layer, neuron, &bounds);
                     }
                     Examined::Stuck => stuck = true,
                 }
@@ -441,20 +466,41 @@ struct Pending {
     share: f64,
     /// Splits from the case's box.
     depth: u32,
+    /// Cut to the inputs where some relus have a given sign.
+    relu_part: bool,
     bounds: Option<LayerBounds>,
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds } = parent;
+    let Pending { region, share, depth, bounds, relu_part } = parent;
     let x = region[j];
     let mid = x.lo + (x.hi - x.lo) / 2.0;
     let mut left = region.clone();
     left[j].hi = mid;
     let mut right = region;
     right[j].lo = mid;
-    stack.push(Pending { region: right, share: share / 2.0, depth: depth + 1, bounds: bounds.clone() });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds });
+    stack.push(Pending { region: right, share: share / 2.0, depth: depth + 1, bounds: bounds.clone(), relu_part });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, relu_part });
+}
+
+/// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
+/// at most 0 and at least 0 (they cover the box; the engine's relu is 0 at 0 either way), each
+/// with `bounds` cut to that sign. The volume share is halved for progress reports only.
+fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: usize, bounds: &[Vec<Interval>]) {
+    for side in [Interval::new(0.0, f64::INFINITY), Interval::new(f64::NEG_INFINITY, 0.0)] {
+        let mut cut = bounds.to_vec();
+        let z = &mut cut[layer - 1][neuron];
+        // An unstable input has lo < 0 < hi, so each meet is non-empty.
+        *z = z.meet(side).unwrap_or(*z);
+        stack.push(Pending {
+            region: parent.region.clone(),
+            share: parent.share / 2.0,
+            depth: parent.depth + 1,
+            bounds: Some(Arc::new(cut)),
+            relu_part: true,
+        });
+    }
 }
 
 /// An atom's coefficients over the last layer's vector (output `k` is element

@@ -19,6 +19,7 @@ pub mod prepare;
 pub mod property;
 pub mod relax;
 pub mod replay;
+pub mod split;
 pub mod tighten;
 pub mod vnnlib;
 
@@ -128,13 +129,15 @@ pub struct Options<'a> {
     pub batch: usize,
     /// Seed of the falsifier's random points.
     pub seed: u64,
+    /// What branch and bound splits.
+    pub split: split::Split,
     /// Hears of progress: the case, and its search's progress.
     pub progress: Option<&'a mut dyn FnMut(usize, CaseProgress)>,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { timeout: None, batch: 64, seed: 0x6b6e6e, progress: None }
+        Options { timeout: None, batch: 64, seed: 0x6b6e6e, split: split::Split::Auto, progress: None }
     }
 }
 
@@ -211,7 +214,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     let mut progress = options.progress;
     let mut stuck = None;
     for (index, case) in property.cases.iter().enumerate() {
-        let Some(search) = CaseSearch::new(&target.net, &target.plan, case) else {
+        let Some(search) = CaseSearch::new(&target.net, &target.plan, case).map(|s| s.splitting(options.split)) else {
             continue; // No binary64 point in this box.
         };
         // What the confirmation found: a replayed counterexample, or a bug (a candidate that
@@ -234,7 +237,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             _ => CaseOutcome::Holds,
         };
         if matches!(outcome, CaseOutcome::Holds)
-            && matches!(search.examine(&case.input.outer(), None, 0), Examined::Proved)
+            && matches!(search.examine(&case.input.outer(), None, 0, false), Examined::Proved)
         {
             continue;
         }

@@ -24,17 +24,38 @@ pub enum Slopes {
     Optimised,
 }
 
-/// Tightens `bounds` layer by layer. Returns `None` when a bound becomes NaN or two bounds
-/// of one element do not meet (an unsound bound: nothing may be decided then).
-pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLayers, slopes: Slopes) -> Option<()> {
+/// Why a box has no bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoBound {
+    /// A bound is NaN: nothing is known.
+    NotANumber,
+    /// Two bounds of one element do not meet. Every bound holds for every engine value of the
+    /// points considered, so there are none: in a part of a box cut out by relu signs this
+    /// proves the part (no point has those signs); on a whole box it would mean an unsound
+    /// bound, and nothing may be decided.
+    Empty,
+}
+
+/// The meet of two bounds of one element.
+pub fn meet(a: Interval, b: Interval) -> Result<Interval, NoBound> {
+    a.meet(b).ok_or(NoBound::Empty)
+}
+
+/// Tightens `bounds` layer by layer.
+pub fn tighten(
+    layers: &[Layer],
+    bounds: &mut Bounds,
+    prepared: &mut PreparedLayers,
+    slopes: Slopes,
+) -> Result<(), NoBound> {
     let mut changed = false;
     for k in 0..layers.len() {
         if changed {
             // Re-derive this layer from its tightened input; both enclosures hold, so keep
             // their intersection.
-            let derived = layer_bounds(&layers[k], bounds.input_of(k))?;
+            let derived = layer_bounds(&layers[k], bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
             for (b, d) in bounds.layers[k].iter_mut().zip(derived) {
-                *b = b.meet(d)?;
+                *b = meet(*b, d)?;
             }
         }
         let feeds_activation = matches!(layers.get(k + 1), Some(Layer::Relu | Layer::Tanh | Layer::Sigmoid));
@@ -58,7 +79,7 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLay
         let found = back_substitute(layers, bounds, prepared, k, rows, width);
         for (r, &i) in chosen.iter().enumerate() {
             let (lo, hi) = (found[2 * r].value, -found[2 * r + 1].value);
-            bounds.layers[k][i] = bounds.layers[k][i].meet(Interval::new(lo, hi))?;
+            bounds.layers[k][i] = meet(bounds.layers[k][i], Interval::new(lo, hi))?;
         }
         if relu && slopes == Slopes::Optimised {
             for (r, &i) in chosen.iter().enumerate() {
@@ -77,13 +98,13 @@ pub fn tighten(layers: &[Layer], bounds: &mut Bounds, prepared: &mut PreparedLay
                     } else {
                         Interval::new(f64::NEG_INFINITY, -better.value)
                     };
-                    bounds.layers[k][i] = bounds.layers[k][i].meet(side)?;
+                    bounds.layers[k][i] = meet(bounds.layers[k][i], side)?;
                 }
             }
         }
         changed = true;
     }
-    Some(())
+    Ok(())
 }
 
 #[cfg(test)]
