@@ -85,7 +85,7 @@ fn check(seed: u64, tally: &mut Tally) {
     let case_box = &property.cases[0];
     let search = CaseSearch::new(&t.net, &t.plan, case_box).expect("a box of binary64 points").splitting(Split::Relus);
     // Only boxes that the root bound does not decide exercise the split.
-    let searched = !matches!(search.examine(&case_box.input.outer(), None, 0, false), Examined::Proved);
+    let searched = !matches!(search.examine(&case_box.input.outer(), None, 0, &[]), Examined::Proved);
     let deadline = Instant::now() + Duration::from_secs(1);
     match search.run(Some(deadline), 64, &|_| true, &mut |_| {}) {
         CaseOutcome::Holds => {

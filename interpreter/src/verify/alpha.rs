@@ -13,6 +13,15 @@ use super::network::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
+/// A constraint on the part of a box being bounded: element `neuron` of layer `output_of`'s
+/// output is at least 0 (`positive`) or at most 0, as the engine computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignConstraint {
+    pub output_of: usize,
+    pub neuron: usize,
+    pub positive: bool,
+}
+
 /// Gradient steps per row: 4, 5 and 6 decide all 186 ACAS Xu instances in 40–46 s, 8 in 81 s
 /// (docs/verification.md, "Branch and bound").
 const STEPS: usize = 5;
@@ -30,6 +39,7 @@ pub fn optimise_row(
     start: LowerSlope,
     start_bound: LowerBound,
     goal: f64,
+    signs: &[SignConstraint],
 ) -> LowerBound {
     // The lines of every activation layer up to `from`, starting from `start`'s.
     let mut lines: Vec<Vec<Line>> = (0..=from)
@@ -46,8 +56,15 @@ pub fn optimise_row(
             _ => Vec::new(),
         })
         .collect();
-    if unstable.iter().all(|u| !u.contains(&true)) {
+    if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
         return start_bound;
+    }
+    // The multipliers β ≥ 0 of the sign constraints, as shifts of the coefficients
+    // (`β·sign`, see `LowerLines::Constrained`), all starting at 0.
+    let mut beta = vec![0.0; signs.len()];
+    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
+    for c in signs.iter().filter(|c| c.output_of <= from) {
+        shifts[c.output_of] = vec![0.0; bounds.layers[c.output_of].len()];
     }
     let mut best = start_bound;
     let mut trace = Vec::new();
@@ -63,7 +80,7 @@ pub fn optimise_row(
             from,
             row.to_vec(),
             row.len(),
-            LowerLines::Given(&lines),
+            if signs.is_empty() { LowerLines::Given(&lines) } else { LowerLines::Constrained(&lines, &shifts) },
             Some(&mut trace),
         )
         .pop()
@@ -72,7 +89,21 @@ pub fn optimise_row(
         if found.value > best.value {
             best = found;
         }
-        let gradient = slope_gradient(layers, bounds, prepared, &lines, &trace, &coefficients);
+        let (gradient, values) = slope_gradient(layers, bounds, prepared, &lines, &trace, &coefficients);
+        // ∂ bound / ∂ β = −sign·v at the relaxation's minimiser; a step scaled to the size of
+        // the coefficients met at that layer.
+        for (c, b) in signs.iter().zip(beta.iter_mut()) {
+            if c.output_of > from {
+                continue;
+            }
+            let sign = if c.positive { 1.0 } else { -1.0 };
+            let scale = trace[c.output_of].iter().fold(0.0f64, |m, g| m.max(g.abs()));
+            let slope = -sign * values[c.output_of][c.neuron];
+            if slope != 0.0 && scale.is_finite() {
+                *b = (*b + step * scale * slope.signum()).max(0.0);
+            }
+            shifts[c.output_of][c.neuron] = *b * sign;
+        }
         for (k, g) in gradient.iter().enumerate() {
             for (i, d) in g.iter().enumerate() {
                 // Only an unstable relu has a slope to choose (tanh and sigmoid have none).
@@ -91,6 +122,9 @@ pub fn optimise_row(
 /// bound's derivative with respect to the coefficients over a layer's input, carried to its
 /// output's (`trace[k]`) by the layer's transpose, and each unstable relu whose coefficient
 /// chose the lower line (`g ≥ 0`) gets `d_i·g_i`.
+///
+/// Also returns each layer's output at the input the bound's minimum is at, through the lines
+/// (`d` after the layer), for the gradient of the multipliers.
 fn slope_gradient(
     layers: &[Layer],
     bounds: &Bounds,
@@ -98,11 +132,12 @@ fn slope_gradient(
     lines: &[Vec<Line>],
     trace: &[Vec<f64>],
     input_coefficients: &[f64],
-) -> Vec<Vec<f64>> {
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     // The bound's input term is Σ_j min(G_j·lo_j, G_j·hi_j).
     let mut d: Vec<f64> =
         input_coefficients.iter().zip(&bounds.input).map(|(&c, x)| if c >= 0.0 { x.lo } else { x.hi }).collect();
     let mut gradient: Vec<Vec<f64>> = lines.iter().map(|l| vec![0.0; l.len()]).collect();
+    let mut values = Vec::with_capacity(trace.len());
     for (k, layer) in layers.iter().enumerate().take(trace.len()) {
         let g = &trace[k];
         d = match layer {
@@ -122,8 +157,9 @@ fn slope_gradient(
                     .collect()
             }
         };
+        values.push(d.clone());
     }
-    gradient
+    (gradient, values)
 }
 
 /// `a·b` in eight independent partial sums (the gradient only steers, so the order of the
@@ -181,8 +217,17 @@ mod tests {
             tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
             let row = vec![1.0, -1.0];
             let start = back_substitute(&layers, &bounds, &mut prepared, 4, row.clone(), 2).pop().unwrap();
-            let optimised =
-                optimise_row(&layers, &bounds, &mut prepared, 4, &row, LowerSlope::Chord, start.clone(), f64::INFINITY);
+            let optimised = optimise_row(
+                &layers,
+                &bounds,
+                &mut prepared,
+                4,
+                &row,
+                LowerSlope::Chord,
+                start.clone(),
+                f64::INFINITY,
+                &[],
+            );
             assert!(optimised.value >= start.value);
             if optimised.value > start.value {
                 improved += 1;

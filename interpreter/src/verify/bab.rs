@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::bigstep::{ExecOptions, Plan, run_rows};
 use knn_semantics::engine::Observed;
 
-use super::alpha::optimise_row;
+use super::alpha::{SignConstraint, optimise_row};
 use super::clip::{HalfSpace, clip, hull, volume_share};
 use super::float::Interval;
 use super::interval::layer_bounds;
@@ -138,15 +138,16 @@ impl<'a> CaseSearch<'a> {
     /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
     /// a box on which `inherited` bounds were found.
     ///
-    /// `relu_part`: the box is cut to the inputs where some relus have a given sign (the
-    /// inherited bounds say which), so bounds that do not meet prove it.
+    /// `signs`: the box is cut to the inputs where some relus have these signs (the inherited
+    /// bounds are cut to them too), so bounds that do not meet prove it.
     pub fn examine(
         &self,
         region: &[Interval],
         inherited: Option<&LayerBounds>,
         depth: u32,
-        relu_part: bool,
+        signs: &[SignConstraint],
     ) -> Examined {
+        let relu_part = !signs.is_empty();
         let layers = &self.net.layers;
         let mut bounds = match self.interval_bounds(region, inherited) {
             Ok(bounds) => bounds,
@@ -177,7 +178,7 @@ impl<'a> CaseSearch<'a> {
             if open.is_empty() {
                 return Examined::Proved;
             }
-            let found = self.atom_bounds(&bounds, &mut prepared, &open);
+            let found = self.atom_bounds(&bounds, &mut prepared, &open, signs);
             open.retain(|c| !found.refuted[*c]);
             if open.is_empty() {
                 return Examined::Proved;
@@ -241,7 +242,15 @@ impl<'a> CaseSearch<'a> {
 
     /// Linear bounds of every dense atom of the `open` conjunctions, with fixed slopes (in one
     /// pass) and, for atoms that leaves open, optimised ones (α-CROWN, a row at a time).
-    fn atom_bounds(&self, bounds: &Bounds, prepared: &mut PreparedLayers, open: &[usize]) -> AtomBounds {
+    /// On a part of a box cut out by relu signs (`signs`), the optimised bounds carry
+    /// multipliers of those signs (β-CROWN) and hold on the part only.
+    fn atom_bounds(
+        &self,
+        bounds: &Bounds,
+        prepared: &mut PreparedLayers,
+        open: &[usize],
+        signs: &[SignConstraint],
+    ) -> AtomBounds {
         let layers = &self.net.layers;
         let mut rows = Vec::new();
         let mut owners = Vec::new();
@@ -276,8 +285,17 @@ impl<'a> CaseSearch<'a> {
                 continue;
             }
             let row = &dense_of(*owner).0;
-            let better =
-                optimise_row(layers, bounds, prepared, last, row, LowerSlope::Chord, bound.clone(), f64::INFINITY);
+            let better = optimise_row(
+                layers,
+                bounds,
+                prepared,
+                last,
+                row,
+                LowerSlope::Chord,
+                bound.clone(),
+                f64::INFINITY,
+                signs,
+            );
             refuted[owner.0] |= refutes(*owner, &better);
             *slot = Some(better);
         }
@@ -402,7 +420,7 @@ impl<'a> CaseSearch<'a> {
     ) -> CaseOutcome {
         let root = self.case.input.outer();
         let mut stack: Vec<Pending> =
-            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, relu_part: false }];
+            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()) }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         while !stack.is_empty() {
@@ -412,8 +430,8 @@ impl<'a> CaseSearch<'a> {
             let take = stack.len().min(batch.max(1));
             let work: Vec<Pending> = stack.split_off(stack.len() - take);
             let results: Vec<Examined> =
-                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, p.relu_part)).collect();
-            for (Pending { region, share, bounds, depth, relu_part }, result) in work.into_iter().zip(results) {
+                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, &p.signs)).collect();
+            for (Pending { region, share, bounds, depth, signs }, result) in work.into_iter().zip(results) {
                 progress.boxes += 1;
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -424,7 +442,7 @@ impl<'a> CaseSearch<'a> {
                         // Not confirmed: keep searching the box as undecided.
                         match self.undecided(&region, &[], bounds) {
                             Examined::Split { region, dim, bounds } => {
-                                push_halves(&mut stack, Pending { region, share, depth, bounds, relu_part }, dim)
+                                push_halves(&mut stack, Pending { region, share, depth, bounds, signs }, dim)
                             }
                             _ => stuck = true,
                         }
@@ -432,12 +450,12 @@ impl<'a> CaseSearch<'a> {
                     Examined::Split { region: cut, dim, bounds } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, relu_part }, dim);
+                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, signs }, dim);
                     }
                     Examined::SplitRelu { region: cut, layer, neuron, bounds } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        let parent = Pending { region: cut, share: kept, depth, bounds: None, relu_part };
+                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs };
                         push_signs(&mut stack, parent, layer, neuron, &bounds);
                     }
                     Examined::Stuck => stuck = true,
@@ -466,39 +484,48 @@ struct Pending {
     share: f64,
     /// Splits from the case's box.
     depth: u32,
-    /// Cut to the inputs where some relus have a given sign.
-    relu_part: bool,
+    /// Cut to the inputs where some relus have these signs.
+    signs: Arc<Vec<SignConstraint>>,
     bounds: Option<LayerBounds>,
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds, relu_part } = parent;
+    let Pending { region, share, depth, bounds, signs } = parent;
     let x = region[j];
     let mid = x.lo + (x.hi - x.lo) / 2.0;
     let mut left = region.clone();
     left[j].hi = mid;
     let mut right = region;
     right[j].lo = mid;
-    stack.push(Pending { region: right, share: share / 2.0, depth: depth + 1, bounds: bounds.clone(), relu_part });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, relu_part });
+    stack.push(Pending {
+        region: right,
+        share: share / 2.0,
+        depth: depth + 1,
+        bounds: bounds.clone(),
+        signs: signs.clone(),
+    });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs });
 }
 
 /// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
 /// at most 0 and at least 0 (they cover the box; the engine's relu is 0 at 0 either way), each
 /// with `bounds` cut to that sign. The volume share is halved for progress reports only.
 fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: usize, bounds: &[Vec<Interval>]) {
-    for side in [Interval::new(0.0, f64::INFINITY), Interval::new(f64::NEG_INFINITY, 0.0)] {
+    for positive in [true, false] {
+        let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
         let mut cut = bounds.to_vec();
         let z = &mut cut[layer - 1][neuron];
         // An unstable input has lo < 0 < hi, so each meet is non-empty.
         *z = z.meet(side).unwrap_or(*z);
+        let mut signs = parent.signs.to_vec();
+        signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
         stack.push(Pending {
             region: parent.region.clone(),
             share: parent.share / 2.0,
             depth: parent.depth + 1,
             bounds: Some(Arc::new(cut)),
-            relu_part: true,
+            signs: Arc::new(signs),
         });
     }
 }

@@ -83,6 +83,14 @@ pub enum LowerLines<'a> {
     /// Lines given per layer (empty for layers that are not activations); each must be below
     /// the activation on its input's range (`α·z` with `α ∈ [0, 1]` for relu).
     Given(&'a [Vec<Line>]),
+    /// Given lines, and multipliers of sign constraints (β-CROWN): on a part of the box where
+    /// each element `i` of layer `k`'s output with `shifts[k][i] ≠ 0` has the sign of
+    /// `shifts[k][i]`, the coefficient of that element is lowered by `shifts[k][i]` when the
+    /// pass reaches layer `k`. The bound is then one of `target − Σ c_i·v_i` with `c_i` the
+    /// exact change of the coefficient, which rounding cannot give the wrong sign (`fl` is
+    /// monotone: `fl(g − s) ≤ g` for `s > 0`): so `c_i·v_i ≥ 0` on the part, and the bound holds
+    /// there (only there).
+    Constrained(&'a [Vec<Line>], &'a [Vec<f64>]),
 }
 
 /// Lower bounds of `rows[r]·v` with one choice of lower lines. `rows` is row-major, `width`
@@ -109,6 +117,15 @@ pub(super) fn back_substitute_with(
     let mut acc = vec![0.0f64; count];
     let add_rows = row_kernel();
     for k in (0..=from).rev() {
+        if let LowerLines::Constrained(_, shifts) = lines
+            && let Some(shift) = shifts.get(k).filter(|s| s.len() == g_width)
+        {
+            for r in 0..count {
+                for (gi, s) in g[r * g_width..(r + 1) * g_width].iter_mut().zip(shift) {
+                    *gi -= s;
+                }
+            }
+        }
         if let Some(trace) = trace.as_deref_mut() {
             trace[k] = g.clone();
         }
@@ -160,7 +177,7 @@ pub(super) fn back_substitute_with(
                 let m = magnitude.len();
                 let lower: &[Line] = match lines {
                     LowerLines::Slope(slope) => &lower[slope as usize],
-                    LowerLines::Given(given) => &given[k],
+                    LowerLines::Given(given) | LowerLines::Constrained(given, _) => &given[k],
                 };
                 for r in 0..count {
                     let gr = &mut g[r * m..(r + 1) * m];

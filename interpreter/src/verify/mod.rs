@@ -237,7 +237,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             _ => CaseOutcome::Holds,
         };
         if matches!(outcome, CaseOutcome::Holds)
-            && matches!(search.examine(&case.input.outer(), None, 0, false), Examined::Proved)
+            && matches!(search.examine(&case.input.outer(), None, 0, &[]), Examined::Proved)
         {
             continue;
         }

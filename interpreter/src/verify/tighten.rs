@@ -92,7 +92,7 @@ pub fn tighten(
                     let mut row = vec![0.0; width];
                     row[i] = sign;
                     let start = found[end].clone();
-                    let better = optimise_row(layers, bounds, prepared, k, &row, LowerSlope::Chord, start, 0.0);
+                    let better = optimise_row(layers, bounds, prepared, k, &row, LowerSlope::Chord, start, 0.0, &[]);
                     let side = if sign > 0.0 {
                         Interval::new(better.value, f64::INFINITY)
                     } else {
