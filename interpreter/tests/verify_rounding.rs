@@ -6,8 +6,24 @@ mod verify_support;
 
 use knn_interpreter::import::Activation;
 use knn_interpreter::verify::Answer;
+use knn_interpreter::verify::Target;
 use knn_interpreter::verify::claim::Claim;
-use verify_support::{Dense, ask, exact_box, program_text, target};
+use knn_interpreter::verify::property::InputBox;
+use knn_interpreter::verify::split::Split;
+use verify_support::{Dense, ask_splitting, exact_box, program_text, target};
+
+/// The answer with input splits, after checking that relu splits (with their β multipliers)
+/// give the same kind of answer and class.
+fn ask(t: &Target, region: InputBox, claim: Claim) -> Answer {
+    let by_inputs = ask_splitting(t, region.clone(), claim, Split::Inputs);
+    let by_relus = ask_splitting(t, region, claim, Split::Relus);
+    match (&by_inputs, &by_relus) {
+        (Answer::Holds { class: a }, Answer::Holds { class: b }) => assert_eq!(a, b),
+        (Answer::Violated(_), Answer::Violated(_)) => {}
+        _ => panic!("input splits: {by_inputs:?}; relu splits: {by_relus:?}"),
+    }
+    by_inputs
+}
 
 const BIG: f64 = 1e17;
 

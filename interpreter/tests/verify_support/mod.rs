@@ -5,6 +5,7 @@ use knn_interpreter::import::emit::emit;
 use knn_interpreter::import::{Activation, Network as Imported, Step};
 use knn_interpreter::verify::claim::Claim;
 use knn_interpreter::verify::property::{Constant, InputBox};
+use knn_interpreter::verify::split::Split;
 use knn_interpreter::verify::{Answer, Options, Question, Target, verify};
 use knn_semantics::syntax::{Grammar, parse_program};
 
@@ -53,7 +54,12 @@ pub fn exact_box(lo: &[f64], hi: &[f64]) -> InputBox {
 }
 
 pub fn ask(target: &Target, region: InputBox, claim: Claim) -> Answer {
+    ask_splitting(target, region, claim, Split::Auto)
+}
+
+/// [`ask`] with a choice of what branch and bound splits.
+pub fn ask_splitting(target: &Target, region: InputBox, claim: Claim, split: Split) -> Answer {
     let question = Question::Class { region, claim };
-    verify(target, &question, Options { timeout: Some(std::time::Duration::from_secs(20)), ..Options::default() })
-        .expect("the question fits the program")
+    let options = Options { timeout: Some(std::time::Duration::from_secs(20)), split, ..Options::default() };
+    verify(target, &question, options).expect("the question fits the program")
 }
