@@ -1,61 +1,37 @@
-//! Branch and bound on the input box: bound a box (intervals, then linear bounds); if every
-//! unsafe conjunction is refuted there the box is proved; else look for an unsafe point at the
-//! corners the bounds point to, and split the input dimension that the bounds are most
-//! sensitive to (width times the weight of the dimension in the unrefuted bounds, as
-//! α,β-CROWN's input split for ACAS Xu does). Boxes are taken depth-first, a batch at a time
-//! across the rayon pool, so the queue stays small.
+//! Branch and bound, one box at a time: bound a box (intervals, then linear bounds); if every
+//! unsafe conjunction is refuted there the box is proved; else cut it to where unsafe points
+//! can be, look for one at the corners the bounds point to, and say what to split
+//! ([`super::split`]). The search over the boxes is in [`super::queue`].
 
 use std::sync::Arc;
-use std::time::Instant;
-
-use rayon::prelude::*;
 
 use crate::bigstep::{ExecOptions, Plan, run_rows};
 use knn_semantics::engine::Observed;
 
-use super::alpha::{SignConstraint, optimise_row};
-use super::clip::{HalfSpace, clip, hull, volume_share};
+use super::alpha::SignConstraint;
+use super::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
+use super::clip::{HalfSpace, clip, hull};
 use super::float::Interval;
 use super::interval::layer_bounds;
-use super::linear::{Bounds, LowerBound, back_substitute};
+use super::linear::Bounds;
 use super::network::Network;
 use super::prepare::PreparedLayers;
-use super::property::{Atom, Case, Truth};
-use super::relax::LowerSlope;
+use super::property::{Case, Truth};
 use super::split::{Split, input_to_split, relu_to_split};
 use super::tighten::{NoBound, Slopes, meet, tighten};
 
-/// An atom's coefficients over the last layer's vector and its constant, when they are
-/// binary64 values (else it is decided by interval bounds alone).
-type DenseAtom = Option<(Vec<f64>, Interval)>;
-
-/// The linear bounds of the atoms of the open conjunctions on one box: `owners[r]` is the
-/// (conjunction, atom) of bound `r`.
-struct AtomBounds {
-    owners: Vec<(usize, usize)>,
-    fixed: Vec<LowerBound>,
-    optimised: Vec<Option<LowerBound>>,
-    /// Per conjunction of the case.
-    refuted: Vec<bool>,
-}
-
-/// An unsafe conjunction prepared for linear bounds.
-struct PreparedConjunction {
-    atoms: Vec<(Atom, DenseAtom)>,
-}
-
 /// One case of a property, ready for the search.
 pub struct CaseSearch<'a> {
-    net: &'a Network,
+    pub(super) net: &'a Network,
     /// The compiled program, for deciding the smallest boxes point by point.
     plan: &'a Plan,
     case: &'a Case,
-    conjunctions: Vec<PreparedConjunction>,
+    pub(super) conjunctions: Vec<PreparedConjunction>,
     /// The binary64 points inside the box as written: candidates are clamped into it.
     inner: Vec<Interval>,
     /// The case's whole box (outer).
     root: Vec<Interval>,
-    width: usize,
+    pub(super) width: usize,
     /// Split the signs of unstable relus before inputs.
     relus_first: bool,
 }
@@ -96,22 +72,7 @@ const STALLED_HALVINGS: usize = 3;
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
 
-/// How a case's search ended.
-#[derive(Clone, Debug)]
-pub enum CaseOutcome {
-    Holds,
-    Candidate(Vec<f64>),
-    Timeout,
-    /// Boxes that could not be split further remained undecided.
-    Stuck,
-}
-
-/// Progress of one case: boxes examined, and the share of the box's volume proved.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CaseProgress {
-    pub boxes: u64,
-    pub proved_share: f64,
-}
+pub use super::queue::{CaseOutcome, CaseProgress};
 
 impl<'a> CaseSearch<'a> {
     /// `None` when the case's box holds no binary64 point (the case holds vacuously).
@@ -127,6 +88,11 @@ impl<'a> CaseSearch<'a> {
             .collect();
         let relus_first = Split::default().relus_first(case.input.len());
         Some(CaseSearch { net, plan, case, conjunctions, inner, root: case.input.outer(), width, relus_first })
+    }
+
+    /// The case's whole box (outer).
+    pub fn root(&self) -> &[Interval] {
+        &self.root
     }
 
     /// Chooses what to split ([`Split::Auto`] unless told).
@@ -240,68 +206,6 @@ impl<'a> CaseSearch<'a> {
         self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
     }
 
-    /// Linear bounds of every dense atom of the `open` conjunctions, with fixed slopes (in one
-    /// pass) and, for atoms that leaves open, optimised ones (α-CROWN, a row at a time).
-    /// On a part of a box cut out by relu signs (`signs`), the optimised bounds carry
-    /// multipliers of those signs (β-CROWN) and hold on the part only.
-    fn atom_bounds(
-        &self,
-        bounds: &Bounds,
-        prepared: &mut PreparedLayers,
-        open: &[usize],
-        signs: &[SignConstraint],
-    ) -> AtomBounds {
-        let layers = &self.net.layers;
-        let mut rows = Vec::new();
-        let mut owners = Vec::new();
-        for &c in open {
-            for (a, (_, dense)) in self.conjunctions[c].atoms.iter().enumerate() {
-                if let Some((coefficients, _)) = dense {
-                    rows.extend_from_slice(coefficients);
-                    owners.push((c, a));
-                }
-            }
-        }
-        let last = layers.len() - 1;
-        let fixed = if owners.is_empty() {
-            Vec::new()
-        } else {
-            back_substitute(layers, bounds, prepared, last, rows, self.width)
-        };
-        let mut refuted = vec![false; self.conjunctions.len()];
-        let dense_of =
-            |(c, a): (usize, usize)| self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows");
-        let refutes = |owner: (usize, usize), bound: &LowerBound| {
-            self.conjunctions[owner.0].atoms[owner.1].0.never_given(bound.value, dense_of(owner).1)
-        };
-        for (owner, bound) in owners.iter().zip(&fixed) {
-            refuted[owner.0] |= refutes(*owner, bound);
-        }
-        // The optimised slopes only refute and steer: either alone splits some instances far
-        // worse than both (docs/verification.md, "Branch and bound").
-        let mut optimised: Vec<Option<LowerBound>> = vec![None; fixed.len()];
-        for ((owner, bound), slot) in owners.iter().zip(&fixed).zip(optimised.iter_mut()) {
-            if refuted[owner.0] {
-                continue;
-            }
-            let row = &dense_of(*owner).0;
-            let better = optimise_row(
-                layers,
-                bounds,
-                prepared,
-                last,
-                row,
-                LowerSlope::Chord,
-                bound.clone(),
-                f64::INFINITY,
-                signs,
-            );
-            refuted[owner.0] |= refutes(*owner, &better);
-            *slot = Some(better);
-        }
-        AtomBounds { owners, fixed, optimised, refuted }
-    }
-
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
     /// box it was split from (they hold on every part of that box).
     fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Result<Bounds, NoBound> {
@@ -364,7 +268,7 @@ impl<'a> CaseSearch<'a> {
 
     /// Split the input side that [`input_to_split`] chooses (a box too narrow to split is
     /// decided point by point).
-    fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
+    pub(super) fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
         match input_to_split(region, &self.root, weights) {
             Some(dim) => Examined::Split { region: region.to_vec(), dim, bounds },
             None => self.exhaust(region),
@@ -408,63 +312,6 @@ impl<'a> CaseSearch<'a> {
         }
         if all_safe { Examined::Proved } else { Examined::Stuck }
     }
-
-    /// Searches the whole box: `confirm` decides whether a candidate is a real counterexample
-    /// (the search goes on when it is not); `report` hears of progress after each batch.
-    pub fn run(
-        &self,
-        deadline: Option<Instant>,
-        batch: usize,
-        confirm: &(dyn Fn(&[f64]) -> bool + Sync),
-        report: &mut dyn FnMut(CaseProgress),
-    ) -> CaseOutcome {
-        let root = self.case.input.outer();
-        let mut stack: Vec<Pending> =
-            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()) }];
-        let mut progress = CaseProgress::default();
-        let mut stuck = false;
-        while !stack.is_empty() {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return CaseOutcome::Timeout;
-            }
-            let take = stack.len().min(batch.max(1));
-            let work: Vec<Pending> = stack.split_off(stack.len() - take);
-            let results: Vec<Examined> =
-                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, &p.signs)).collect();
-            for (Pending { region, share, bounds, depth, signs }, result) in work.into_iter().zip(results) {
-                progress.boxes += 1;
-                match result {
-                    Examined::Proved => progress.proved_share += share,
-                    Examined::Candidate(x) => {
-                        if confirm(&x) {
-                            return CaseOutcome::Candidate(x);
-                        }
-                        // Not confirmed: keep searching the box as undecided.
-                        match self.undecided(&region, &[], bounds) {
-                            Examined::Split { region, dim, bounds } => {
-                                push_halves(&mut stack, Pending { region, share, depth, bounds, signs }, dim)
-                            }
-                            _ => stuck = true,
-                        }
-                    }
-                    Examined::Split { region: cut, dim, bounds } => {
-                        let kept = share * volume_share(&cut, &region);
-                        progress.proved_share += share - kept;
-                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, signs }, dim);
-                    }
-                    Examined::SplitRelu { region: cut, layer, neuron, bounds } => {
-                        let kept = share * volume_share(&cut, &region);
-                        progress.proved_share += share - kept;
-                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs };
-                        push_signs(&mut stack, parent, layer, neuron, &bounds);
-                    }
-                    Examined::Stuck => stuck = true,
-                }
-            }
-            report(progress);
-        }
-        if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
-    }
 }
 
 /// Adds `|coefficients|`, scaled to sum 1, to `weights`.
@@ -475,76 +322,4 @@ fn add_sensitivity(weights: &mut [f64], coefficients: &[f64]) {
             *w += k.abs() / total;
         }
     }
-}
-
-/// A box waiting to be examined: its share of the case's volume, and the bounds of the box
-/// it was split from.
-struct Pending {
-    region: Vec<Interval>,
-    share: f64,
-    /// Splits from the case's box.
-    depth: u32,
-    /// Cut to the inputs where some relus have these signs.
-    signs: Arc<Vec<SignConstraint>>,
-    bounds: Option<LayerBounds>,
-}
-
-/// Pushes the two halves of `parent`'s region split at the middle of side `j`.
-fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds, signs } = parent;
-    let x = region[j];
-    let mid = x.lo + (x.hi - x.lo) / 2.0;
-    let mut left = region.clone();
-    left[j].hi = mid;
-    let mut right = region;
-    right[j].lo = mid;
-    stack.push(Pending {
-        region: right,
-        share: share / 2.0,
-        depth: depth + 1,
-        bounds: bounds.clone(),
-        signs: signs.clone(),
-    });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs });
-}
-
-/// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
-/// at most 0 and at least 0 (they cover the box; the engine's relu is 0 at 0 either way), each
-/// with `bounds` cut to that sign. The volume share is halved for progress reports only.
-fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: usize, bounds: &[Vec<Interval>]) {
-    for positive in [true, false] {
-        let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
-        let mut cut = bounds.to_vec();
-        let z = &mut cut[layer - 1][neuron];
-        // An unstable input has lo < 0 < hi, so each meet is non-empty.
-        *z = z.meet(side).unwrap_or(*z);
-        let mut signs = parent.signs.to_vec();
-        signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
-        stack.push(Pending {
-            region: parent.region.clone(),
-            share: parent.share / 2.0,
-            depth: parent.depth + 1,
-            bounds: Some(Arc::new(cut)),
-            signs: Arc::new(signs),
-        });
-    }
-}
-
-/// An atom's coefficients over the last layer's vector (output `k` is element
-/// `net.outputs[k]` there) and its constant, when exact.
-fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> DenseAtom {
-    let (over_outputs, constant) = atom.dense(net.outputs.len())?;
-    let mut over_last = vec![0.0; width];
-    for (k, c) in over_outputs.into_iter().enumerate() {
-        if c == 0.0 {
-            continue;
-        }
-        let slot = &mut over_last[net.outputs[k]];
-        if *slot != 0.0 {
-            // Two outputs that are the same element: keep it simple and exact.
-            return None;
-        }
-        *slot = c;
-    }
-    Some((over_last, constant))
 }

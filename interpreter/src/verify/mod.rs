@@ -6,6 +6,7 @@
 //! [`bab`] (branch and bound), [`replay`] (confirming counterexamples on both engines).
 
 pub mod alpha;
+pub mod atoms;
 pub mod bab;
 pub mod claim;
 pub mod clip;
@@ -17,6 +18,7 @@ pub mod linear;
 pub mod network;
 pub mod prepare;
 pub mod property;
+pub mod queue;
 pub mod relax;
 pub mod replay;
 pub mod split;

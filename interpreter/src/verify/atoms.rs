@@ -1,0 +1,114 @@
+//! The property's atoms on a box: their linear bounds over the last layer (fixed slopes in one
+//! pass, then optimised slopes and sign multipliers for those still open), and which
+//! conjunctions they refute.
+
+use super::alpha::{SignConstraint, optimise_row};
+use super::bab::CaseSearch;
+use super::float::Interval;
+use super::linear::{Bounds, LowerBound, back_substitute};
+use super::network::Network;
+use super::prepare::PreparedLayers;
+use super::property::Atom;
+use super::relax::LowerSlope;
+
+/// An atom's coefficients over the last layer's vector and its constant, when they are
+/// binary64 values (else it is decided by interval bounds alone).
+pub(super) type DenseAtom = Option<(Vec<f64>, Interval)>;
+
+/// The linear bounds of the atoms of the open conjunctions on one box: `owners[r]` is the
+/// (conjunction, atom) of bound `r`.
+pub(super) struct AtomBounds {
+    pub(super) owners: Vec<(usize, usize)>,
+    pub(super) fixed: Vec<LowerBound>,
+    pub(super) optimised: Vec<Option<LowerBound>>,
+    /// Per conjunction of the case.
+    pub(super) refuted: Vec<bool>,
+}
+
+/// An unsafe conjunction prepared for linear bounds.
+pub(super) struct PreparedConjunction {
+    pub(super) atoms: Vec<(Atom, DenseAtom)>,
+}
+
+impl CaseSearch<'_> {
+    /// Linear bounds of every dense atom of the `open` conjunctions, with fixed slopes (in one
+    /// pass) and, for atoms that leaves open, optimised ones (α-CROWN, a row at a time).
+    /// On a part of a box cut out by relu signs (`signs`), the optimised bounds carry
+    /// multipliers of those signs (β-CROWN) and hold on the part only.
+    pub(super) fn atom_bounds(
+        &self,
+        bounds: &Bounds,
+        prepared: &mut PreparedLayers,
+        open: &[usize],
+        signs: &[SignConstraint],
+    ) -> AtomBounds {
+        let layers = &self.net.layers;
+        let mut rows = Vec::new();
+        let mut owners = Vec::new();
+        for &c in open {
+            for (a, (_, dense)) in self.conjunctions[c].atoms.iter().enumerate() {
+                if let Some((coefficients, _)) = dense {
+                    rows.extend_from_slice(coefficients);
+                    owners.push((c, a));
+                }
+            }
+        }
+        let last = layers.len() - 1;
+        let fixed = if owners.is_empty() {
+            Vec::new()
+        } else {
+            back_substitute(layers, bounds, prepared, last, rows, self.width)
+        };
+        let mut refuted = vec![false; self.conjunctions.len()];
+        let dense_of =
+            |(c, a): (usize, usize)| self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows");
+        let refutes = |owner: (usize, usize), bound: &LowerBound| {
+            self.conjunctions[owner.0].atoms[owner.1].0.never_given(bound.value, dense_of(owner).1)
+        };
+        for (owner, bound) in owners.iter().zip(&fixed) {
+            refuted[owner.0] |= refutes(*owner, bound);
+        }
+        // The optimised slopes only refute and steer: either alone splits some instances far
+        // worse than both (docs/verification.md, "Branch and bound").
+        let mut optimised: Vec<Option<LowerBound>> = vec![None; fixed.len()];
+        for ((owner, bound), slot) in owners.iter().zip(&fixed).zip(optimised.iter_mut()) {
+            if refuted[owner.0] {
+                continue;
+            }
+            let row = &dense_of(*owner).0;
+            let better = optimise_row(
+                layers,
+                bounds,
+                prepared,
+                last,
+                row,
+                LowerSlope::Chord,
+                bound.clone(),
+                f64::INFINITY,
+                signs,
+            );
+            refuted[owner.0] |= refutes(*owner, &better);
+            *slot = Some(better);
+        }
+        AtomBounds { owners, fixed, optimised, refuted }
+    }
+}
+
+/// An atom's coefficients over the last layer's vector (output `k` is element
+/// `net.outputs[k]` there) and its constant, when exact.
+pub(super) fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> DenseAtom {
+    let (over_outputs, constant) = atom.dense(net.outputs.len())?;
+    let mut over_last = vec![0.0; width];
+    for (k, c) in over_outputs.into_iter().enumerate() {
+        if c == 0.0 {
+            continue;
+        }
+        let slot = &mut over_last[net.outputs[k]];
+        if *slot != 0.0 {
+            // Two outputs that are the same element: keep it simple and exact.
+            return None;
+        }
+        *slot = c;
+    }
+    Some((over_last, constant))
+}

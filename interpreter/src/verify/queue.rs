@@ -1,0 +1,142 @@
+//! The search over a case's boxes: depth-first, a batch at a time across the rayon pool (so the
+//! queue stays small), each box examined by [`CaseSearch::examine`] and replaced by its halves
+//! or its two relu-sign parts when undecided.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::alpha::SignConstraint;
+use super::bab::{CaseSearch, Examined, LayerBounds};
+use super::clip::volume_share;
+use super::float::Interval;
+
+/// How a case's search ended.
+#[derive(Clone, Debug)]
+pub enum CaseOutcome {
+    Holds,
+    Candidate(Vec<f64>),
+    Timeout,
+    /// Boxes that could not be split further remained undecided.
+    Stuck,
+}
+
+/// Progress of one case: boxes examined, and the share of the box's volume proved.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaseProgress {
+    pub boxes: u64,
+    pub proved_share: f64,
+}
+
+impl CaseSearch<'_> {
+    /// Searches the whole box: `confirm` decides whether a candidate is a real counterexample
+    /// (the search goes on when it is not); `report` hears of progress after each batch.
+    pub fn run(
+        &self,
+        deadline: Option<Instant>,
+        batch: usize,
+        confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+        report: &mut dyn FnMut(CaseProgress),
+    ) -> CaseOutcome {
+        let root = self.root().to_vec();
+        let mut stack: Vec<Pending> =
+            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()) }];
+        let mut progress = CaseProgress::default();
+        let mut stuck = false;
+        while !stack.is_empty() {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return CaseOutcome::Timeout;
+            }
+            let take = stack.len().min(batch.max(1));
+            let work: Vec<Pending> = stack.split_off(stack.len() - take);
+            let results: Vec<Examined> =
+                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, &p.signs)).collect();
+            for (Pending { region, share, bounds, depth, signs }, result) in work.into_iter().zip(results) {
+                progress.boxes += 1;
+                match result {
+                    Examined::Proved => progress.proved_share += share,
+                    Examined::Candidate(x) => {
+                        if confirm(&x) {
+                            return CaseOutcome::Candidate(x);
+                        }
+                        // Not confirmed: keep searching the box as undecided.
+                        match self.undecided(&region, &[], bounds) {
+                            Examined::Split { region, dim, bounds } => {
+                                push_halves(&mut stack, Pending { region, share, depth, bounds, signs }, dim)
+                            }
+                            _ => stuck = true,
+                        }
+                    }
+                    Examined::Split { region: cut, dim, bounds } => {
+                        let kept = share * volume_share(&cut, &region);
+                        progress.proved_share += share - kept;
+                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, signs }, dim);
+                    }
+                    Examined::SplitRelu { region: cut, layer, neuron, bounds } => {
+                        let kept = share * volume_share(&cut, &region);
+                        progress.proved_share += share - kept;
+                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs };
+                        push_signs(&mut stack, parent, layer, neuron, &bounds);
+                    }
+                    Examined::Stuck => stuck = true,
+                }
+            }
+            report(progress);
+        }
+        if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
+    }
+}
+
+/// A box waiting to be examined: its share of the case's volume, and the bounds of the box
+/// it was split from.
+struct Pending {
+    region: Vec<Interval>,
+    share: f64,
+    /// Splits from the case's box.
+    depth: u32,
+    /// Cut to the inputs where some relus have these signs.
+    signs: Arc<Vec<SignConstraint>>,
+    bounds: Option<LayerBounds>,
+}
+
+/// Pushes the two halves of `parent`'s region split at the middle of side `j`.
+fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
+    let Pending { region, share, depth, bounds, signs } = parent;
+    let x = region[j];
+    let mid = x.lo + (x.hi - x.lo) / 2.0;
+    let mut left = region.clone();
+    left[j].hi = mid;
+    let mut right = region;
+    right[j].lo = mid;
+    stack.push(Pending {
+        region: right,
+        share: share / 2.0,
+        depth: depth + 1,
+        bounds: bounds.clone(),
+        signs: signs.clone(),
+    });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs });
+}
+
+/// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
+/// at most 0 and at least 0 (they cover the box; the engine's relu is 0 at 0 either way), each
+/// with `bounds` cut to that sign. The volume share is halved for progress reports only.
+fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: usize, bounds: &[Vec<Interval>]) {
+    for positive in [true, false] {
+        let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+        let mut cut = bounds.to_vec();
+        let z = &mut cut[layer - 1][neuron];
+        // An unstable input has lo < 0 < hi, so each meet is non-empty.
+        *z = z.meet(side).unwrap_or(*z);
+        let mut signs = parent.signs.to_vec();
+        signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
+        stack.push(Pending {
+            region: parent.region.clone(),
+            share: parent.share / 2.0,
+            depth: parent.depth + 1,
+            bounds: Some(Arc::new(cut)),
+            signs: Arc::new(signs),
+        });
+    }
+}
