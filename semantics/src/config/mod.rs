@@ -171,6 +171,11 @@ impl Hash for MapKey {
 pub struct Store(imbl::Vector<Term>);
 
 impl Store {
+    /// The bytes a cell is counted for by the memory budget: its pointer in the persistent
+    /// vector, and as much again for the vector's nodes and for the dense copy a result is read
+    /// into (`observables::read_tensor`). Elements share one `0.0` until they are written.
+    pub const CELL_BYTES: usize = 2 * std::mem::size_of::<Term>();
+
     /// `<nextLoc>`.
     pub fn next_loc(&self) -> i64 {
         self.0.len() as i64
