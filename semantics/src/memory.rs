@@ -12,6 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// 0 until the command line sets a budget: then [`default_budget`] applies.
 static BUDGET: AtomicU64 = AtomicU64::new(0);
 
+/// How every memory-limit message ends: callers that only see the message text (an `--input`
+/// error) recognise a limit by it.
+pub const MEMORY_LIMIT_HINT: &str = "raise it with --max-memory BYTES";
+
 /// The budget when `/proc/meminfo` cannot be read (not Linux, or a sandbox): 4 GiB.
 pub const FALLBACK_BUDGET: u64 = 4 << 30;
 
@@ -79,7 +83,7 @@ impl fmt::Display for TooLarge {
             Some(bytes) => write!(f, "needs {} of memory", size_text(bytes))?,
             None => f.write_str("needs more than 2^64 bytes of memory")?,
         }
-        write!(f, ", over the limit of {} (raise it with --max-memory BYTES)", size_text(self.budget))
+        write!(f, ", over the limit of {} ({MEMORY_LIMIT_HINT})", size_text(self.budget))
     }
 }
 

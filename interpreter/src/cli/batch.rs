@@ -10,6 +10,7 @@ use knn_semantics::Profile;
 use knn_semantics::engine::Observed;
 use knn_semantics::memory;
 use knn_semantics::report::{JSON_ELEMENT_BYTES, verdict_json};
+use knn_semantics::syntax::diagnostic::escape_controls;
 use serde_json::json;
 
 use super::Exit;
@@ -82,7 +83,7 @@ pub fn batch(args: BatchArgs) -> Exit {
 }
 
 fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", escape_controls(&message.to_string()));
     Exit::Usage
 }
 

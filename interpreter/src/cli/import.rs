@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use knn_semantics::Profile;
+use knn_semantics::syntax::diagnostic::escape_controls;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
@@ -55,7 +56,7 @@ pub fn import(args: ImportArgs) -> Exit {
 }
 
 fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", escape_controls(&message.to_string()));
     Exit::Usage
 }
 

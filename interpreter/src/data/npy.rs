@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use knn_semantics::memory::{self, TooLarge};
+use knn_semantics::syntax::diagnostic::escape_controls;
 use npyz::{DType, NpyFile, Order, TypeChar};
 
 /// A dense row-major array of f64 (f32 files are widened exactly).
@@ -24,7 +25,9 @@ pub struct NpyError {
 
 impl fmt::Display for NpyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
+        // The dtype and the header come from the file: escaped, they cannot drive the terminal.
+        let path = self.path.display().to_string();
+        write!(f, "{}: {}", escape_controls(&path), escape_controls(&self.message))
     }
 }
 

@@ -15,6 +15,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use knn_semantics::memory::{self, TooLarge};
+use knn_semantics::syntax::diagnostic::escape_controls;
 
 /// A network as a chain of steps on one vector.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,10 +154,13 @@ impl ImportError {
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Node names and tokens come from the file: escaped, they cannot drive the terminal.
+        let path = self.path.display().to_string();
+        let (path, message) = (escape_controls(&path), escape_controls(&self.message));
         if self.location.is_empty() {
-            write!(f, "{}: {}", self.path.display(), self.message)
+            write!(f, "{path}: {message}")
         } else {
-            write!(f, "{}:{}: {}", self.path.display(), self.location, self.message)
+            write!(f, "{path}:{}: {message}", escape_controls(&self.location))
         }
     }
 }
