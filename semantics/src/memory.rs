@@ -32,17 +32,28 @@ pub fn budget() -> u64 {
     }
 }
 
-/// Half of the physical memory (`MemTotal` of `/proc/meminfo`), read once; [`FALLBACK_BUDGET`]
-/// when it cannot be read. Half, because knn shares the machine, and an estimate of a size is
-/// not the size: the allocator's overhead and the program's other data come on top.
+/// Half of the memory knn may have, read once: the physical memory (`MemTotal` of
+/// `/proc/meminfo`), or less when the process is held to less: its address-space limit
+/// (`ulimit -v`, `/proc/self/limits`) or its control group's (`memory.max`). Half, because knn
+/// shares the machine, and an estimate of a size is not the size: the allocator's overhead and
+/// the program's other data come on top. [`FALLBACK_BUDGET`] when none can be read.
 pub fn default_budget() -> u64 {
     static DEFAULT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *DEFAULT.get_or_init(|| {
-        std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|text| mem_total(&text))
-            .map_or(FALLBACK_BUDGET, |b| b / 2)
+        let read = |path: &str| std::fs::read_to_string(path).ok();
+        let limits = [
+            read("/proc/meminfo").and_then(|t| mem_total(&t)),
+            read("/proc/self/limits").and_then(|t| address_space_limit(&t)),
+            read("/sys/fs/cgroup/memory.max").and_then(|t| t.trim().parse::<u64>().ok()),
+        ];
+        limits.into_iter().flatten().min().map_or(FALLBACK_BUDGET, |b| b / 2)
     })
+}
+
+/// `Max address space  2048000000  2048000000  bytes`: the soft limit, `None` when unlimited.
+fn address_space_limit(limits: &str) -> Option<u64> {
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..].split_whitespace().next()?.parse().ok()
 }
 
 /// `MemTotal:  24684092 kB` in bytes.
@@ -158,6 +169,15 @@ mod tests {
         assert_eq!(mem_total(text), Some(24_684_092 * 1024));
         assert_eq!(mem_total("MemFree: 1 kB\n"), None);
         assert_eq!(mem_total("MemTotal: lots kB\n"), None);
+    }
+
+    #[test]
+    fn the_address_space_limit_is_read_when_there_is_one() {
+        let limited = "Max stack size            8388608              unlimited            bytes\n\
+                       Max address space         2048000000           2048000000           bytes\n";
+        assert_eq!(address_space_limit(limited), Some(2_048_000_000));
+        let unlimited = "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(address_space_limit(unlimited), None);
     }
 
     #[test]

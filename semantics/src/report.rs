@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Config, kitem_to_string};
 use crate::engine::{Coverage, Limit, Observed, Outcome, Verdict};
+use crate::errors::ErrorKind;
 use crate::memory::{self, TooLarge};
 use crate::observables::{DenseTensor, env_tensors, read_tensor, tensor_size};
 use crate::syntax::diagnostic::line_col;
@@ -106,6 +107,12 @@ pub fn verdict_json(verdict: &Verdict, source: Option<&str>) -> Value {
                 error["line"] = json!(line);
                 error["column"] = json!(column);
             }
+            // The memory budget is a limit of knn, as on the small-step engine, not the
+            // program's error.
+            if *kind == ErrorKind::MemoryLimit {
+                error["kind"] = json!("memory");
+                return json!({ "status": "limit", "limit": error });
+            }
             json!({ "status": "error", "error": error })
         }
         Verdict::Stuck(term) => json!({ "status": "stuck", "stuck": term }),
@@ -160,7 +167,9 @@ pub fn outcome_json(
         Outcome::Limit(Limit::Steps(n)) => report["limit"] = json!({ "kind": "steps", "value": n }),
         Outcome::Limit(Limit::States(n)) => report["limit"] = json!({ "kind": "states", "value": n }),
         Outcome::Limit(Limit::Memory(too_large)) => {
-            report["limit"] = json!({ "kind": "memory", "value": too_large.asked, "budget": too_large.budget });
+            report["limit"] = json!({
+                "kind": "memory", "value": too_large.asked, "budget": too_large.budget, "message": too_large.to_string()
+            });
         }
     }
     report["steps"] = json!(steps);
