@@ -159,7 +159,8 @@ mod tests {
         assert_eq!(parse_size("3k"), Ok(3072));
         assert!(parse_size("0").unwrap_err().contains("more than 0"));
         assert!(parse_size("1.5G").unwrap_err().contains("not a size"));
-        assert!(parse_size("lots").unwrap_err().contains("whole number"));
+        assert!(parse_size("lots").unwrap_err().contains("not a size"));
+        assert!(parse_size("M").unwrap_err().contains("whole number"));
         assert!(parse_size("99999999999T").unwrap_err().contains("2^64"));
     }
 
