@@ -585,7 +585,7 @@ impl Evaluator {
                 }
                 let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
                 let root = self.alloc(&[i], call)?;
-                self.linear(w_loc, x_loc, root, i, j, span)?;
+                self.linear(w_loc, x_loc, root, i, j, call)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
