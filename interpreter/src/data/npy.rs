@@ -110,7 +110,7 @@ pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
 fn check_preamble(bytes: &[u8]) -> Result<(usize, usize), String> {
     const MAGIC: &[u8] = b"\x93NUMPY";
     if bytes.len() < 10 || !bytes.starts_with(MAGIC) {
-        return Err("not a .npy file (it does not start with \\x93NUMPY)".to_string());
+        return Err("not a valid .npy file: it does not start with \\x93NUMPY".to_string());
     }
     let (length, start) = match bytes[6] {
         1 => (u64::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10u64),

@@ -100,8 +100,9 @@ mod tests {
     #[test]
     fn the_program_size_counts_every_write() {
         let net = network(vec![Step::Linear { rows: 3, cols: 2, weights: vec![0.0; 6] }, Step::Add(vec![0.0; 3])]);
-        // 6 weights, then 3 elements after the linear and 3 after the bias, and the output's 3.
-        assert_eq!(program_size(&net), Some((6 + 3 + 3 + 3) * 64 + 4096));
+        // 6 weights and 3 bias constants, then 3 elements after the linear and 3 after the
+        // bias, and the output's 3.
+        assert_eq!(program_size(&net), Some((6 + 3 + 3 + 3 + 3) * 64 + 4096));
         let huge = Network { input_len: usize::MAX, ..network(vec![Step::Mul(vec![]), Step::Mul(vec![])]) };
         assert_eq!(program_size(&huge), None);
     }
