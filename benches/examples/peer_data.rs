@@ -6,7 +6,8 @@
 //!
 //! Usage: `cargo run --release -p knn-benches --example peer_data -- DIR`
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use knn_benches::bench_networks;
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
@@ -21,10 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let out = dir.join(net.name);
         std::fs::create_dir_all(&out)?;
         for (index, layer) in mlp.layers.iter().enumerate() {
-            write_npy_f64(&out.join(format!("W{index}.npy")), &[layer.fan_out, layer.fan_in], &layer.weights)?;
-            write_npy_f64(&out.join(format!("b{index}.npy")), &[layer.fan_out], &layer.bias)?;
+            let shape = [layer.fan_out, layer.fan_in];
+            create(&out.join(format!("W{index}.npy")), |w| write_npy_f64(w, &shape, &layer.weights))?;
+            create(&out.join(format!("b{index}.npy")), |w| write_npy_f64(w, &[layer.fan_out], &layer.bias))?;
         }
-        write_npy_f64(&out.join("inputs.npy"), &[xs.len(), sizes[0]], &xs.concat())?;
+        create(&out.join("inputs.npy"), |w| write_npy_f64(w, &[xs.len(), sizes[0]], &xs.concat()))?;
 
         let program = parse_program(&mlp.program(), Grammar::Relaxed)?;
         let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
@@ -36,7 +38,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 other => Err(format!("the network gave {other:?}, not a class")),
             })
             .collect::<Result<Vec<i64>, String>>()?;
-        write_npy_i64(&out.join("classes.npy"), &[classes.len()], &classes)?;
+        create(&out.join("classes.npy"), |w| write_npy_i64(w, &[classes.len()], &classes))?;
     }
     Ok(())
+}
+
+/// Writes a file through `write` (the `.npy` writers take any writer).
+fn create(path: &Path, write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> std::io::Result<()> {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    write(&mut file)?;
+    file.flush()
 }

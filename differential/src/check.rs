@@ -137,6 +137,16 @@ pub fn engines_agree_on(exp: &Exp, inputs: &[TensorInput], described: &str) -> C
                 (&name, &got),
             ));
         }
+        // An error is reported at one place, whichever engine finds it (its line and column
+        // are the span's start).
+        if let (Verdict::Error { span: want, .. }, Verdict::Error { span: found, .. }) = (&expected, &got)
+            && want.start != found.start
+        {
+            let name = engine.name();
+            let what =
+                format!("the engines report the error at different places (bytes {} and {})", want.start, found.start);
+            return Check::Fail(report(described, &what, ("small-step/revised", &expected), (&name, &got)));
+        }
     }
     Check::Pass
 }

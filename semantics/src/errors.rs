@@ -30,10 +30,14 @@ pub enum ErrorKind {
     InvalidOperands,
     /// Int arithmetic beyond 64 bits (K's Ints are unbounded, knn's are not).
     IntegerOverflow,
+    /// A tensor larger than the memory budget (`--max-memory`): like `IntegerOverflow`, a limit
+    /// of knn, not of K. The big-step engine raises it where the tensor is allocated; callers
+    /// report it as a limit (exit code 4), not as the program's error.
+    MemoryLimit,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 12] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::IndexOutOfBounds,
         ErrorKind::TooManyIndices,
         ErrorKind::ShapeMismatch,
@@ -46,6 +50,7 @@ impl ErrorKind {
         ErrorKind::InvalidLetTarget,
         ErrorKind::InvalidOperands,
         ErrorKind::IntegerOverflow,
+        ErrorKind::MemoryLimit,
     ];
 
     /// The stable name used in reports.
@@ -63,6 +68,7 @@ impl ErrorKind {
             ErrorKind::InvalidLetTarget => "invalid-let-target",
             ErrorKind::InvalidOperands => "invalid-operands",
             ErrorKind::IntegerOverflow => "integer-overflow",
+            ErrorKind::MemoryLimit => "memory-limit",
         }
     }
 
@@ -83,6 +89,7 @@ impl ErrorKind {
             ErrorKind::InvalidLetTarget => "invalid let target",
             ErrorKind::InvalidOperands => "invalid operands",
             ErrorKind::IntegerOverflow => "integer overflow",
+            ErrorKind::MemoryLimit => "memory limit",
         }
     }
 

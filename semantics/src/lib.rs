@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod errors;
 pub mod inputs;
+pub mod memory;
 pub mod numeric;
 pub mod observables;
 pub mod profile;

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::config::{Config, Store};
+use crate::memory;
 use crate::term::Node;
 
 /// A dense tensor read out of the store.
@@ -23,8 +24,25 @@ pub struct Malformed(pub String);
 /// docs/semantics.md §3(b)).
 const MAX_RANK: usize = 16;
 
+/// The number of elements of the tensor whose element 0 is at `loc`, were it dense: the product
+/// of the lengths along its first sub-tensors (`None` when the product overflows). Cheap (one
+/// cell per level), so that a reader can check the memory budget before reading the tensor.
+pub fn tensor_size(store: &Store, loc: i64, len: i64) -> Option<u64> {
+    let (mut size, mut at, mut n) = (1u64, loc, len);
+    for _ in 0..MAX_RANK {
+        size = size.checked_mul(u64::try_from(n).unwrap_or(0))?;
+        match store.get(at).map(|t| t.node()) {
+            Some(Node::Tensor { loc, len }) if n > 0 => (at, n) = (*loc, *len),
+            _ => return Some(size),
+        }
+    }
+    Some(size)
+}
+
 /// The tensor whose element 0 is at `loc` and which has `len` elements.
 pub fn read_tensor(store: &Store, loc: i64, len: i64) -> Result<DenseTensor, Malformed> {
+    // A header may be stored in its own elements (§3(b)): each level can then multiply the
+    // cells to read. Every level is checked against the memory budget before it is read.
     let mut shape = Vec::new();
     // The headers of the current level, all of the same length.
     let mut level: Vec<(i64, i64)> = vec![(loc, len)];
@@ -34,6 +52,10 @@ pub fn read_tensor(store: &Store, loc: i64, len: i64) -> Result<DenseTensor, Mal
             return Err(Malformed(format!("a header has the negative length {n}")));
         }
         shape.push(n as usize);
+        let cells = level.iter().try_fold(0u64, |sum, &(_, count)| sum.checked_add(u64::try_from(count).unwrap_or(0)));
+        if let Err(too_large) = memory::check(cells.and_then(|c| memory::bytes_for(c, std::mem::size_of::<f64>()))) {
+            return Err(Malformed(format!("reading it {too_large}")));
+        }
         let mut floats = Vec::new();
         let mut headers = Vec::new();
         for &(start, count) in &level {

@@ -6,7 +6,9 @@ use serde_json::{Map, Value, json};
 
 use crate::config::{Config, kitem_to_string};
 use crate::engine::{Coverage, Limit, Observed, Outcome, Verdict};
-use crate::observables::{DenseTensor, env_tensors, read_tensor};
+use crate::errors::ErrorKind;
+use crate::memory::{self, TooLarge};
+use crate::observables::{DenseTensor, env_tensors, read_tensor, tensor_size};
 use crate::syntax::diagnostic::line_col;
 use crate::term::{Node, Term};
 
@@ -22,7 +24,39 @@ pub fn float_json(x: f64) -> Value {
 }
 
 fn tensor_json(t: &DenseTensor) -> Value {
-    json!({ "shape": t.shape, "data": t.data.iter().map(|x| float_json(*x)).collect::<Vec<_>>() })
+    json!({ "shape": t.shape, "data": data_json(t) })
+}
+
+fn data_json(t: &DenseTensor) -> Value {
+    Value::Array(t.data.iter().map(|x| float_json(*x)).collect())
+}
+
+/// The bytes a report is counted for per tensor element: its JSON value, and its text when the
+/// report is printed.
+pub const JSON_ELEMENT_BYTES: usize = std::mem::size_of::<Value>() + 32;
+
+/// Checks, before a report of `outcome` is built, that its tensors (the result and every
+/// observable) fit in the memory budget.
+pub fn check_report_size(outcome: &Outcome, config: &Config) -> Result<(), TooLarge> {
+    let size_at = |l: i64| match config.store.get(l).map(Term::node) {
+        Some(Node::Tensor { loc, len }) => tensor_size(&config.store, *loc, *len),
+        _ => Some(0),
+    };
+    let result = match outcome {
+        Outcome::Value(v) if let Node::Tensor { loc, len } = v.node() => tensor_size(&config.store, *loc, *len),
+        _ => Some(0),
+    };
+    let total = config.env.values().fold(result, |sum, &l| sum?.checked_add(size_at(l)?));
+    memory::check(total.and_then(|n| memory::bytes_for(n, JSON_ELEMENT_BYTES)))
+}
+
+/// [`check_report_size`] for a verdict of the engine contract.
+pub fn check_verdict_report_size(verdict: &Verdict) -> Result<(), TooLarge> {
+    let elements = match verdict {
+        Verdict::Value(Observed::Tensor(t)) => t.data.len() as u64,
+        _ => 0,
+    };
+    memory::check(memory::bytes_for(elements, JSON_ELEMENT_BYTES))
 }
 
 /// The `result` object for a value.
@@ -35,7 +69,7 @@ pub fn value_json(value: &Term, config: &Config) -> Value {
             match read_tensor(&config.store, *loc, *len) {
                 Ok(t) => {
                     object["shape"] = json!(t.shape);
-                    object["data"] = tensor_json(&t)["data"].clone();
+                    object["data"] = data_json(&t);
                 }
                 Err(e) => object["malformed"] = json!(e.0),
             }
@@ -54,7 +88,7 @@ pub fn observed_json(value: &Observed) -> Value {
         Observed::Tensor(t) => {
             let mut object = json!({ "kind": "tensor" });
             object["shape"] = json!(t.shape);
-            object["data"] = tensor_json(t)["data"].clone();
+            object["data"] = data_json(t);
             object
         }
         Observed::Malformed(why) => json!({ "kind": "tensor", "malformed": why }),
@@ -72,6 +106,12 @@ pub fn verdict_json(verdict: &Verdict, source: Option<&str>) -> Value {
                 let (line, column) = line_col(source, span.start as usize);
                 error["line"] = json!(line);
                 error["column"] = json!(column);
+            }
+            // The memory budget is a limit of knn, as on the small-step engine, not the
+            // program's error.
+            if *kind == ErrorKind::MemoryLimit {
+                error["kind"] = json!("memory");
+                return json!({ "status": "limit", "limit": error });
             }
             json!({ "status": "error", "error": error })
         }
@@ -126,6 +166,11 @@ pub fn outcome_json(
         Outcome::Aborted(reason) => report["error"] = json!({ "kind": "krun-abort", "message": reason }),
         Outcome::Limit(Limit::Steps(n)) => report["limit"] = json!({ "kind": "steps", "value": n }),
         Outcome::Limit(Limit::States(n)) => report["limit"] = json!({ "kind": "states", "value": n }),
+        Outcome::Limit(Limit::Memory(too_large)) => {
+            report["limit"] = json!({
+                "kind": "memory", "value": too_large.asked, "budget": too_large.budget, "message": too_large.to_string()
+            });
+        }
     }
     report["steps"] = json!(steps);
     report["observables"] = observables_json(config);

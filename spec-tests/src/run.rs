@@ -121,6 +121,9 @@ pub fn run_profile(program: &Program, profile: &'static Profile) -> Result<Profi
         let limit = match found.limit {
             Some(Limit::States(n)) => Some(n),
             Some(Limit::Steps(n)) => Some(n as usize),
+            // The corpus's programs are small: a memory limit here would be a bug, and shows
+            // in the snapshot as the bytes asked for.
+            Some(Limit::Memory(e)) => Some(e.asked.map_or(usize::MAX, |b| b as usize)),
             None => None,
         };
         SearchSummary { outcomes, finals: found.finals.len(), states: found.states, limit, coverage: found.coverage }

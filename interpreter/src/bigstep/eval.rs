@@ -21,6 +21,8 @@ use std::sync::Arc;
 
 use imbl::HashMap;
 use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
+use knn_semantics::memory;
+use knn_semantics::rules::tensor_cells;
 use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Span};
 
 use super::ops::{
@@ -28,6 +30,10 @@ use super::ops::{
 };
 use super::plan::{Leaf, Plan, PlanInput, ResultSpec};
 use crate::tensor::Matrix;
+
+/// The bytes a store cell is counted for by the memory budget: the cell, and the leaf and the
+/// Float it becomes when a tensor result is read out.
+const CELL_BYTES: usize = std::mem::size_of::<Cell>() + std::mem::size_of::<Leaf>() + std::mem::size_of::<f64>();
 
 /// A store cell: a value, or a slot of a buffer (a Float known only when the plan runs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -168,7 +174,12 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
     let mut scope = Scope::default();
     let mut inputs = Vec::new();
     for binding in bindings {
-        let root = ev.alloc(&binding.shape);
+        let root = match ev.alloc(&binding.shape, Span::default()) {
+            Ok(root) => root,
+            Err(error) => {
+                return Plan::new(vec![Op::Raise { error }], 0, 0, Vec::new(), Vec::new(), ResultSpec::Failed);
+            }
+        };
         let leaves = ev.leaves(root, &binding.shape);
         match &binding.data {
             InputData::Concrete(values) => {
@@ -215,8 +226,19 @@ impl Evaluator {
     }
 
     /// `alloc(dims)` (Rev-4): each vector is its header then its elements, allocated before its
-    /// sub-tensors, which are allocated in order. Returns the location of the root header.
-    fn alloc(&mut self, dims: &[usize]) -> usize {
+    /// sub-tensors, which are allocated in order. Returns the location of the root header; a
+    /// `memory-limit` error at `span` when the store would grow past the memory budget.
+    fn alloc(&mut self, dims: &[usize], span: Span) -> Eval<usize> {
+        let cells = tensor_cells(dims.iter().map(|&d| i64::try_from(d).unwrap_or(i64::MAX)))
+            .and_then(|c| c.checked_add(self.store.len() as u64));
+        if let Err(too_large) = memory::check(cells.and_then(|c| memory::bytes_for(c, CELL_BYTES))) {
+            let shape: Vec<String> = dims.iter().map(usize::to_string).collect();
+            return Err(error(
+                ErrorKind::MemoryLimit,
+                span,
+                format!("a tensor of shape ({}) {too_large}", shape.join(", ")),
+            ));
+        }
         let root = self.store.len();
         // (the parent element that receives this vector's header, depth)
         let mut pending: Vec<(Option<usize>, usize)> = vec![(None, 0)];
@@ -233,7 +255,7 @@ impl Evaluator {
                 pending.extend((0..n).rev().map(|i| (Some(header + 1 + i), depth + 1)));
             }
         }
-        root
+        Ok(root)
     }
 
     /// The locations of the leaves of the tensor whose header is at `root`, row-major, along
@@ -522,7 +544,7 @@ impl Evaluator {
         match &func.kind {
             FuncKind::InitTensor(dims) => {
                 let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
-                let root = self.alloc(&dims);
+                let root = self.alloc(&dims, call)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &dims)));
             }
             FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
@@ -543,7 +565,7 @@ impl Evaluator {
                 let y = tensor_name(arg, call, "a tensor function takes the name of a tensor")?;
                 let dims = self.operand_shape(&scope, y, name, call)?;
                 let y_loc = scope.env[y];
-                let root = self.alloc(&dims);
+                let root = self.alloc(&dims, call)?;
                 self.activation(activation, y_loc, root, &dims, span)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &dims)));
             }
@@ -562,8 +584,8 @@ impl Evaluator {
                     return Err(linear_mismatch(name, w, x, w_shape, x_shape, call));
                 }
                 let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
-                let root = self.alloc(&[i]);
-                self.linear(w_loc, x_loc, root, i, j, span)?;
+                let root = self.alloc(&[i], call)?;
+                self.linear(w_loc, x_loc, root, i, j, call)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
@@ -586,7 +608,7 @@ impl Evaluator {
                     ));
                 }
                 let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
-                let root = self.alloc(&y_dims);
+                let root = self.alloc(&y_dims, call)?;
                 self.add_tensors(y_loc, z_loc, root, &y_dims, span)?;
                 tasks.push(Task::Eval(body, tensor_scope(&scope, name, root, &y_dims)));
             }

@@ -8,12 +8,16 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use knn_semantics::Profile;
 use knn_semantics::engine::Observed;
-use knn_semantics::report::verdict_json;
+use knn_semantics::memory;
+use knn_semantics::report::{JSON_ELEMENT_BYTES, verdict_json};
+use knn_semantics::syntax::diagnostic::escape_controls;
 use serde_json::json;
 
 use super::Exit;
+use super::output::{Target, check_output, write_target};
 use super::program::{Source, parse, parse_inputs, read_source};
-use super::render::{error_report, observed_text};
+use super::render::{error_report, memory_limit, observed_text};
+use crate::bigstep::plan::ResultSpec;
 use crate::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
 use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
 use crate::tensor::Precision;
@@ -28,7 +32,8 @@ pub struct BatchArgs {
     /// An input that is the same for every row: NAME=[…], NAME=[[…], …] or NAME=FILE.npy.
     #[arg(long = "bind", value_name = "NAME=VALUE")]
     bind: Vec<String>,
-    /// Write the results to this .npy file (one row per input) instead of standard output.
+    /// Write the results to this .npy file (one row per input) instead of standard output
+    /// (`-` writes the .npy bytes to standard output).
     #[arg(short = 'o', long = "out", value_name = "OUT.npy")]
     out: Option<PathBuf>,
     /// Overwrite OUT.npy if it exists.
@@ -44,8 +49,8 @@ pub struct BatchArgs {
     /// Let the tensor kernels fuse multiply-adds (results may differ in the last bits).
     #[arg(long)]
     fast_math: bool,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 1024 (default: one per core).
+    #[arg(long, value_name = "N", value_parser = super::parse_threads)]
     threads: Option<usize>,
 }
 
@@ -66,7 +71,7 @@ pub enum BatchFormat {
 /// Failed rows reported in full (with the source line); the next ones get a line each, up to
 /// [`LISTED_FAILURES`]; the rest are counted.
 const FULL_REPORTS: usize = 10;
-const LISTED_FAILURES: usize = 1000;
+const LISTED_FAILURES: usize = 50;
 
 /// Rows run between two updates of the progress bar.
 const BLOCK: usize = 8192;
@@ -78,24 +83,25 @@ pub fn batch(args: BatchArgs) -> Exit {
 }
 
 fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", escape_controls(&message.to_string()));
     Exit::Usage
 }
 
 fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global().map_err(usage)?;
-    }
-    if let Some(out) = &args.out
-        && out.exists()
-        && !args.force
-    {
-        return Err(usage(format!("{} exists; pass --force to overwrite it", out.display())));
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().map_err(usage)?;
     }
     let (name, path) = args
         .input
         .split_once('=')
         .ok_or_else(|| usage(format!("`--input {}`: expected NAME=INPUTS.npy", args.input)))?;
+    if let Some(out) = args.out.as_deref().map(Target::of)
+        && let Target::File(out) = &out
+    {
+        let mut inputs = vec![args.file.as_path(), std::path::Path::new(path)];
+        inputs.extend(args.bind.iter().filter_map(|b| b.split_once('=')).map(|(_, v)| std::path::Path::new(v.trim())));
+        check_output(out, args.force, &inputs).map_err(usage)?;
+    }
     if !std::path::Path::new(path).exists() {
         // `x=[1.0, 2.0]` and `x=1.0` are `run`'s forms; a batch is a file of rows.
         return Err(usage(format!(
@@ -103,7 +109,10 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
             args.input
         )));
     }
-    let rows = read_npy(path.as_ref()).map_err(usage)?;
+    let rows = read_npy(path.as_ref()).map_err(|e| match e.too_large {
+        Some(too_large) => memory_limit(&format!("{path}:"), too_large),
+        None => usage(e),
+    })?;
     let [count, width] = rows.shape[..] else {
         return Err(usage(format!(
             "{path}: the inputs must be a rank-2 array, one input per row (shape {:?})",
@@ -141,9 +150,21 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         );
         bar
     });
+    // Every row's result is kept until the report: its value and, for a tensor, its elements.
+    let elements = match &plan.result {
+        ResultSpec::Tensor { leaves, .. } => leaves.len(),
+        _ => 0,
+    };
+    let per_row = std::mem::size_of::<RowResult>().saturating_add(elements.saturating_mul(8));
+    if let Err(e) = memory::check(memory::bytes_for(count as u64, per_row)) {
+        return Err(memory_limit("the results of the batch", e));
+    }
     let mut results: Vec<RowResult> = Vec::with_capacity(count);
-    for block in rows.data.chunks(BLOCK * width.max(1)) {
-        let row_refs: Vec<Vec<&[f64]>> = block.chunks(width.max(1)).map(|row| vec![&row[..width]]).collect();
+    // Rows by index, not by chunks of the data: a row may have no element (shape `(3, 0)` is
+    // three empty inputs, not none).
+    let row = |r: usize| &rows.data[r * width..(r + 1) * width];
+    for start in (0..count).step_by(BLOCK) {
+        let row_refs: Vec<Vec<&[f64]>> = (start..count.min(start + BLOCK)).map(|r| vec![row(r)]).collect();
         results.extend(run_rows(&plan, &row_refs, options));
         if let Some(bar) = &progress {
             bar.set_position(results.len() as u64);
@@ -152,7 +173,6 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    results.truncate(count);
     report(args, &source, &results)
 }
 
@@ -172,17 +192,28 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
         }
     }
     match &args.out {
-        Some(out) => write_results(out, results, args.dtype)?,
+        Some(out) => write_results(args, &Target::of(out), results)?,
         None => match args.output {
             BatchFormat::Text => {
                 for (row, result) in results.iter().enumerate() {
-                    match result {
-                        Ok(value) => outln!("{}", observed_text(value)),
+                    match result.as_ref().map(observed_text) {
+                        Ok(Ok(text)) => outln!("{text}"),
+                        Ok(Err(e)) => return Err(memory_limit(&format!("printing row {row}"), e)),
                         Err(e) => outln!("error: {} (row {row})", e.kind),
                     }
                 }
             }
             BatchFormat::Json => {
+                let elements: usize = results
+                    .iter()
+                    .map(|r| match r {
+                        Ok(Observed::Tensor(t)) => t.data.len().saturating_add(1),
+                        _ => 1,
+                    })
+                    .fold(0, usize::saturating_add);
+                if let Err(e) = memory::check(memory::bytes_for(elements as u64, JSON_ELEMENT_BYTES)) {
+                    return Err(memory_limit("the JSON report", e));
+                }
                 let items: Vec<_> = results
                     .iter()
                     .enumerate()
@@ -205,20 +236,23 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
 }
 
 /// One row per input: Floats as f64 or f32 (NaN for a failed row), class indices as i64 (-1 for a
-/// failed row), tensors as f64 rows of their elements.
-fn write_results(out: &std::path::Path, results: &[RowResult], dtype: Dtype) -> Result<(), Exit> {
-    let write_floats = |shape: &[usize], data: &[f64]| match dtype {
-        Dtype::Float64 => write_npy_f64(out, shape, data),
-        Dtype::Float32 => write_npy_f32(out, shape, &data.iter().map(|&x| x as f32).collect::<Vec<f32>>()),
-    };
+/// failed row), tensors as f64 rows of their elements. Written whole or not at all.
+fn write_results(args: &BatchArgs, out: &Target, results: &[RowResult]) -> Result<(), Exit> {
     let first = results.iter().find_map(|r| r.as_ref().ok());
+    let width = match first {
+        Some(Observed::Tensor(t)) => t.data.len(),
+        Some(Observed::Malformed(why)) => return Err(usage(format!("the results are not dense tensors ({why})"))),
+        _ => 1,
+    };
+    if let Err(e) = memory::check(memory::bytes_for((results.len() as u64).saturating_mul(width as u64), 8)) {
+        return Err(memory_limit("the output array", e));
+    }
     let written = match first {
         Some(Observed::Int(_)) => {
             let data: Vec<i64> = results.iter().map(|r| if let Ok(Observed::Int(n)) = r { *n } else { -1 }).collect();
-            write_npy_i64(out, &[results.len()], &data)
+            write_target(out, args.force, |w| write_npy_i64(w, &[results.len()], &data))
         }
         Some(Observed::Tensor(t)) => {
-            let width = t.data.len();
             let mut shape = vec![results.len()];
             shape.extend(&t.shape);
             let mut data = Vec::with_capacity(results.len() * width);
@@ -228,16 +262,25 @@ fn write_results(out: &std::path::Path, results: &[RowResult], dtype: Dtype) -> 
                     _ => data.extend(std::iter::repeat_n(f64::NAN, width)),
                 }
             }
-            write_floats(&shape, &data)
+            write_floats(args, out, &shape, &data)
         }
-        Some(Observed::Malformed(why)) => return Err(usage(format!("the results are not dense tensors ({why})"))),
-        Some(Observed::Float(_)) | None => {
+        _ => {
             let data: Vec<f64> =
                 results.iter().map(|r| if let Ok(Observed::Float(x)) = r { *x } else { f64::NAN }).collect();
-            write_floats(&[results.len()], &data)
+            write_floats(args, out, &[results.len()], &data)
         }
     };
     written.map_err(usage)
+}
+
+fn write_floats(args: &BatchArgs, out: &Target, shape: &[usize], data: &[f64]) -> Result<(), String> {
+    match args.dtype {
+        Dtype::Float64 => write_target(out, args.force, |w| write_npy_f64(w, shape, data)),
+        Dtype::Float32 => {
+            let narrow: Vec<f32> = data.iter().map(|&x| x as f32).collect();
+            write_target(out, args.force, |w| write_npy_f32(w, shape, &narrow))
+        }
+    }
 }
 
 /// A rate to 3 significant digits with an SI prefix: `1.23M`, `45.6k`, `789`, `0.512`. The

@@ -84,14 +84,20 @@ pub struct Options {
     pub max_steps: u64,
 }
 
-/// Every `.knn` file named or below a named directory, sorted within each directory.
+/// Every `.knn` file named or below a named directory, sorted within each directory. Symbolic
+/// links are followed, but every directory is read once (by its canonical path), so a link to
+/// an enclosing directory ends the walk instead of looping forever.
 pub fn expand(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
+    let mut visited = std::collections::HashSet::new();
     for path in paths {
         if path.is_dir() {
             let mut below = Vec::new();
             let mut dirs = vec![path.clone()];
             while let Some(dir) = dirs.pop() {
+                if !visited.insert(dir.canonicalize()?) {
+                    continue;
+                }
                 for entry in std::fs::read_dir(&dir)? {
                     let p = entry?.path();
                     if p.is_dir() {

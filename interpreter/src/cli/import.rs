@@ -1,13 +1,16 @@
 //! `knn import MODEL -o NET.knn`: a trained network (`.nnet`, ONNX) as a revised K-NN program.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use knn_semantics::Profile;
+use knn_semantics::syntax::diagnostic::escape_controls;
 
 use super::Exit;
+use super::output::{Target, check_output, write_target};
 use super::program::{Source, parse};
+use super::render::memory_limit;
+use crate::import::lint::non_finite_values;
 use crate::import::{Format, ImportOptions, emit::emit, import_file};
 
 #[derive(Args)]
@@ -34,6 +37,10 @@ pub struct ImportArgs {
     /// Name the program's result tensor (default: `y` for .nnet, the graph's output for ONNX).
     #[arg(long, value_name = "NAME")]
     output_name: Option<String>,
+    /// Refuse a model that holds NaN or infinite weights or constants (a `.nnet` range of 0
+    /// included), instead of warning about it.
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,14 +56,14 @@ pub fn import(args: ImportArgs) -> Exit {
 }
 
 fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
+    eprintln!("error: {}", escape_controls(&message.to_string()));
     Exit::Usage
 }
 
 fn run(args: &ImportArgs) -> Result<Exit, Exit> {
-    let to_stdout = args.out.as_os_str() == "-";
-    if !to_stdout && args.out.exists() && !args.force {
-        return Err(usage(format!("{} exists; pass --force to overwrite it", args.out.display())));
+    let target = Target::of(&args.out);
+    if let Target::File(out) = &target {
+        check_output(out, args.force, &[&args.model]).map_err(usage)?;
     }
     let options = ImportOptions {
         normalize: args.normalize,
@@ -67,27 +74,29 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
         FormatChoice::Nnet => Format::Nnet,
         FormatChoice::Onnx => Format::Onnx,
     });
-    let network = import_file(&args.model, format, &options).map_err(usage)?;
+    let network = import_file(&args.model, format, &options).map_err(|e| match e.too_large {
+        Some(too_large) => memory_limit(&format!("{}: the program for this network", args.model.display()), too_large),
+        None => usage(e),
+    })?;
+    let suspicious = non_finite_values(&network);
+    for finding in &suspicious {
+        let level = if args.strict { "error" } else { "warning" };
+        eprintln!("{level}: {}: {finding}", args.model.display());
+    }
+    if args.strict && !suspicious.is_empty() {
+        eprintln!(
+            "error: {}: refused (--strict): the network's outputs would be NaN or infinite",
+            args.model.display()
+        );
+        return Err(Exit::Usage);
+    }
     let text = emit(&network);
     // The program must read back under the revised rules with only its input bound; if it
     // does not, that is a bug of the importer, reported as the parse error it is.
     let source = Source { name: format!("{} (imported)", args.out.display()), text };
     parse(&source, Profile::revised(), &[network.input.as_str()])?;
-    let written = if to_stdout {
-        std::io::stdout().lock().write_all(source.text.as_bytes())
-    } else {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true);
-        if args.force {
-            options.create(true).truncate(true);
-        } else {
-            // Never replace a file that appeared since the check above.
-            options.create_new(true);
-        }
-        options.open(&args.out).and_then(|mut file| file.write_all(source.text.as_bytes()))
-    };
-    written.map_err(|e| usage(format!("cannot write {}: {e}", args.out.display())))?;
-    if !to_stdout {
+    write_target(&target, args.force, |w| w.write_all(source.text.as_bytes())).map_err(usage)?;
+    if target != Target::Stdout {
         let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
         eprintln!(
             "wrote {}: {} ({} parameters); input `{}`, result `{}`",

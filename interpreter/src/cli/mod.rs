@@ -16,6 +16,7 @@ mod check;
 pub mod coverage;
 mod import;
 pub mod inputs;
+pub mod output;
 mod program;
 mod render;
 mod rules;
@@ -85,8 +86,26 @@ error, 4 limit reached, 10 verify: violated, 11 verify: unknown.";
     after_help = EXAMPLES
 )]
 pub struct Cli {
+    /// The most memory one tensor, store, input file or report may take, in bytes (or with a
+    /// suffix K, M, G, T: `512M`); a larger one stops knn with exit code 4. Default: half of
+    /// the physical memory.
+    #[arg(long, global = true, value_name = "BYTES", value_parser = knn_semantics::memory::parse_size)]
+    max_memory: Option<u64>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The most worker threads `--threads` accepts (`verify` has the same bound): more than any
+/// machine knn runs on has cores, and few enough that the pool starts at once.
+pub const MAX_THREADS: usize = 4096;
+
+/// Parses `--threads N`: 1 to [`MAX_THREADS`].
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<u128>() {
+        Ok(n) if (1..=MAX_THREADS as u128).contains(&n) => Ok(n as usize),
+        Ok(_) => Err(format!("the number of threads must be between 1 and {MAX_THREADS}")),
+        Err(_) => Err(format!("`{text}` is not a number of threads (1 to {MAX_THREADS})")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -252,6 +271,9 @@ pub fn main() -> Exit {
             };
         }
     };
+    if let Some(bytes) = cli.max_memory {
+        knn_semantics::memory::set_budget(bytes);
+    }
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Search(args) => search::search(args),

@@ -7,11 +7,15 @@ use knn_semantics::Config;
 use knn_semantics::Profile;
 use knn_semantics::check::check_program;
 use knn_semantics::inputs::{TensorInput, initial_config};
-use knn_semantics::syntax::diagnostic::render_report;
+use knn_semantics::memory::MEMORY_LIMIT_HINT;
+use knn_semantics::syntax::diagnostic::{escape_controls, render_report};
 use knn_semantics::syntax::{Exp, parse_program};
 use knn_semantics::term::term_of_program;
 
 use super::{Exit, ProgramArgs, inputs::parse_input};
+
+/// Static errors reported in full; the rest are counted.
+pub const MAX_DIAGNOSTICS: usize = 50;
 
 /// A program's text and where it came from.
 pub struct Source {
@@ -47,7 +51,9 @@ pub fn parse(source: &Source, profile: &Profile, bound: &[&str]) -> Result<Exp, 
     })?;
     if profile.static_checks {
         let errors = check_program(&program, bound);
-        for e in &errors {
+        // The first errors in full, then a count: a program with thousands of mistakes gets a
+        // screenful, not a report per mistake (each with its source line).
+        for e in errors.iter().take(MAX_DIAGNOSTICS) {
             let message = format!("{} [{}]", e.message, e.kind);
             eprint!(
                 "{}",
@@ -61,6 +67,9 @@ pub fn parse(source: &Source, profile: &Profile, bound: &[&str]) -> Result<Exp, 
                     color
                 )
             );
+        }
+        if errors.len() > MAX_DIAGNOSTICS {
+            eprintln!("… and {} more errors ({} in all)", errors.len() - MAX_DIAGNOSTICS, errors.len());
         }
         if !errors.is_empty() {
             return Err(Exit::Parse);
@@ -79,8 +88,9 @@ pub struct Loaded {
 /// Parses `--input` arguments; prints the error.
 pub fn parse_inputs(arguments: &[String]) -> Result<Vec<TensorInput>, Exit> {
     arguments.iter().map(|a| parse_input(a)).collect::<Result<Vec<TensorInput>, String>>().map_err(|e| {
-        eprintln!("error: {e}");
-        Exit::Usage
+        eprintln!("error: {}", escape_controls(&e));
+        // A well-formed file too large for the memory budget is a limit, not a usage error.
+        if e.contains(MEMORY_LIMIT_HINT) { Exit::Limit } else { Exit::Usage }
     })
 }
 

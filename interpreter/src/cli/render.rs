@@ -4,7 +4,8 @@ use knn_semantics::Config;
 use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::{Limit, Observed, Outcome, Step, Verdict};
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::observables::{DenseTensor, read_tensor};
+use knn_semantics::memory::{self, TooLarge};
+use knn_semantics::observables::{DenseTensor, read_tensor, tensor_size};
 use knn_semantics::syntax::Span;
 use knn_semantics::syntax::print::float_literal;
 use knn_semantics::term::{Node, Term};
@@ -17,50 +18,88 @@ use super::Exit;
 use super::program::Source;
 
 /// A value as a user reads it: `4.0`, `2`, `[1.0, 2.0]`, `[[1.0, 2.0], [3.0, 4.0]]`.
-pub fn value_text(value: &Term, config: &Config) -> String {
-    match value.node() {
+/// A tensor whose text would not fit in the memory budget is an error, checked before it is
+/// read out of the store.
+pub fn value_text(value: &Term, config: &Config) -> Result<String, TooLarge> {
+    Ok(match value.node() {
         Node::Float(x) => float_literal(*x),
         Node::Int(n) => n.to_string(),
-        Node::Tensor { loc, len } => match read_tensor(&config.store, *loc, *len) {
-            Ok(t) => tensor_text(&t),
-            Err(e) => format!("{value} ({})", e.0),
-        },
+        Node::Tensor { loc, len } => {
+            let size = tensor_size(&config.store, *loc, *len).and_then(|n| usize::try_from(n).ok());
+            check_text_size(size.unwrap_or(usize::MAX))?;
+            match read_tensor(&config.store, *loc, *len) {
+                Ok(t) => tensor_text(&t),
+                Err(e) => format!("{value} ({})", e.0),
+            }
+        }
         _ => value.to_string(),
-    }
+    })
 }
 
-/// Nested brackets, row-major.
+/// Nested brackets, row-major, built in one string (a tensor of millions of elements is one
+/// buffer, not a string per element).
 pub fn tensor_text(t: &DenseTensor) -> String {
-    fn level(shape: &[usize], data: &[f64]) -> String {
+    fn level(out: &mut String, shape: &[usize], data: &[f64]) {
+        out.push('[');
         match shape {
             [] | [_] => {
-                let items: Vec<String> = data.iter().map(|x| float_literal(*x)).collect();
-                format!("[{}]", items.join(", "))
+                for (k, x) in data.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&float_literal(*x));
+                }
             }
             [rows, rest @ ..] => {
                 let size: usize = rest.iter().product();
-                let items: Vec<String> = (0..*rows).map(|r| level(rest, &data[r * size..(r + 1) * size])).collect();
-                format!("[{}]", items.join(", "))
+                for r in 0..*rows {
+                    if r > 0 {
+                        out.push_str(", ");
+                    }
+                    level(out, rest, data.get(r * size..(r + 1) * size).unwrap_or(&[]));
+                }
             }
         }
+        out.push(']');
     }
-    level(&t.shape, &t.data)
+    let mut out = String::new();
+    level(&mut out, &t.shape, &t.data);
+    out
+}
+
+/// The bytes the text of a tensor is counted for per element: the longest float literal
+/// (`-2.2250738585072014e-308`) and its separator.
+pub const TEXT_ELEMENT_BYTES: usize = 26;
+
+/// Checks, before a tensor is printed, that its text fits in the memory budget.
+pub fn check_text_size(elements: usize) -> Result<(), TooLarge> {
+    memory::check(memory::bytes_for(elements as u64, TEXT_ELEMENT_BYTES))
+}
+
+/// Reports a memory limit (`what` needs more than `--max-memory`): exit code 4.
+pub fn memory_limit(what: &str, too_large: TooLarge) -> Exit {
+    eprintln!("limit: {what} {too_large}");
+    Exit::Limit
 }
 
 /// A value of the engine contract as a user reads it (as [`value_text`]).
-pub fn observed_text(value: &Observed) -> String {
-    match value {
+pub fn observed_text(value: &Observed) -> Result<String, TooLarge> {
+    Ok(match value {
         Observed::Float(x) => float_literal(*x),
         Observed::Int(n) => n.to_string(),
-        Observed::Tensor(t) => tensor_text(t),
+        Observed::Tensor(t) => {
+            check_text_size(t.data.len())?;
+            tensor_text(t)
+        }
         Observed::Malformed(why) => format!("a tensor that is not dense ({why})"),
-    }
+    })
 }
 
 /// The exit code of a verdict of the engine contract.
 pub fn exit_of_verdict(verdict: &Verdict) -> Exit {
     match verdict {
         Verdict::Value(_) | Verdict::Empty => Exit::Result,
+        Verdict::Error { kind: ErrorKind::MemoryLimit, .. } => Exit::Limit,
         Verdict::Error { .. } | Verdict::Stuck(_) | Verdict::Aborted(_) => Exit::NoValue,
         Verdict::Limit => Exit::Limit,
     }
@@ -102,6 +141,7 @@ pub fn explain(outcome: &Outcome, source: &Source) -> Option<String> {
         Outcome::Limit(Limit::States(n)) => {
             Some(format!("limit: stopped after exploring {n} states (raise --max-states)"))
         }
+        Outcome::Limit(Limit::Memory(too_large)) => Some(format!("limit: {too_large}")),
     };
     message.map(|m| m + "\n")
 }

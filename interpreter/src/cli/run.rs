@@ -2,7 +2,8 @@
 
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::{Coverage, Outcome};
-use knn_semantics::report::outcome_json;
+use knn_semantics::memory;
+use knn_semantics::report::{JSON_ELEMENT_BYTES, check_report_size, check_verdict_report_size, outcome_json};
 use knn_semantics::{RunOptions, run as run_engine};
 use serde_json::json;
 
@@ -10,7 +11,10 @@ use knn_semantics::engine::{Engine, Verdict};
 use knn_semantics::report::verdict_json;
 
 use super::program::{Loaded, load, load_program};
-use super::render::{error_report, exit_of, exit_of_verdict, explain, observed_text, step_text, value_text};
+use super::render::{
+    check_text_size, error_report, exit_of, exit_of_verdict, explain, memory_limit, observed_text, step_text,
+    value_text,
+};
 use super::{EngineChoice, Exit, OutputFormat, RunArgs, Semantics, profile_of};
 use crate::bigstep::{BigStep, Staging};
 use crate::tensor::Precision;
@@ -33,11 +37,24 @@ pub fn run(args: RunArgs) -> Exit {
     match args.program.output {
         OutputFormat::Value => {
             if let Outcome::Value(v) = &result.outcome {
-                outln!("{}", value_text(v, &result.config));
+                match value_text(v, &result.config) {
+                    Ok(text) => outln!("{text}"),
+                    Err(e) => return memory_limit("printing the result", e),
+                }
             }
         }
-        OutputFormat::Config => out!("{}", config_to_string(&result.config)),
+        OutputFormat::Config => {
+            let cells = result.config.store.len().saturating_add(result.config.k.len());
+            if let Err(e) = check_text_size(cells) {
+                return memory_limit("printing the configuration", e);
+            }
+            out!("{}", config_to_string(&result.config))
+        }
         OutputFormat::Json => {
+            let trace = memory::bytes_for(result.trace.len() as u64, JSON_ELEMENT_BYTES);
+            if let Err(e) = check_report_size(&result.outcome, &result.config).and_then(|()| memory::check(trace)) {
+                return memory_limit("the JSON report", e);
+            }
             let mut report =
                 outcome_json(&result.outcome, &result.config, result.steps, Some(&result.coverage), Some(&source.text));
             if args.trace {
@@ -94,9 +111,15 @@ fn run_big_step(args: RunArgs) -> Exit {
     };
     match (&verdict, args.program.output) {
         (_, OutputFormat::Json) => {
+            if let Err(e) = check_verdict_report_size(&verdict) {
+                return memory_limit("the JSON report", e);
+            }
             outln!("{}", serde_json::to_string_pretty(&verdict_json(&verdict, Some(&source.text))).unwrap_or_default());
         }
-        (Verdict::Value(v), _) => outln!("{}", observed_text(v)),
+        (Verdict::Value(v), _) => match observed_text(v) {
+            Ok(text) => outln!("{text}"),
+            Err(e) => return memory_limit("printing the result", e),
+        },
         (Verdict::Error { kind, detail, span }, _) => eprint!("{}", error_report(*kind, detail, *span, &source)),
         (other, _) => eprintln!("{other}"),
     }

@@ -3,10 +3,10 @@
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::{Final, Limit, Outcome, SearchOptions, search as search_engine};
 use knn_semantics::profile::Priorities;
-use knn_semantics::report::outcome_json;
+use knn_semantics::report::{check_report_size, outcome_json};
 use serde_json::json;
 
-use super::render::{explain, value_text};
+use super::render::{explain, memory_limit, value_text};
 use super::{Exit, OutputFormat, PriorityChoice, SearchArgs, profile_of, program::load};
 
 pub fn search(args: SearchArgs) -> Exit {
@@ -20,16 +20,25 @@ pub fn search(args: SearchArgs) -> Exit {
         PriorityChoice::FlatCooling => Priorities::FlatCooling,
     };
     let result = search_engine(profile, config, SearchOptions { max_states: args.max_states, priorities });
+    // A final value too large to print within the memory budget ends the search with a limit.
+    let mut too_large = None;
     match args.program.output {
         OutputFormat::Json => {
+            if let Some(e) = result.finals.iter().find_map(|f| check_report_size(&f.outcome, &f.config).err()) {
+                return memory_limit("the report", e);
+            }
             let outcomes: Vec<_> = result
                 .finals
                 .iter()
                 .map(|f| outcome_json(&f.outcome, &f.config, f.depth, None, Some(&source.text)))
                 .collect();
             let mut report = json!({ "outcomes": outcomes, "states": result.states });
-            if let Some(Limit::States(n)) = result.limit {
-                report["limit"] = json!({ "kind": "states", "value": n });
+            match result.limit {
+                Some(Limit::States(n)) => report["limit"] = json!({ "kind": "states", "value": n }),
+                Some(Limit::Memory(e)) => {
+                    report["limit"] = json!({ "kind": "memory", "value": e.asked, "budget": e.budget });
+                }
+                _ => {}
             }
             outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
@@ -42,7 +51,13 @@ pub fn search(args: SearchArgs) -> Exit {
         OutputFormat::Value => {
             for (n, f) in result.finals.iter().enumerate() {
                 let line = match &f.outcome {
-                    Outcome::Value(v) => format!("value {}", value_text(v, &f.config)),
+                    Outcome::Value(v) => match value_text(v, &f.config) {
+                        Ok(text) => format!("value {text}"),
+                        Err(e) => {
+                            too_large = Some(e);
+                            format!("a value too large to print: it {e}")
+                        }
+                    },
                     other => explain(other, &source).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
                 };
                 outln!("solution {}: {line}", n + 1);
@@ -52,7 +67,7 @@ pub fn search(args: SearchArgs) -> Exit {
     if args.program.output != OutputFormat::Json {
         eprintln!("{}; {} states explored", summary(&result.finals), result.states);
     }
-    match result.limit {
+    match result.limit.or(too_large.map(Limit::Memory)) {
         Some(limit) => {
             if args.program.output != OutputFormat::Json {
                 eprint!("{}", explain(&Outcome::Limit(limit), &source).unwrap_or_default());
@@ -72,7 +87,7 @@ fn summary(finals: &[Final]) -> String {
     let mut values: Vec<String> = finals
         .iter()
         .filter_map(|f| match &f.outcome {
-            Outcome::Value(v) => Some(value_text(v, &f.config)),
+            Outcome::Value(v) => Some(value_text(v, &f.config).unwrap_or_else(|e| e.to_string())),
             _ => None,
         })
         .collect();

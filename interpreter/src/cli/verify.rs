@@ -161,6 +161,10 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
     let Some(net_path) = &args.net else {
         return Err(usage("name the network to verify (a .knn, .nnet or .onnx file), or pass --instances"));
     };
+    if let Some(results) = &args.results {
+        let inputs: Vec<&Path> = std::iter::once(net_path.as_path()).chain(args.vnnlib.as_deref()).collect();
+        super::output::check_output(results, true, &inputs).map_err(usage)?;
+    }
     let fixed = parse_inputs(&args.inputs)?;
     let asked = question_of(args)?;
     let input_name = match (&asked.input_name, &args.input_name) {

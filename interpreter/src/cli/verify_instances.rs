@@ -92,11 +92,8 @@ pub fn run_list(
     timeout: Option<Duration>,
     quiet: bool,
 ) -> Result<Exit, Exit> {
-    if let Some(out) = out
-        && out.exists()
-        && !force
-    {
-        return Err(usage(format!("{} exists; pass --force to overwrite it", out.display())));
+    if let Some(out) = out {
+        super::output::check_output(out, force, &[list]).map_err(usage)?;
     }
     let instances = read_list(list).map_err(usage)?;
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {

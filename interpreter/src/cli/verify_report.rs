@@ -2,7 +2,7 @@
 //! VNN-COMP results file, and the files it writes.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use knn_semantics::syntax::diagnostic::render_report;
 use serde_json::{Value, json};
@@ -159,12 +159,5 @@ pub(super) const UNKNOWN_RESULT: &str = "unknown\n";
 /// Writes `bytes` to a temporary file beside `path`, then renames it into place: a reader
 /// never sees a partial file, and an interrupted run leaves the old file as it was.
 pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let temporary: PathBuf = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    std::fs::write(&temporary, bytes).map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {}: {e}", path.display())
-    })
+    super::output::write_file(path, true, |w| w.write_all(bytes))
 }

@@ -1,8 +1,11 @@
 //! `.npy` arrays of `float64` or `float32`, C order (NumPy's `np.save`).
 
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use knn_semantics::memory::{self, TooLarge};
+use knn_semantics::syntax::diagnostic::escape_controls;
 use npyz::{DType, NpyFile, Order, TypeChar};
 
 /// A dense row-major array of f64 (f32 files are widened exactly).
@@ -16,78 +19,150 @@ pub struct Array {
 pub struct NpyError {
     pub path: PathBuf,
     pub message: String,
+    /// Set when the file is well formed but its data would not fit in the memory budget.
+    pub too_large: Option<TooLarge>,
 }
 
 impl fmt::Display for NpyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
+        // The dtype and the header come from the file: escaped, they cannot drive the terminal.
+        let path = self.path.display().to_string();
+        write!(f, "{}: {}", escape_controls(&path), escape_controls(&self.message))
     }
 }
 
 impl std::error::Error for NpyError {}
 
 /// Reads a `.npy` file of float64 or float32 values.
+///
+/// Everything the file declares is checked against the file itself before it is believed: the
+/// header's length against the bytes that follow, the shape's element count (with overflow
+/// checked) against the data, which must fill the rest of the file exactly (a short file is
+/// truncated, a longer one has bytes after the data), and the size against the memory budget.
 pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
-    let fail = |message: String| NpyError { path: path.to_path_buf(), message };
+    let fail = |message: String| NpyError { path: path.to_path_buf(), message, too_large: None };
+    let size = std::fs::metadata(path).map_err(|e| fail(format!("cannot read the file: {e}")))?.len();
+    // The file is read whole, then widened to f64: up to three times its size.
+    if let Err(too_large) = memory::check(size.checked_mul(3)) {
+        return Err(NpyError { too_large: Some(too_large), ..fail(format!("reading it {too_large}")) });
+    }
     let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
+    let (header_start, data_start) = check_preamble(&bytes).map_err(&fail)?;
+    if let Some(shape) = declared_shape(&bytes[header_start..data_start]) {
+        let count = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+        let Some(count) = count else {
+            return Err(fail(format!("the shape {shape:?} has more than 2^64 elements")));
+        };
+        // The smallest element is 4 bytes: a count the data cannot hold is refused before any
+        // allocation sized by it.
+        let data_len = (bytes.len() - data_start) as u64;
+        if count.checked_mul(4).is_none_or(|least| least > data_len) && count > 0 {
+            return Err(fail(format!(
+                "the header promises {count} elements (shape {shape:?}) but the file holds {data_len} bytes of data: it is truncated"
+            )));
+        }
+    }
     let npy = NpyFile::new(&bytes[..]).map_err(|e| fail(format!("not a valid .npy file: {e}")))?;
     if npy.order() != Order::C {
         return Err(fail("the array is in Fortran order; save it in C order (np.ascontiguousarray)".into()));
     }
-    let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
+    let shape: Vec<usize> = npy.shape().iter().map(|&d| usize::try_from(d).unwrap_or(usize::MAX)).collect();
     let width = match npy.dtype() {
         DType::Plain(ts) if ts.type_char() == TypeChar::Float => ts.size_field(),
         other => {
             return Err(fail(format!("the array holds `{}`; knn reads float64 or float32 arrays", other.descr())));
         }
     };
+    if width != 8 && width != 4 {
+        return Err(fail(format!("float{} arrays are not supported; use float64 or float32", width * 8)));
+    }
+    let expected = npy.len();
+    let data_len = (bytes.len() - data_start) as u64;
+    match expected.checked_mul(width as u64) {
+        Some(needed) if needed == data_len => {}
+        Some(needed) if needed > data_len => {
+            return Err(fail(format!(
+                "the data is truncated: the header promises {expected} elements ({needed} bytes) but the file holds {data_len} bytes"
+            )));
+        }
+        Some(needed) => {
+            return Err(fail(format!(
+                "the file has {} bytes after the data ({expected} elements, {needed} bytes): it is not one array as np.save writes it",
+                data_len - needed
+            )));
+        }
+        None => return Err(fail(format!("the shape {shape:?} has more bytes than 2^64"))),
+    }
     let data: Vec<f64> = match width {
         8 => npy.into_vec::<f64>(),
-        4 => npy.into_vec::<f32>().map(|v| v.into_iter().map(f64::from).collect()),
-        _ => {
-            return Err(fail(format!("float{} arrays are not supported; use float64 or float32", width * 8)));
-        }
+        _ => npy.into_vec::<f32>().map(|v| v.into_iter().map(f64::from).collect()),
     }
     .map_err(|e| fail(format!("the data is truncated or unreadable: {e}")))?;
-    let expected: usize = shape.iter().product();
-    if data.len() != expected {
+    if data.len() as u64 != expected {
         return Err(fail(format!("the header promises {expected} elements but the file holds {}", data.len())));
     }
     Ok(Array { shape, data })
 }
 
+/// The magic string, the version and the header's length (2 bytes in version 1, 4 in versions 2
+/// and 3), checked against the file's length: where the header and the data start. npyz would
+/// allocate a header of the declared length (up to 4 GiB) before finding the file too short.
+fn check_preamble(bytes: &[u8]) -> Result<(usize, usize), String> {
+    const MAGIC: &[u8] = b"\x93NUMPY";
+    if bytes.len() < 10 || !bytes.starts_with(MAGIC) {
+        return Err("not a valid .npy file: it does not start with \\x93NUMPY".to_string());
+    }
+    let (length, start) = match bytes[6] {
+        1 => (u64::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10u64),
+        2 | 3 if bytes.len() >= 12 => (u64::from(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]])), 12),
+        2 | 3 => return Err("the file is truncated inside its preamble".to_string()),
+        major => return Err(format!("format version {major}.{} is not one knn reads (1, 2 or 3)", bytes[7])),
+    };
+    let end = start + length;
+    if end > bytes.len() as u64 {
+        return Err(format!(
+            "the header declares {length} bytes but the file has only {} after the preamble: it is truncated",
+            bytes.len() as u64 - start
+        ));
+    }
+    Ok((start as usize, end as usize))
+}
+
+/// The `'shape': (…)` of a header, when it reads as a tuple of integers (else npyz reports the
+/// header's error). Read here because npyz multiplies the dimensions unchecked.
+fn declared_shape(header: &[u8]) -> Option<Vec<u64>> {
+    let text = std::str::from_utf8(header).ok()?;
+    let after = &text[text.find("'shape'")? + "'shape'".len()..];
+    let tuple = after.trim_start().strip_prefix(':')?.trim_start().strip_prefix('(')?;
+    let inner = &tuple[..tuple.find(')')?];
+    inner.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| d.trim_end_matches('L').parse().ok()).collect()
+}
+
 /// Writes a C-order `.npy` array of f64 (`<f8`).
-pub fn write_npy_f64(path: &Path, shape: &[usize], data: &[f64]) -> Result<(), NpyError> {
-    write_npy(path, shape, data)
+pub fn write_npy_f64(out: &mut dyn Write, shape: &[usize], data: &[f64]) -> std::io::Result<()> {
+    write_npy(out, shape, data)
 }
 
 /// Writes a C-order `.npy` array of f32 (`<f4`).
-pub fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> Result<(), NpyError> {
-    write_npy(path, shape, data)
+pub fn write_npy_f32(out: &mut dyn Write, shape: &[usize], data: &[f32]) -> std::io::Result<()> {
+    write_npy(out, shape, data)
 }
 
 /// Writes a C-order `.npy` array of i64 (`<i8`).
-pub fn write_npy_i64(path: &Path, shape: &[usize], data: &[i64]) -> Result<(), NpyError> {
-    write_npy(path, shape, data)
+pub fn write_npy_i64(out: &mut dyn Write, shape: &[usize], data: &[i64]) -> std::io::Result<()> {
+    write_npy(out, shape, data)
 }
 
 fn write_npy<T: npyz::AutoSerialize + npyz::Serialize>(
-    path: &Path,
+    out: &mut dyn Write,
     shape: &[usize],
     data: &[T],
-) -> Result<(), NpyError> {
+) -> std::io::Result<()> {
     use npyz::WriterBuilder;
-    let fail = |e: std::io::Error| NpyError { path: path.to_path_buf(), message: format!("cannot write: {e}") };
-    let file = std::fs::File::create(path).map_err(fail)?;
     let shape: Vec<u64> = shape.iter().map(|&d| d as u64).collect();
-    let mut writer = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(&shape)
-        .writer(std::io::BufWriter::new(file))
-        .begin_nd()
-        .map_err(fail)?;
-    writer.extend(data.iter()).map_err(fail)?;
-    writer.finish().map_err(fail)
+    let mut writer = npyz::WriteOptions::new().default_dtype().shape(&shape).writer(out).begin_nd()?;
+    writer.extend(data.iter())?;
+    writer.finish()
 }
 
 #[cfg(test)]
@@ -99,12 +174,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("knn-npy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.npy");
-        write_npy_f64(&path, &[2, 3], &[1.0, -2.5, 0.0, f64::INFINITY, 5.0, 6.0]).unwrap();
+        let write = |path: &Path, f: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
+            let mut file = std::fs::File::create(path).unwrap();
+            f(&mut file).unwrap();
+        };
+        write(&path, &|w| write_npy_f64(w, &[2, 3], &[1.0, -2.5, 0.0, f64::INFINITY, 5.0, 6.0]));
         let array = read_npy(&path).unwrap();
         assert_eq!(array.shape, vec![2, 3]);
         assert_eq!(array.data, vec![1.0, -2.5, 0.0, f64::INFINITY, 5.0, 6.0]);
         let ints = dir.join("i.npy");
-        write_npy_i64(&ints, &[3], &[0, 2, -1]).unwrap();
+        write(&ints, &|w| write_npy_i64(w, &[3], &[0, 2, -1]));
         assert!(read_npy(&ints).unwrap_err().message.contains("float64 or float32"));
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -6,12 +6,16 @@
 //! constants (`+`, `*`, `max`, `min`) and the tensor activations.
 
 pub mod emit;
+pub mod lint;
 pub mod names;
 pub mod nnet;
 pub mod onnx;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+use knn_semantics::memory::{self, TooLarge};
+use knn_semantics::syntax::diagnostic::escape_controls;
 
 /// A network as a chain of steps on one vector.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,20 +142,25 @@ pub struct ImportError {
     /// `line:col`, `node "name" (Gemm)`, … or empty.
     pub location: String,
     pub message: String,
+    /// Set when the model is well formed but its program would not fit in the memory budget.
+    pub too_large: Option<TooLarge>,
 }
 
 impl ImportError {
     pub fn new(path: &Path, location: impl Into<String>, message: impl Into<String>) -> ImportError {
-        ImportError { path: path.to_path_buf(), location: location.into(), message: message.into() }
+        ImportError { path: path.to_path_buf(), location: location.into(), message: message.into(), too_large: None }
     }
 }
 
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Node names and tokens come from the file: escaped, they cannot drive the terminal.
+        let path = self.path.display().to_string();
+        let (path, message) = (escape_controls(&path), escape_controls(&self.message));
         if self.location.is_empty() {
-            write!(f, "{}: {}", self.path.display(), self.message)
+            write!(f, "{path}: {message}")
         } else {
-            write!(f, "{}:{}: {}", self.path.display(), self.location, self.message)
+            write!(f, "{path}:{}: {message}", escape_controls(&self.location))
         }
     }
 }
@@ -163,6 +172,15 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
     let format = format.or_else(|| Format::of_path(path)).ok_or_else(|| {
         ImportError::new(path, "", "unknown model format: name the file .nnet or .onnx, or pass --format")
     })?;
+    // The file is read whole, and its weights decoded next to it.
+    let size =
+        std::fs::metadata(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?.len();
+    if let Err(too_large) = memory::check(size.checked_mul(3)) {
+        return Err(ImportError {
+            too_large: Some(too_large),
+            ..ImportError::new(path, "", format!("reading it {too_large}"))
+        });
+    }
     let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
     let mut network = match format {
         Format::Nnet => nnet::parse(path, &bytes)?.network(path, options.normalize),
@@ -178,5 +196,11 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
         }
     };
     names::rename(&mut network, options).map_err(|message| ImportError::new(path, "", message))?;
+    // The program is text, one `let` per weight and per element written: a declared size (an
+    // ONNX input of shape [400000000]) is checked before any of it is written.
+    if let Err(too_large) = memory::check(lint::program_size(&network)) {
+        let message = format!("the program for this network {too_large}");
+        return Err(ImportError { too_large: Some(too_large), ..ImportError::new(path, "", message) });
+    }
     Ok(network)
 }

@@ -8,6 +8,7 @@ mod outcome;
 mod search;
 
 use crate::config::{Config, KItem};
+use crate::memory::{self, TooLarge};
 use crate::profile::{Priorities, Profile};
 use crate::rules::{Head, Rewrite, Rule, SideFirings};
 use crate::term::Node;
@@ -31,17 +32,25 @@ pub struct Successor {
     pub config: Config,
     /// Set when the step makes krun stop (the configuration is then the one before the step).
     pub abort: Option<String>,
+    /// Set when the step would pass the memory budget (the configuration is the one before).
+    pub limit: Option<TooLarge>,
+}
+
+/// What a step reports besides its rule: krun stops, or the memory budget is reached.
+struct Stop {
+    abort: Option<String>,
+    limit: Option<TooLarge>,
 }
 
 /// Applies one rule in place. `None` if it does not match (the configuration is untouched).
-fn try_rule(profile: &Profile, config: &mut Config, rule: &'static Rule) -> Option<(Step, Option<String>)> {
+fn try_rule(profile: &Profile, config: &mut Config, rule: &'static Rule) -> Option<(Step, Stop)> {
     let apply = rule.apply?;
     let mut rewrite = Rewrite::new(config, profile.build_index);
     if !apply(&mut rewrite) {
         return None;
     }
-    let Rewrite { side, abort, .. } = rewrite;
-    Some((Step { rule, side }, abort))
+    let Rewrite { side, abort, limit, .. } = rewrite;
+    Some((Step { rule, side }, Stop { abort, limit }))
 }
 
 /// Every configuration reachable in one step with a rule of the best priority class that
@@ -53,9 +62,9 @@ pub fn successors(profile: &Profile, config: &Config, priorities: Priorities) ->
     let mut found: Vec<Successor> = Vec::new();
     for &(_, rule) in profile.candidates(Head::of(top)) {
         let mut next = config.clone();
-        if let Some((step, abort)) = try_rule(profile, &mut next, rule) {
-            let config = if abort.is_some() { config.clone() } else { next };
-            found.push(Successor { step, config, abort });
+        if let Some((step, Stop { abort, limit })) = try_rule(profile, &mut next, rule) {
+            let config = if abort.is_some() || limit.is_some() { config.clone() } else { next };
+            found.push(Successor { step, config, abort, limit });
         }
     }
     let Some(best) = found.iter().map(|s| priorities.class_of(s.step.rule)).min() else {
@@ -118,15 +127,27 @@ pub fn run_until(
                 break;
             }
         }
-        let Some((position, (step, abort))) = fired else {
+        let Some((position, (step, Stop { abort, limit }))) = fired else {
             break Outcome::terminal(&config);
         };
+        if let Some(too_large) = limit {
+            break Outcome::Limit(Limit::Memory(too_large));
+        }
         coverage.record(position, &step);
         if let Some(reason) = abort {
             break Outcome::Aborted(reason);
         }
         steps += 1;
         if options.trace {
+            // The trace is a report the user asked for: it grows within the budget too.
+            if trace.len() == trace.capacity()
+                && let Err(too_large) = memory::check(memory::bytes_for(
+                    (trace.len() as u64).saturating_mul(2).max(4),
+                    std::mem::size_of::<Step>(),
+                ))
+            {
+                break Outcome::Limit(Limit::Memory(too_large.of("the trace")));
+            }
             trace.push(step);
         }
     };

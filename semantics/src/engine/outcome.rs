@@ -2,6 +2,7 @@
 
 use crate::config::KItem;
 use crate::errors::ErrorKind;
+use crate::memory::TooLarge;
 use crate::syntax::Span;
 use crate::term::Term;
 
@@ -34,6 +35,8 @@ pub enum Limit {
     Steps(u64),
     /// `--max-states` distinct configurations were explored.
     States(usize),
+    /// A step would have grown the store past the memory budget (`--max-memory`).
+    Memory(TooLarge),
 }
 
 impl Outcome {

@@ -61,6 +61,10 @@ pub fn search(profile: &'static Profile, initial: Config, options: SearchOptions
         }
         for successor in next {
             coverage.record_step(&successor.step);
+            if let Some(too_large) = successor.limit {
+                limit = Some(Limit::Memory(too_large));
+                break;
+            }
             if let Some(reason) = successor.abort {
                 finals.push(Final { outcome: Outcome::Aborted(reason), config: successor.config, depth });
                 continue;

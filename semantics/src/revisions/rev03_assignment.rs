@@ -35,7 +35,7 @@ fn let_index_assign(r: &mut Rewrite<'_>) -> bool {
     if base.as_id().is_none() || !v.is_value() {
         return false;
     }
-    let store = Term::new(Node::StoreVal { target: target.clone(), value: v.clone() }, top.span());
+    let store = Term::new(Node::StoreVal { target: target.clone(), value: v.clone() }, target.span());
     let e1 = e1.clone();
     r.cfg.replace_top([KItem::Term(store), KItem::Term(e1)]);
     true

@@ -11,7 +11,7 @@
 use super::Patch;
 use crate::config::KItem;
 use crate::errors::ErrorKind;
-use crate::rules::{Head, Rewrite, Rule, Section, lt, tensor, utility};
+use crate::rules::{Head, Rewrite, Rule, Section, lt, tensor, tensor_cells, utility};
 use crate::syntax::Span;
 use crate::term::{Node, Term};
 
@@ -73,6 +73,9 @@ pub static ALLOC_1D: Rule = Rule::top(
 fn alloc_1d(r: &mut Rewrite<'_>) -> bool {
     let Some(KItem::Alloc(ints)) = r.cfg.top() else { return false };
     let Some(n) = ints.single().filter(|&n| nonnegative(n)) else { return false };
+    if !r.reserve(tensor_cells([n])) {
+        return true;
+    }
     let span = Span::default();
     let l = allocate_vector(r, n, span);
     r.cfg.replace_top_term(Term::new(Node::Tensor { loc: l + 1, len: n }, span));
@@ -95,6 +98,11 @@ pub static ALLOC_ND: Rule = Rule::top(
 fn alloc_nd(r: &mut Rewrite<'_>) -> bool {
     let Some(KItem::Alloc(ints)) = r.cfg.top() else { return false };
     let Some((n, rest)) = ints.split_first().filter(|(n, _)| nonnegative(*n)) else { return false };
+    // The whole tensor at once (its sub-tensors come in later steps): `initTensor(10^9, 10^9)`
+    // is refused here with its full size, before a billion rows are started.
+    if !r.reserve(tensor_cells(ints.as_slice().iter().copied())) {
+        return true;
+    }
     let span = Span::default();
     let l = allocate_vector(r, n, span);
     let header = Term::new(Node::Tensor { loc: l + 1, len: n }, span);

@@ -29,7 +29,8 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::config::{Config, KItem};
+use crate::config::{Config, KItem, Store};
+use crate::memory::{self, TooLarge};
 use crate::syntax::Span;
 use crate::term::{Ints, Node, Term};
 
@@ -286,11 +287,28 @@ pub struct Rewrite<'a> {
     pub side: SideFirings,
     /// Set when the step makes krun itself stop (a duplicate key in a map concatenation).
     pub abort: Option<String>,
+    /// Set when the step would grow the store past the memory budget: the step then changes
+    /// nothing and the run ends with a memory limit.
+    pub limit: Option<TooLarge>,
 }
 
 impl<'a> Rewrite<'a> {
     pub fn new(cfg: &'a mut Config, build_index: BuildIndex) -> Rewrite<'a> {
-        Rewrite { cfg, build_index, side: SideFirings::new(), abort: None }
+        Rewrite { cfg, build_index, side: SideFirings::new(), abort: None, limit: None }
+    }
+
+    /// Whether the store may grow by `cells` more cells (`None`: a count that overflowed)
+    /// within the memory budget. If not, the limit is recorded: the rule must then return
+    /// `true` without changing the configuration, and the run stops there.
+    pub fn reserve(&mut self, cells: Option<u64>) -> bool {
+        let total = cells.and_then(|c| c.checked_add(self.cfg.store.len() as u64));
+        match memory::check(total.and_then(|c| memory::bytes_for(c, Store::CELL_BYTES))) {
+            Ok(()) => true,
+            Err(too_large) => {
+                self.limit = Some(too_large.of("the store (the program's tensors)"));
+                false
+            }
+        }
     }
 
     /// The term at the top of `<k>`.
@@ -322,6 +340,20 @@ impl<'a> Rewrite<'a> {
             None => self.side.push((rule, times)),
         }
     }
+}
+
+/// The store cells a tensor of shape `dims` takes (Rev-4's layout, which the published rules
+/// share): each vector is a header and its elements, `1 + d0 + d0·(1 + d1) + d0·d1·(1 + d2)…`;
+/// `None` when the count overflows. A negative dimension counts as 0 (it is an error, not an
+/// allocation).
+pub fn tensor_cells(dims: impl IntoIterator<Item = i64>) -> Option<u64> {
+    let (mut total, mut vectors) = (0u64, 1u64);
+    for d in dims {
+        let d = u64::try_from(d).unwrap_or(0);
+        total = total.checked_add(vectors.checked_mul(d.checked_add(1)?)?)?;
+        vectors = vectors.checked_mul(d)?;
+    }
+    Some(total)
 }
 
 /// `true` when `I <Int J` (the side condition of every `…-step` rule).

@@ -71,6 +71,9 @@ fn define_tensor_1d(r: &mut Rewrite<'_>) -> bool {
         return false;
     }
     let (x, span) = (x.clone(), top.span());
+    if !r.reserve(super::tensor_cells([n])) {
+        return true;
+    }
     let l = r.cfg.store.next_loc();
     r.cfg.env.insert(x, l);
     r.cfg.store.push(Term::new(Node::Tensor { loc: l + 1, len: n }, span));
@@ -105,9 +108,14 @@ fn define_tensor_nd(r: &mut Rewrite<'_>) -> bool {
     let (Some(x), Some((i, rest))) = (x_term.as_id(), ints.split_first()) else {
         return false;
     };
-    let span = top.span();
-    let outer = Term::new(Node::DefineTensor { x: x_term.clone(), ints: Ints::one(i) }, span);
-    let helper = Term::new(Node::DefineTensorHelper { x: x.clone(), from: 0, to: i, rest }, span);
+    // The whole tensor at once, before its rows are started one step each.
+    let cells = super::tensor_cells(ints.as_slice().iter().copied());
+    let (x, x_term, span) = (x.clone(), x_term.clone(), top.span());
+    if !r.reserve(cells) {
+        return true;
+    }
+    let outer = Term::new(Node::DefineTensor { x: x_term, ints: Ints::one(i) }, span);
+    let helper = Term::new(Node::DefineTensorHelper { x, from: 0, to: i, rest }, span);
     r.cfg.replace_top([KItem::Term(outer), KItem::Term(helper)]);
     true
 }

@@ -71,6 +71,11 @@ pub fn render_report(
     color: bool,
 ) -> String {
     let (line, col) = line_col(source, span.start as usize);
+    // Text from the input is shown as text: an escape sequence in a program (or its name) must
+    // not drive the reader's terminal.
+    let (path, message, label) = (&*escape_controls(path), escape_controls(message), escape_controls(label));
+    let hint = hint.map(escape_controls);
+    let source = &*blank_controls(source);
     let range = clamp_range(span, source);
     let mut report = Report::build(ReportKind::Error, (path, range.clone()))
         .with_config(
@@ -81,7 +86,7 @@ pub fn render_report(
         )
         .with_message(format!("{path}:{line}:{col}: {message}"))
         .with_label(Label::new((path, range)).with_message(label));
-    if let Some(hint) = hint {
+    if let Some(hint) = &hint {
         report = report.with_help(hint);
     }
     let mut out = Vec::new();
@@ -90,6 +95,38 @@ pub fn render_report(
         return format!("error: {path}:{line}:{col}: {message}\n");
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether a character would act on a terminal instead of showing: C0 and C1 controls and DEL,
+/// but for the line breaks and tabs that text is made of.
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// `text` with every control character written as an escape (`\u{1b}`): for messages and names
+/// taken from input files.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if is_control(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect(),
+    )
+}
+
+/// `source` with every control character replaced by `?` bytes, one per byte: the byte offsets
+/// of spans stay valid, and the shown line cannot drive the terminal.
+fn blank_controls(source: &str) -> std::borrow::Cow<'_, str> {
+    if !source.chars().any(is_control) {
+        return std::borrow::Cow::Borrowed(source);
+    }
+    std::borrow::Cow::Owned(
+        // `\r` stays: ariadne reads `\r\n` as a line break.
+        source
+            .chars()
+            .map(|c| if is_control(c) && c != '\r' { "?".repeat(c.len_utf8()) } else { c.to_string() })
+            .collect(),
+    )
 }
 
 impl fmt::Display for SyntaxError {

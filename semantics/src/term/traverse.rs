@@ -170,6 +170,10 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
 }
 
 pub fn structurally_equal(a: &Term, b: &Term) -> bool {
+    // The common case when two forks of a configuration are compared: the same term, shared.
+    if a.ptr_eq(b) {
+        return true;
+    }
     let mut stack = vec![(a.clone(), b.clone())];
     let mut left = Vec::new();
     let mut right = Vec::new();
