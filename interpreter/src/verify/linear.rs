@@ -314,6 +314,24 @@ mod tests {
     }
 
     #[test]
+    fn both_row_kernels_add_a_multiple_of_a_row() {
+        // out += g·row, exactly here (small dyadic numbers): the plain kernel is the one used
+        // on CPUs without FMA, so it is checked on its own.
+        let row = [1.0, -2.0, 0.5, 4.0, 0.0, 3.0, -1.5, 2.0, 8.0];
+        let expected: Vec<f64> = row.iter().enumerate().map(|(j, w)| j as f64 + 2.5 * w).collect();
+        let mut kernels: Vec<RowKernel> = vec![add_row, row_kernel()];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            kernels.push(add_row_fma);
+        }
+        for kernel in kernels {
+            let mut out: Vec<f64> = (0..row.len()).map(|j| j as f64).collect();
+            kernel(&mut out, 2.5, &row);
+            assert_eq!(out, expected);
+        }
+    }
+
+    #[test]
     fn the_engines_rounding_in_a_long_dense_row_is_charged() {
         // y = fl(…fl(fl(1e17·1 + x_1) + x_2)… + x_10) − 1e17 with x_j ∈ [8.1, 8.2]: each
         // addition rounds up to the next multiple of 16 (the spacing at 1e17), so the engine
