@@ -226,7 +226,8 @@ mod tests {
     #[test]
     fn the_slope_gradient_is_the_bounds_derivative() {
         // For every relu, ∂ bound / ∂ (its lower line's slope), by central differences of the
-        // rigorous bound, at random slopes; widths 10 and 9 exercise the chunked dot product.
+        // rigorous bound, at random slopes; widths 10 and 9 exercise the chunked dot product,
+        // and a bias layer of its own is carried through too.
         let mut rng = SplitMix::new(5);
         let (mut compared, mut agreed, mut nonzero) = (0, 0, 0);
         for net in 0..12 {
@@ -236,6 +237,7 @@ mod tests {
                 dense(10, 3, random(30), random(10).into_iter().map(Some).collect()),
                 first,
                 dense(10, 10, random(100), random(10).into_iter().map(Some).collect()),
+                Layer::Bias(random(10).into_iter().enumerate().map(|(i, b)| (i % 3 != 0).then_some(b)).collect()),
                 Layer::Relu,
                 dense(9, 10, random(90), random(9).into_iter().map(Some).collect()),
                 Layer::Relu,
