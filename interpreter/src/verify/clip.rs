@@ -138,6 +138,30 @@ mod tests {
     }
 
     #[test]
+    fn a_side_of_no_width_inside_the_half_space_is_kept() {
+        // x + y ≤ 2 on {1} × [0, 4]: the point (1, 1) is inside, so the box is not empty; its
+        // first side is a single binary64 value (an input fixed by the property).
+        let mut region = boxed(&[(1.0, 1.0), (0.0, 4.0)]);
+        assert!(clip(&mut region, &HalfSpace { coefficients: &[1.0, 1.0], limit: 2.0 }), "{region:?}");
+        assert_eq!(region[0], Interval::point(1.0));
+        assert!(region[1].lo == 0.0 && region[1].hi >= 1.0 && region[1].hi <= 1.0 + 1e-12, "{region:?}");
+        // −x ≤ −1 on {1}: the single point is inside (the cut meets it from below).
+        let mut point = boxed(&[(1.0, 1.0)]);
+        assert!(clip(&mut point, &HalfSpace { coefficients: &[-1.0], limit: -1.0 }), "{point:?}");
+        assert_eq!(point[0], Interval::point(1.0));
+    }
+
+    #[test]
+    fn a_half_space_of_another_dimension_leaves_the_box_alone() {
+        let region = boxed(&[(0.0, 4.0), (0.0, 4.0)]);
+        for coefficients in [&[1.0][..], &[1.0, 1.0, 1.0][..]] {
+            let mut cut = region.clone();
+            assert!(clip(&mut cut, &HalfSpace { coefficients, limit: 1.0 }));
+            assert_eq!(cut, region, "{coefficients:?}");
+        }
+    }
+
+    #[test]
     fn a_cut_that_only_a_second_round_allows_is_made() {
         // x − y ≤ −3 and y ≤ 4 on x ∈ [0, 4], y ∈ [0, 4]: the first side is cut to x ≤ 1 only
         // once y's minimum has risen to 3, which the first round finds after x.
@@ -204,6 +228,8 @@ mod tests {
         let outer = boxed(&[(0.0, 4.0), (0.0, 2.0), (1.0, 1.0)]);
         let inner = boxed(&[(0.0, 1.0), (0.0, 1.0), (1.0, 1.0)]);
         assert_eq!(volume_share(&inner, &outer), 0.125);
+        // Widths, not sums of the ends: [3, 4] is a quarter of [2, 6].
+        assert_eq!(volume_share(&boxed(&[(3.0, 4.0)]), &boxed(&[(2.0, 6.0)])), 0.25);
         let joined = hull([boxed(&[(0.0, 1.0)]), boxed(&[(2.0, 3.0)])]).unwrap();
         assert_eq!(joined, boxed(&[(0.0, 3.0)]));
         assert!(hull(Vec::<Vec<Interval>>::new()).is_none());

@@ -269,6 +269,7 @@ mod tests {
     use super::*;
     use crate::tensor::Matrix;
     use crate::verify::interval::network_bounds;
+    use crate::verify::relax::LowerSlope;
     use crate::verify::tighten::{Slopes, tighten};
 
     fn dense(w: f64, b: f64) -> Layer {
@@ -324,6 +325,100 @@ mod tests {
         // CROWN's best line below relu on [−1, 3] is 0.75·x, so the lower bound is 2·(−0.75) + 1
         // = −0.5; a bias subtracted instead would give [−2.5, 5].
         assert!(lower > -1.0 && upper < 8.0, "the bias is added, not subtracted: [{lower}, {upper}]");
+        // The chord above relu is 0.75·x + 0.75, so y ≤ 2·(0.75·3 + 0.75 + 0.5) = 7: both bounds
+        // are CROWN's, up to charges of a few ulps (the bias enters as 2·0.5, not 2 + 0.5).
+        assert!(lower >= -0.5 - 1e-9 && upper <= 7.0 + 1e-9, "[{lower}, {upper}]");
+    }
+
+    #[test]
+    fn both_row_kernels_add_a_multiple_of_a_row() {
+        // out += g·row, exactly here (small dyadic numbers): the plain kernel is the one used
+        // on CPUs without FMA, so it is checked on its own.
+        let row = [1.0, -2.0, 0.5, 4.0, 0.0, 3.0, -1.5, 2.0, 8.0];
+        let expected: Vec<f64> = row.iter().enumerate().map(|(j, w)| j as f64 + 2.5 * w).collect();
+        let mut kernels: Vec<RowKernel> = vec![add_row, row_kernel()];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            kernels.push(add_row_fma);
+        }
+        for kernel in kernels {
+            let mut out: Vec<f64> = (0..row.len()).map(|j| j as f64).collect();
+            kernel(&mut out, 2.5, &row);
+            assert_eq!(out, expected);
+        }
+    }
+
+    #[test]
+    fn the_engines_rounding_in_a_long_dense_row_is_charged() {
+        // y = fl(…fl(fl(1e17·1 + x_1) + x_2)… + x_10) − 1e17 with x_j ∈ [8.1, 8.2]: each
+        // addition rounds up to the next multiple of 16 (the spacing at 1e17), so the engine
+        // computes 160, while the real value is at most 82. Only the charge for the engine's
+        // rounding (about γ_11·1e17 ≈ 122) lets the upper bound reach 160.
+        let mut w = vec![1e17];
+        w.extend([1.0; 10]);
+        let layers = [Layer::Dense { w: Arc::new(Matrix::new(1, 11, w)), bias: vec![None] }, dense(1.0, -1e17)];
+        let mut input = vec![Interval::point(1.0)];
+        input.extend([Interval::new(8.1, 8.2); 10]);
+        let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        assert_eq!(bounds.layers[1], [Interval::point(160.0)], "the engine's value");
+        let mut prepared = PreparedLayers::new(layers.len());
+        tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+        let found = back_substitute(&layers, &bounds, &mut prepared, 1, vec![1.0, -1.0], 1);
+        let (lower, upper) = (found[0].value, -found[1].value);
+        assert!(lower <= 160.0 && upper >= 160.0, "[{lower}, {upper}] must hold 160");
+    }
+
+    #[test]
+    fn bias_layers_of_two_elements_are_carried_row_by_row_with_their_charges() {
+        // v = x + (8.1, none) twenty times on x = (1e17, 1e17), then y = v_0 − v_1: each
+        // addition rounds up by 16, so the engine computes 320 where the real value is 162.
+        // The bias layers' own charges (u·(|v| + |b|) ≈ 11 each) are needed to reach 320;
+        // each row must meet its own coefficients (y's lower bound and −y's both).
+        let mut layers = vec![Layer::Bias(vec![Some(8.1), None]); 20];
+        layers.push(Layer::Dense { w: Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), bias: vec![None] });
+        let input = vec![Interval::point(1e17); 2];
+        let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        assert_eq!(bounds.layers[20], [Interval::point(320.0)], "the engine's value");
+        let mut prepared = PreparedLayers::new(layers.len());
+        tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+        let found = back_substitute(&layers, &bounds, &mut prepared, 20, vec![1.0, -1.0], 1);
+        let (lower, upper) = (found[0].value, -found[1].value);
+        assert!(lower <= 320.0 && upper >= 320.0, "[{lower}, {upper}] must hold 320");
+        // And the bounds stay finite and of the charges' size (a few hundred).
+        assert!(upper - lower < 1000.0, "[{lower}, {upper}]");
+    }
+
+    #[test]
+    fn relu_lines_charge_their_intercepts_sum_and_fractional_slopes_only() {
+        // One relu layer on z ∈ [−1, 3]⁴ × [1, 2], row g = (−1, −1, 1, 2, 1). The chord has
+        // slope 3/4 and intercept 3/4 (exact); the lower line is (3/4)·z. So Σ g·c = −1.5
+        // exactly, and docs/verification.md charges (2): γ_5·Σ|g·c| = 7.5u for the sum of
+        // intercepts, and u·|fl(g·s)|·|z| for each fractional slope: (0.75 + 0.75 + 0.75 + 1.5)
+        // ·3·u = 11.25u; the identity line of the stable fifth element is exact, charged
+        // nothing (the m·η terms are far below an ulp here).
+        let layers = [Layer::Relu];
+        let mut input = vec![Interval::new(-1.0, 3.0); 4];
+        input.push(Interval::new(1.0, 2.0));
+        let bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        let mut prepared = PreparedLayers::new(1);
+        let row = vec![-1.0, -1.0, 1.0, 2.0, 1.0];
+        let found = back_substitute_with(
+            &layers,
+            &bounds,
+            &mut prepared,
+            0,
+            row,
+            5,
+            LowerLines::Slope(LowerSlope::Chord),
+            None,
+        );
+        assert_eq!(found[0].coefficients, [-0.75, -0.75, 0.75, 1.5, 1.0]);
+        let u = UNIT_ROUNDOFF;
+        let charge = 18.75 * u;
+        let constant = found[0].constant;
+        // At least the documented charge, and at most one ulp of 1.5 (2u) more for rounding down.
+        assert!(constant <= -1.5 - charge, "{constant} charges less than {charge}");
+        assert!(constant >= -1.5 - charge - 2.0 * u - 1e-3 * charge, "{constant} charges more than {charge}");
     }
 
     #[test]

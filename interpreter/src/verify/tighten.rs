@@ -135,6 +135,58 @@ mod tests {
         bounds.layers.iter().flatten().filter(|z| z.lo < 0.0 && z.hi > 0.0).count()
     }
 
+    /// `x ∈ [0, 1]`, `z = (x, 1 − x)`, `activation(z)`, then `(a_0 + a_1, −a_0 − a_1)`, which
+    /// is `(1, −1)` for relu and intervals `[0, 2]`, `[−2, 0]` (of one sign each), then
+    /// `activation` again and an output layer.
+    fn correlated(activation: Layer) -> (Vec<Layer>, Bounds) {
+        let dense = |rows: usize, cols: usize, w: Vec<f64>, bias: Vec<Option<f64>>| Layer::Dense {
+            w: Arc::new(Matrix::new(rows, cols, w)),
+            bias,
+        };
+        let layers = vec![
+            dense(2, 1, vec![1.0, -1.0], vec![None, Some(1.0)]),
+            activation.clone(),
+            dense(2, 2, vec![1.0, 1.0, -1.0, -1.0], vec![None, None]),
+            activation,
+            dense(1, 2, vec![1.0, 1.0], vec![None]),
+        ];
+        let input = vec![Interval::new(0.0, 1.0)];
+        let bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        (layers, bounds)
+    }
+
+    #[test]
+    fn only_relu_inputs_of_both_signs_are_bounded_again() {
+        // Relu is exact on an input of one sign, so such an element keeps its interval bounds
+        // (docs/verification.md: "both ends of every element that is not already stable"),
+        // even where back-substitution would find `[1, 1]` and `[−1, −1]`.
+        let (layers, mut bounds) = correlated(Layer::Relu);
+        assert_eq!(bounds.layers[2], [Interval::new(0.0, 2.0), Interval::new(-2.0, 0.0)]);
+        for slopes in [Slopes::Fixed, Slopes::Optimised] {
+            tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), slopes).unwrap();
+            assert_eq!(bounds.layers[2], [Interval::new(0.0, 2.0), Interval::new(-2.0, 0.0)], "{slopes:?}");
+        }
+    }
+
+    #[test]
+    fn every_tanh_input_is_bounded_again() {
+        // Tanh is relaxed on any range, so each of its inputs is bounded by back-substitution:
+        // `a_0 + a_1` with `a = tanh(x, 1 − x)` is at least `2·tanh(0.5) − …`, well above the
+        // interval bound's `0`, and at most `tanh(1)`'s double, the interval bound's end.
+        let (layers, mut bounds) = correlated(Layer::Tanh);
+        let before = bounds.layers[2].clone();
+        assert!(before[0].lo == 0.0 && before[1].hi == 0.0, "{before:?}");
+        tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed).unwrap();
+        let after = &bounds.layers[2];
+        assert!(after[0].lo > 0.5 && after[1].hi < -0.5, "{after:?}");
+        // And they still hold: tanh(x) + tanh(1 − x) on a grid of [0, 1].
+        for i in 0..=64 {
+            let x = i as f64 / 64.0;
+            let value = apply(&Layer::Tanh, &[x, 1.0 - x]).iter().sum::<f64>();
+            assert!(after[0].lo <= value && value <= after[0].hi, "{x}: {value} outside {:?}", after[0]);
+        }
+    }
+
     #[test]
     fn optimised_hidden_bounds_hold_and_are_never_looser() {
         let mut rng = SplitMix::new(11);
