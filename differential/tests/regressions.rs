@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use knn_differential::check::{Check, engines_agree_on};
-use knn_interpreter::cli::inputs::parse_input;
+use knn_interpreter::parse_input;
 use knn_semantics::syntax::{Grammar, parse_program};
 
 #[test]

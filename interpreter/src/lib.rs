@@ -1,9 +1,16 @@
-//! knn-interpreter: the big-step evaluator and its tensor core, data formats, and the `knn`
+//! knn-interpreter: the library ([`api`]: load a program, run it, one report, one error), the
+//! big-step evaluator and its tensor core, data formats, the verifier, and the `knn`
 //! command-line tool.
 
+pub mod api;
 pub mod bigstep;
 pub mod cli;
 pub mod data;
 pub mod import;
 pub mod tensor;
 pub mod verify;
+
+pub use api::{
+    Answer, EngineKind, Failure, Fault, KnnError, Place, Program, Report, RunOptions, Semantics, Source, load,
+    load_source, load_with, parse_input,
+};

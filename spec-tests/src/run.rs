@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use knn_interpreter::bigstep::{BigStep, Staging};
-use knn_interpreter::cli::inputs::parse_input;
+use knn_interpreter::parse_input;
 use knn_interpreter::tensor::Precision;
 use knn_semantics::check::check_program;
 use knn_semantics::config::kitem_to_string;
@@ -77,7 +77,7 @@ impl SearchSummary {
 
 /// The program's `// input:` bindings.
 pub fn inputs_of(program: &Program) -> Result<Vec<TensorInput>, String> {
-    program.header.inputs.iter().map(|spec| parse_input(spec)).collect()
+    program.header.inputs.iter().map(|spec| parse_input(spec).map_err(|e| e.message.clone())).collect()
 }
 
 /// Runs `program` under `profile` on the small-step engine.

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use knn_semantics::Profile;
 use knn_semantics::engine::Observed;
 use knn_semantics::memory;
 use knn_semantics::report::{JSON_ELEMENT_BYTES, verdict_json};
@@ -15,8 +14,10 @@ use serde_json::json;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
+use super::program::fail;
 use super::program::{Source, parse, parse_inputs, read_source};
-use super::render::{error_report, memory_limit, observed_text};
+use crate::api::KnnError;
+use crate::api::render::{observed_text, runtime_error_text};
 use crate::bigstep::plan::ResultSpec;
 use crate::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
 use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
@@ -110,7 +111,7 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         )));
     }
     let rows = read_npy(path.as_ref()).map_err(|e| match e.too_large {
-        Some(too_large) => memory_limit(&format!("{path}:"), too_large),
+        Some(too_large) => fail(KnnError::memory(&format!("{path}:"), too_large)),
         None => usage(e),
     })?;
     let [count, width] = rows.shape[..] else {
@@ -120,11 +121,10 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         )));
     };
     let fixed = parse_inputs(&args.bind)?;
-    let profile = Profile::revised();
     let source = read_source(&args.file)?;
     let mut bound: Vec<&str> = fixed.iter().map(|i| i.name.as_str()).collect();
     bound.push(name);
-    let program = parse(&source, profile, &bound)?;
+    let program = parse(&source, super::Semantics::Revised, &bound)?;
     if fixed.iter().any(|i| i.name == name) {
         return Err(usage(format!("`{name}` is both the batched input and a --bind")));
     }
@@ -157,7 +157,7 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     };
     let per_row = std::mem::size_of::<RowResult>().saturating_add(elements.saturating_mul(8));
     if let Err(e) = memory::check(memory::bytes_for(count as u64, per_row)) {
-        return Err(memory_limit("the results of the batch", e));
+        return Err(fail(KnnError::memory("the results of the batch", e)));
     }
     let mut results: Vec<RowResult> = Vec::with_capacity(count);
     // Rows by index, not by chunks of the data: a row may have no element (shape `(3, 0)` is
@@ -182,7 +182,9 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
         let failed = results.iter().enumerate().filter_map(|(row, r)| r.as_ref().err().map(|e| (row, e)));
         for (shown, (row, e)) in failed.enumerate() {
             match shown {
-                _ if shown < FULL_REPORTS => eprint!("row {row}: {}", error_report(e.kind, &e.detail, e.span, source)),
+                _ if shown < FULL_REPORTS => {
+                    eprint!("row {row}: {}", runtime_error_text(e.kind, &e.detail, e.span, source))
+                }
                 _ if shown < LISTED_FAILURES => eprintln!("row {row}: error: {}", e.kind),
                 _ => {
                     eprintln!("… and {} more failed rows", failures - LISTED_FAILURES);
@@ -198,7 +200,7 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
                 for (row, result) in results.iter().enumerate() {
                     match result.as_ref().map(observed_text) {
                         Ok(Ok(text)) => outln!("{text}"),
-                        Ok(Err(e)) => return Err(memory_limit(&format!("printing row {row}"), e)),
+                        Ok(Err(e)) => return Err(fail(KnnError::memory(&format!("printing row {row}"), e))),
                         Err(e) => outln!("error: {} (row {row})", e.kind),
                     }
                 }
@@ -212,7 +214,7 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
                     })
                     .fold(0, usize::saturating_add);
                 if let Err(e) = memory::check(memory::bytes_for(elements as u64, JSON_ELEMENT_BYTES)) {
-                    return Err(memory_limit("the JSON report", e));
+                    return Err(fail(KnnError::memory("the JSON report", e)));
                 }
                 let items: Vec<_> = results
                     .iter()
@@ -245,7 +247,7 @@ fn write_results(args: &BatchArgs, out: &Target, results: &[RowResult]) -> Resul
         _ => 1,
     };
     if let Err(e) = memory::check(memory::bytes_for((results.len() as u64).saturating_mul(width as u64), 8)) {
-        return Err(memory_limit("the output array", e));
+        return Err(fail(KnnError::memory("the output array", e)));
     }
     let written = match first {
         Some(Observed::Int(_)) => {

@@ -1,20 +1,22 @@
-//! `knn check`: parse only.
+//! `knn check`: parse and static checks only.
 
-use super::program::{parse, read_source};
-use super::{CheckArgs, Exit, profile_of};
+use super::program::{fail, read_source};
+use super::{CheckArgs, Exit};
+use crate::api::Program;
 
 pub fn check(args: CheckArgs) -> Exit {
-    let profile = profile_of(args.semantics);
     let source = match read_source(&args.file) {
         Ok(source) => source,
         Err(exit) => return exit,
     };
     let bound: Vec<&str> = args.bound.iter().map(String::as_str).collect();
-    match parse(&source, profile, &bound) {
+    let checked = Program::parse(source, args.semantics.into()).and_then(|p| p.check(&bound).map(|()| p));
+    match checked {
         Ok(program) => {
-            eprintln!("{}: ok ({} nodes, {} semantics)", source.name, program.size(), profile.name);
+            let profile = program.semantics().profile();
+            eprintln!("{}: ok ({} nodes, {} semantics)", program.source().name, program.syntax().size(), profile.name);
             Exit::Result
         }
-        Err(exit) => exit,
+        Err(error) => fail(error),
     }
 }

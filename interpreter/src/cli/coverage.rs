@@ -7,22 +7,24 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Args;
-use knn_semantics::Profile;
 use knn_semantics::engine::{Coverage, Outcome, SearchOptions, search};
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::profile::Priorities;
 use knn_semantics::syntax::diagnostic::line_col;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
+use knn_semantics::{Config, Profile};
 use knn_semantics::{RunOptions, run};
 use serde_json::{Value, json};
 
-use super::inputs::parse_input;
 use super::program::{Source, parse_inputs, read_source};
-use super::render::{exit_of, explain};
 use super::{Exit, RulesFormat, Semantics, profile_of};
+use crate::api::parse_input;
+use crate::api::render::explain;
+use crate::api::{Report, Wanted};
 
 #[derive(Args)]
 pub struct CoverageArgs {
@@ -122,23 +124,24 @@ fn header_inputs(text: &str) -> Result<Vec<TensorInput>, String> {
         .map(str::trim)
         .take_while(|l| l.starts_with("//"))
         .filter_map(|l| l.strip_prefix("//")?.trim_start().strip_prefix("input:"))
-        .map(|spec| parse_input(spec.trim()))
+        .map(|spec| parse_input(spec.trim()).map_err(|e| e.message.clone()))
         .collect()
 }
 
 /// Why a run ended without a value, on one line, or `None` for a result: `run`'s message
 /// ([`explain`]), its first line, after the file's name; a run-time error as its first line
 /// reads (`FILE:LINE:COL: detail [kind]`), without the snippet or colours.
-fn no_value_line(outcome: &Outcome, name: &str, text: &str) -> Option<String> {
+fn no_value_line(outcome: &Outcome, config: &Config, name: &str, text: &str) -> Option<String> {
     if let Outcome::Error { kind, detail, span } = outcome {
         let (line, column) = line_col(text, span.start as usize);
         return Some(format!("{name}:{line}:{column}: {detail} [{kind}]"));
     }
-    if exit_of(outcome) == Exit::Result {
+    if matches!(outcome, Outcome::Value(_) | Outcome::Empty | Outcome::Paused) {
         return None;
     }
-    let source = Source { name: name.to_string(), text: text.to_string() };
-    let message = explain(outcome, &source)?;
+    let source = Arc::new(Source { name: name.to_string(), text: text.to_string() });
+    let report = Report::of_end(outcome.clone(), config.clone(), 0, None, None, Wanted::default(), &source).ok()?;
+    let message = explain(&report.answer, false)?;
     Some(format!("{name}: {}", message.lines().next().unwrap_or_default()))
 }
 
@@ -165,7 +168,7 @@ fn run_one(
         let found = search(profile, config, SearchOptions { max_states, priorities: Priorities::Krun });
         total.merge(&found.coverage);
     }
-    Ok((ran.outcome.status().to_string(), ran.steps, no_value_line(&ran.outcome, &name, text)))
+    Ok((ran.outcome.status().to_string(), ran.steps, no_value_line(&ran.outcome, &ran.config, &name, text)))
 }
 
 /// Runs every program under `profile` and sums the rules they fire. Programs that cannot run

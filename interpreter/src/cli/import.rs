@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use knn_semantics::Profile;
 use knn_semantics::syntax::diagnostic::escape_controls;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
+use super::program::fail;
 use super::program::{Source, parse};
-use super::render::memory_limit;
+use crate::api::KnnError;
 use crate::import::lint::non_finite_values;
 use crate::import::{Format, ImportOptions, emit::emit, import_file};
 
@@ -75,7 +75,9 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
         FormatChoice::Onnx => Format::Onnx,
     });
     let network = import_file(&args.model, format, &options).map_err(|e| match e.too_large {
-        Some(too_large) => memory_limit(&format!("{}: the program for this network", args.model.display()), too_large),
+        Some(too_large) => {
+            fail(KnnError::memory(&format!("{}: the program for this network", args.model.display()), too_large))
+        }
         None => usage(e),
     })?;
     let suspicious = non_finite_values(&network);
@@ -94,7 +96,7 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
     // The program must read back under the revised rules with only its input bound; if it
     // does not, that is a bug of the importer, reported as the parse error it is.
     let source = Source { name: format!("{} (imported)", args.out.display()), text };
-    parse(&source, Profile::revised(), &[network.input.as_str()])?;
+    parse(&source, super::Semantics::Revised, &[network.input.as_str()])?;
     write_target(&target, args.force, |w| w.write_all(source.text.as_bytes())).map_err(usage)?;
     if target != Target::Stdout {
         let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();

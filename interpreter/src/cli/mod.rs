@@ -15,10 +15,8 @@ mod batch;
 mod check;
 pub mod coverage;
 mod import;
-pub mod inputs;
 pub mod output;
 mod program;
-mod render;
 mod rules;
 mod run;
 mod search;
@@ -50,6 +48,24 @@ pub enum Exit {
     Violated = 10,
     /// `knn verify`: not decided (timeout, limit, unsupported construct).
     Unknown = 11,
+    /// knn broke its own contract (a bug, reported as such).
+    Bug = 70,
+}
+
+impl Exit {
+    /// The exit of a code the library gives ([`crate::api::KnnError::exit_code`]).
+    pub fn of(code: u8) -> Exit {
+        match code {
+            0 => Exit::Result,
+            2 => Exit::Parse,
+            3 => Exit::NoValue,
+            4 => Exit::Limit,
+            10 => Exit::Violated,
+            11 => Exit::Unknown,
+            70 => Exit::Bug,
+            _ => Exit::Usage,
+        }
+    }
 }
 
 impl From<Exit> for ExitCode {
@@ -308,8 +324,14 @@ pub(crate) fn write_stdout(text: std::fmt::Arguments) {
 
 /// The profile a `--semantics` choice names.
 fn profile_of(semantics: Semantics) -> &'static knn_semantics::Profile {
-    match semantics {
-        Semantics::Revised => knn_semantics::Profile::revised(),
-        Semantics::Published => knn_semantics::Profile::published(),
+    crate::api::Semantics::from(semantics).profile()
+}
+
+impl From<Semantics> for crate::api::Semantics {
+    fn from(semantics: Semantics) -> crate::api::Semantics {
+        match semantics {
+            Semantics::Revised => crate::api::Semantics::Revised,
+            Semantics::Published => crate::api::Semantics::Published,
+        }
     }
 }

@@ -1,39 +1,40 @@
-//! `knn search`: every distinct final state.
+//! `knn search`: every distinct final state, as [`Program::search`](crate::api::Program::search)
+//! reports them.
 
-use knn_semantics::config::config_to_string;
-use knn_semantics::engine::{Final, Limit, Outcome, SearchOptions, search as search_engine};
+use knn_semantics::engine::{Limit, SearchOptions};
 use knn_semantics::profile::Priorities;
-use knn_semantics::report::{check_report_size, outcome_json};
 use serde_json::json;
 
-use super::render::{explain, memory_limit, value_text};
-use super::{Exit, OutputFormat, PriorityChoice, SearchArgs, profile_of, program::load};
+use super::program::{fail, parse_inputs, read_source};
+use super::{Exit, OutputFormat, PriorityChoice, SearchArgs};
+use crate::api::render::{config_text, explain, report_json, value_text};
+use crate::api::{Answer, KnnError, Program, Report};
 
 pub fn search(args: SearchArgs) -> Exit {
-    let profile = profile_of(args.program.semantics);
-    let (source, config) = match load(&args.program, profile) {
-        Ok(loaded) => loaded,
-        Err(exit) => return exit,
-    };
+    match search_program(&args) {
+        Ok(exit) | Err(exit) => exit,
+    }
+}
+
+fn search_program(args: &SearchArgs) -> Result<Exit, Exit> {
+    let inputs = parse_inputs(&args.program.inputs)?;
+    let program = Program::parse(read_source(&args.program.file)?, args.program.semantics.into()).map_err(fail)?;
     let priorities = match args.priorities {
         PriorityChoice::Krun => Priorities::Krun,
         PriorityChoice::FlatCooling => Priorities::FlatCooling,
     };
-    let result = search_engine(profile, config, SearchOptions { max_states: args.max_states, priorities });
+    let output = args.program.output;
+    let options = SearchOptions { max_states: args.max_states, priorities };
+    let searched =
+        program.search(&inputs, options, output == OutputFormat::Json, output == OutputFormat::Config).map_err(fail)?;
     // A final value too large to print within the memory budget ends the search with a limit.
     let mut too_large = None;
-    match args.program.output {
+    match output {
         OutputFormat::Json => {
-            if let Some(e) = result.finals.iter().find_map(|f| check_report_size(&f.outcome, &f.config).err()) {
-                return memory_limit("the report", e);
-            }
-            let outcomes: Vec<_> = result
-                .finals
-                .iter()
-                .map(|f| outcome_json(&f.outcome, &f.config, f.depth, None, Some(&source.text)))
-                .collect();
-            let mut report = json!({ "outcomes": outcomes, "states": result.states });
-            match result.limit {
+            let outcomes =
+                searched.finals.iter().map(report_json).collect::<Result<Vec<_>, KnnError>>().map_err(fail)?;
+            let mut report = json!({ "outcomes": outcomes, "states": searched.states });
+            match searched.limit {
                 Some(Limit::States(n)) => report["limit"] = json!({ "kind": "states", "value": n }),
                 Some(Limit::Memory(e)) => {
                     report["limit"] = json!({ "kind": "memory", "value": e.asked, "budget": e.budget });
@@ -43,52 +44,72 @@ pub fn search(args: SearchArgs) -> Exit {
             outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
         }
         OutputFormat::Config => {
-            for (n, f) in result.finals.iter().enumerate() {
+            for (n, f) in searched.finals.iter().enumerate() {
                 outln!("Solution {}", n + 1);
-                out!("{}", config_to_string(&f.config));
+                out!("{}", config_text(f).map_err(fail)?);
             }
         }
         OutputFormat::Value => {
-            for (n, f) in result.finals.iter().enumerate() {
-                let line = match &f.outcome {
-                    Outcome::Value(v) => match value_text(v, &f.config) {
-                        Ok(text) => format!("value {text}"),
-                        Err(e) => {
-                            too_large = Some(e);
-                            format!("a value too large to print: it {e}")
-                        }
-                    },
-                    other => explain(other, &source).unwrap_or_default().lines().next().unwrap_or_default().to_string(),
+            for (n, f) in searched.finals.iter().enumerate() {
+                let line = match value_text(&f.answer) {
+                    Ok(Some(text)) => format!("value {text}"),
+                    Err(e) => {
+                        too_large = e.too_large;
+                        format!(
+                            "a value too large to print: it {}",
+                            e.too_large.map(|t| t.to_string()).unwrap_or_default()
+                        )
+                    }
+                    Ok(None) => {
+                        explain(&f.answer, false).unwrap_or_default().lines().next().unwrap_or_default().to_string()
+                    }
                 };
                 outln!("solution {}: {line}", n + 1);
             }
         }
     }
-    if args.program.output != OutputFormat::Json {
-        eprintln!("{}; {} states explored", summary(&result.finals), result.states);
+    if output != OutputFormat::Json {
+        eprintln!("{}; {} states explored", summary(&searched.finals), searched.states);
     }
-    match result.limit.or(too_large.map(Limit::Memory)) {
+    match searched.limit.or(too_large.map(Limit::Memory)) {
         Some(limit) => {
-            if args.program.output != OutputFormat::Json {
-                eprint!("{}", explain(&Outcome::Limit(limit), &source).unwrap_or_default());
+            if output != OutputFormat::Json {
+                let message = match limit {
+                    Limit::States(n) => format!("limit: stopped after exploring {n} states (raise --max-states)"),
+                    Limit::Steps(n) => format!("limit: stopped after {n} steps (raise --max-steps)"),
+                    Limit::Memory(e) => format!("limit: {e}"),
+                };
+                eprintln!("{message}");
             }
-            Exit::Limit
+            Ok(Exit::Limit)
         }
-        None => Exit::Result,
+        None => Ok(Exit::Result),
+    }
+}
+
+/// The status of a final state, as the JSON report says it.
+fn status(report: &Report) -> &'static str {
+    match &report.answer {
+        Answer::Value { .. } | Answer::Term(_) => "done",
+        Answer::Empty => "empty",
+        Answer::Stuck(_) => "stuck",
+        Answer::Failed(e) if e.fault() == crate::api::Fault::Limit => "limit",
+        Answer::Failed(_) => "error",
     }
 }
 
 /// The final states by kind, values first: `48 final states: 8 values (2 distinct), 40 stuck`.
 /// Under the published rules most final states of a search are stuck paths `krun` never takes
 /// (docs/semantics.md §2.10): the counts say so before the reader scrolls through them.
-fn summary(finals: &[Final]) -> String {
+fn summary(finals: &[Report]) -> String {
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let count = |status: &str| finals.iter().filter(|f| f.outcome.status() == status).count();
+    let count = |wanted: &str| finals.iter().filter(|f| status(f) == wanted).count();
     let mut values: Vec<String> = finals
         .iter()
-        .filter_map(|f| match &f.outcome {
-            Outcome::Value(v) => Some(value_text(v, &f.config).unwrap_or_else(|e| e.to_string())),
-            _ => None,
+        .filter(|f| status(f) == "done")
+        .map(|f| match value_text(&f.answer) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(e) => e.too_large.map(|t| t.to_string()).unwrap_or(e.message.clone()),
         })
         .collect();
     let value_count = values.len();

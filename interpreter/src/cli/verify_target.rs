@@ -68,7 +68,7 @@ pub(super) fn load_network(
     };
     let mut all_bound = bound.clone();
     all_bound.push(&input_name);
-    let program = parse(&source, profile, &all_bound)?;
+    let program = parse(&source, super::Semantics::Revised, &all_bound)?;
     Ok(LoadedNetwork { source, program, input_name, input_len: imported.map(|(_, len)| len), fixed })
 }
 

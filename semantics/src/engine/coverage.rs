@@ -11,6 +11,12 @@ pub struct Coverage {
     counts: Vec<u64>,
 }
 
+impl std::fmt::Debug for Coverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Coverage {{ {}: {} firings }}", self.profile.name, self.total())
+    }
+}
+
 impl Coverage {
     pub fn new(profile: &'static Profile) -> Coverage {
         Coverage { profile, counts: vec![0; profile.rules().len()] }

@@ -3,11 +3,28 @@
 use std::path::Path;
 
 use knn_semantics::inputs::TensorInput;
+use knn_semantics::memory::MEMORY_LIMIT_HINT;
 
+use super::error::{Failure, KnnError};
 use crate::data::npy::read_npy;
 
-/// Parses one `--input` argument.
-pub fn parse_input(argument: &str) -> Result<TensorInput, String> {
+/// Parses one `--input` argument: `NAME=[1.0, 2.0]`, `NAME=[[1, 2], [3, 4]]` or
+/// `NAME=FILE.npy`. A malformed argument is a usage error; a well-formed file too large for the
+/// memory budget is a limit.
+///
+/// ```
+/// let x = knn_interpreter::parse_input("x=[[1, 2], [3, 4]]").unwrap();
+/// assert_eq!((x.shape, x.data), (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]));
+/// assert_eq!(knn_interpreter::parse_input("x=1.0").unwrap_err().exit_code(), 1);
+/// ```
+pub fn parse_input(argument: &str) -> Result<TensorInput, KnnError> {
+    parse_input_text(argument).map_err(|e| {
+        let failure = if e.contains(MEMORY_LIMIT_HINT) { Failure::Limit(None) } else { Failure::Usage };
+        KnnError::new(failure, e)
+    })
+}
+
+fn parse_input_text(argument: &str) -> Result<TensorInput, String> {
     let Some((name, value)) = argument.split_once('=') else {
         return Err(format!("`--input {argument}`: expected NAME=[v, …], NAME=[[…], …] or NAME=FILE.npy"));
     };
@@ -132,18 +149,18 @@ mod tests {
         assert!(parse_inline("[1, x]").unwrap_err().contains("`x` is not a number"));
         assert!(parse_inline("[[[1]]]").unwrap_err().contains("rank 1 or 2"));
         assert!(parse_inline("[1, 2").is_err());
-        assert!(parse_input("x").unwrap_err().contains("expected NAME="));
-        assert!(parse_input("let=[1]").unwrap_err().contains("not an identifier"));
+        assert!(parse_input("x").unwrap_err().message.contains("expected NAME="));
+        assert!(parse_input("let=[1]").unwrap_err().message.contains("not an identifier"));
     }
 
     #[test]
     fn a_value_that_is_neither_a_list_nor_a_file_says_what_a_value_is() {
-        let number = parse_input("x=1.0").unwrap_err();
+        let number = parse_input("x=1.0").unwrap_err().message.clone();
         assert!(number.starts_with("`--input x=1.0`: a value is a list in brackets"), "{number}");
         assert!(number.contains("or the path of a .npy file"), "{number}");
         assert!(number.ends_with("a single number is written `[1.0]`"), "{number}");
         assert!(!number.contains("cannot read the file"), "{number}");
-        let missing = parse_input("x=no-such-inputs.npy").unwrap_err();
+        let missing = parse_input("x=no-such-inputs.npy").unwrap_err().message.clone();
         assert!(missing.contains("or the path of a .npy file, and there is no file `no-such-inputs.npy`"), "{missing}");
     }
 }

@@ -1,0 +1,35 @@
+//! The library: one pipeline from a file to an answer, shared by the `knn` command, the tests,
+//! the benchmarks and the bindings for other languages (docs/architecture.md, "The library").
+//!
+//! ```text
+//! load (source | .nnet | .onnx)  →  Program            one loader, one validation
+//! Program::run(inputs, options)  →  Report             either engine, one result type
+//! any failure                    →  KnnError           what, where, whose fault
+//! Report | KnnError  →  render (value, config, json)  →  exit code
+//! ```
+//!
+//! ```
+//! use knn_interpreter::{Answer, RunOptions, load, parse_input};
+//!
+//! let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn"))?;
+//! let x = parse_input("x=[1.0, -2.0, 0.5]")?;
+//! let report = net.run(&[x], &RunOptions::default())?;
+//! let Answer::Value { value, .. } = &report.answer else { panic!("no value") };
+//! assert_eq!(value.to_string(), "0"); // the class, as `knn run` prints it
+//! # assert_eq!(report.exit_code(), 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod inputs;
+mod program;
+pub mod render;
+mod report;
+
+pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS, Place};
+pub use inputs::{parse_inline, parse_input};
+pub use program::{
+    EngineKind, Program, RunOptions, Searched, Semantics, Source, load, load_source, load_with, read_source,
+};
+pub(crate) use report::Wanted;
+pub use report::{Answer, Report};

@@ -1,0 +1,210 @@
+//! One result type: [`Report`]. Whichever engine ran, a run ends in one [`Answer`] — a value,
+//! an empty `<k>`, a stuck term, or a [`KnnError`] (the program's run-time error, krun's abort,
+//! a limit) — with what else was asked for: the steps, the `<env>` observables, the trace,
+//! the rule counts, the final configuration. The renderers (`render.rs`) print a report in
+//! every output format; the exit code is the answer's.
+
+use std::sync::Arc;
+
+use knn_semantics::Config;
+use knn_semantics::config::kitem_to_string;
+use knn_semantics::engine::{Coverage, Limit, Observed, Outcome, Step, Verdict};
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::memory;
+use knn_semantics::observables::{DenseTensor, env_tensors, read_tensor, tensor_size};
+use knn_semantics::report::check_report_size;
+use knn_semantics::term::{Node, Term};
+
+use super::error::{Failure, KnnError};
+use super::{EngineKind, Source};
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// A number or a tensor. `term` is the result as K writes it (`tensor(12, 2)`), when the
+    /// small-step engine produced it.
+    Value { value: Observed, term: Option<String> },
+    /// A result that is neither a number nor a tensor, as K prints it.
+    Term(String),
+    /// `<k>` is empty (published rules: a result `0` erased by `drop-int-zero`).
+    Empty,
+    /// No rule applies to this item (published rules only).
+    Stuck(String),
+    /// No value: the program's run-time error, krun's abort, or a limit.
+    Failed(KnnError),
+}
+
+impl Answer {
+    /// The exit code (docs/cli.md): 0 a result, else the error's.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Answer::Value { .. } | Answer::Term(_) | Answer::Empty => 0,
+            Answer::Stuck(_) => 3,
+            Answer::Failed(error) => error.exit_code(),
+        }
+    }
+
+    /// The answer as the engine contract compares answers (values bit for bit, errors by kind).
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Answer::Value { value, .. } => Verdict::Value(value.clone()),
+            Answer::Term(term) => Verdict::Value(Observed::Malformed(term.clone())),
+            Answer::Empty => Verdict::Empty,
+            Answer::Stuck(item) => Verdict::Stuck(item.clone()),
+            Answer::Failed(error) => match error.failure {
+                Failure::Runtime(kind) => Verdict::Error {
+                    kind,
+                    span: error.diagnostics.first().map(|d| d.span).unwrap_or_default(),
+                    detail: error.message.clone(),
+                },
+                Failure::Aborted => Verdict::Aborted(error.message.clone()),
+                _ => Verdict::Limit,
+            },
+        }
+    }
+}
+
+/// A run's answer and what else was asked for.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub answer: Answer,
+    pub engine: EngineKind,
+    /// Rewrite steps taken (small-step engine).
+    pub steps: Option<u64>,
+    /// Every name of the final `<env>` with its tensor, or why it is not a dense tensor
+    /// (small-step engine, when asked for).
+    pub observables: Option<Vec<(String, Result<DenseTensor, String>)>>,
+    /// Every rule applied, in order (when asked for).
+    pub trace: Option<Vec<Step>>,
+    /// How often each rule fired (small-step engine).
+    pub coverage: Option<Coverage>,
+    /// The final configuration (small-step engine, when asked for).
+    pub config: Option<Config>,
+    /// The program's source, for the places of errors.
+    pub source: Arc<Source>,
+}
+
+impl Report {
+    pub fn exit_code(&self) -> u8 {
+        self.answer.exit_code()
+    }
+
+    /// A report of the big-step engine's verdict.
+    pub(super) fn of_verdict(verdict: Verdict, source: &Arc<Source>) -> Report {
+        let answer = match verdict {
+            Verdict::Value(value) => Answer::Value { value, term: None },
+            Verdict::Error { kind, span, detail } => Answer::Failed(KnnError::runtime(kind, &detail, span, source)),
+            Verdict::Stuck(item) => Answer::Stuck(item),
+            Verdict::Empty => Answer::Empty,
+            Verdict::Aborted(reason) => Answer::Failed(aborted(&reason)),
+            Verdict::Limit => Answer::Failed(KnnError::new(Failure::Limit(None), "limit reached")),
+        };
+        Report {
+            answer,
+            engine: EngineKind::BigStep,
+            steps: None,
+            observables: None,
+            trace: None,
+            coverage: None,
+            config: None,
+            source: source.clone(),
+        }
+    }
+
+    /// A report of a small-step run. The observables are read out of the store when asked for,
+    /// after checking that they fit in the memory budget.
+    pub(super) fn of_run(
+        run: knn_semantics::engine::Run,
+        wanted: Wanted,
+        source: &Arc<Source>,
+    ) -> Result<Report, KnnError> {
+        let trace = wanted.trace.then_some(run.trace);
+        Report::of_end(run.outcome, run.config, run.steps, trace, Some(run.coverage), wanted, source)
+    }
+
+    /// A report of a final state of the small-step engine (of a run, or one of `search`'s).
+    pub(crate) fn of_end(
+        outcome: Outcome,
+        config: Config,
+        steps: u64,
+        trace: Option<Vec<Step>>,
+        coverage: Option<Coverage>,
+        wanted: Wanted,
+        source: &Arc<Source>,
+    ) -> Result<Report, KnnError> {
+        let observables = if wanted.observables {
+            check_report_size(&outcome, &config).map_err(|e| KnnError::memory("the report", e))?;
+            Some(env_tensors(&config).into_iter().map(|(name, t)| (name, t.map_err(|e| e.0))).collect())
+        } else {
+            None
+        };
+        let answer = match outcome {
+            Outcome::Value(term) => value_answer(&term, &config)?,
+            Outcome::Empty | Outcome::Paused => Answer::Empty,
+            Outcome::Stuck(item) => Answer::Stuck(kitem_to_string(&item)),
+            Outcome::Aborted(reason) => Answer::Failed(aborted(&reason)),
+            Outcome::Error { kind, detail, span } => Answer::Failed(KnnError::runtime(kind, &detail, span, source)),
+            Outcome::Limit(limit) => Answer::Failed(limit_error(limit)),
+        };
+        Ok(Report {
+            answer,
+            engine: EngineKind::SmallStep,
+            steps: Some(steps),
+            observables,
+            trace,
+            coverage,
+            config: wanted.config.then_some(config),
+            source: source.clone(),
+        })
+    }
+}
+
+/// What a small-step report keeps besides its answer.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Wanted {
+    pub observables: bool,
+    pub trace: bool,
+    pub config: bool,
+}
+
+fn aborted(reason: &str) -> KnnError {
+    KnnError::new(Failure::Aborted, format!("krun stops here: {reason}"))
+}
+
+/// A limit of the small-step engine, with the words that say which bound to raise.
+fn limit_error(limit: Limit) -> KnnError {
+    let message = match limit {
+        Limit::Steps(n) => format!("stopped after {n} steps (raise --max-steps)"),
+        Limit::States(n) => format!("stopped after exploring {n} states (raise --max-states)"),
+        Limit::Memory(too_large) => too_large.to_string(),
+    };
+    let mut error = KnnError::new(Failure::Limit(Some(limit)), message);
+    if let Limit::Memory(too_large) = limit {
+        error.too_large = Some(too_large);
+    }
+    error
+}
+
+/// The value in `<k>`: a tensor is read out of the store once it is known to fit in the memory
+/// budget (eight bytes an element, less than the store's terms take for it).
+fn value_answer(term: &Term, config: &Config) -> Result<Answer, KnnError> {
+    let value = match term.node() {
+        Node::Float(x) => Observed::Float(*x),
+        Node::Int(n) => Observed::Int(*n),
+        Node::Tensor { loc, len } => {
+            let size = tensor_size(&config.store, *loc, *len);
+            memory::check(size.and_then(|n| memory::bytes_for(n, 8))).map_err(|e| KnnError::memory("the result", e))?;
+            match read_tensor(&config.store, *loc, *len) {
+                Ok(t) => Observed::Tensor(t),
+                Err(e) => Observed::Malformed(e.0),
+            }
+        }
+        _ => return Ok(Answer::Term(term.to_string())),
+    };
+    Ok(Answer::Value { value, term: Some(term.to_string()) })
+}
+
+/// Whether a run-time error is the memory budget (a limit of knn, reported as one).
+pub(super) fn is_memory_limit(error: &KnnError) -> bool {
+    error.failure == Failure::Runtime(ErrorKind::MemoryLimit)
+}

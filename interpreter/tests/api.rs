@@ -1,0 +1,141 @@
+//! The library API (`knn_interpreter::{load, Program, Report, KnnError}`): one loader for the
+//! three formats, one report from either engine, one error type with its place, fault and exit
+//! code — and the same answers and exit codes as the `knn` command.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use knn_interpreter::api::render::{report_json, value_text};
+use knn_interpreter::{
+    Answer, EngineKind, Failure, Fault, KnnError, RunOptions, Semantics, load, load_source, load_with, parse_input,
+};
+use knn_semantics::engine::Observed;
+use knn_semantics::errors::ErrorKind;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+}
+
+fn on(engine: EngineKind) -> RunOptions {
+    RunOptions { engine: Some(engine), ..RunOptions::default() }
+}
+
+fn knn(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_knn")).args(args).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[test]
+fn a_program_gives_the_same_value_on_both_engines_and_as_the_command_prints_it() {
+    let path = repo("examples/mlp.knn");
+    let net = load(&path).unwrap();
+    for (x, class) in [("[1.0, -2.0, 0.5]", 0), ("[0.0, 1.0, 0.0]", 1)] {
+        let input = parse_input(&format!("x={x}")).unwrap();
+        let texts: Vec<String> = [EngineKind::SmallStep, EngineKind::BigStep]
+            .into_iter()
+            .map(|engine| {
+                let report = net.run(std::slice::from_ref(&input), &on(engine)).unwrap();
+                assert_eq!(report.engine, engine);
+                assert!(matches!(report.answer, Answer::Value { value: Observed::Int(c), .. } if c == class));
+                value_text(&report.answer).unwrap().unwrap()
+            })
+            .collect();
+        assert_eq!(texts[0], texts[1]);
+        let printed = knn(&["run", path.to_str().unwrap(), "--input", &format!("x={x}")]);
+        assert_eq!(printed, (Some(0), texts[0].clone()));
+    }
+}
+
+#[test]
+fn networks_load_from_nnet_and_onnx_with_their_input() {
+    for (file, width) in [("data/small/fc_2-2-3.nnet", 2), ("data/small/fc_2-2sigmoids-3.onnx", 2)] {
+        let net = load(repo(file)).unwrap();
+        let (name, len) = net.declared_input().unwrap();
+        assert_eq!(len, width, "{file}");
+        let input = parse_input(&format!("{name}=[0.25, -0.5]")).unwrap();
+        let small = net.run(std::slice::from_ref(&input), &on(EngineKind::SmallStep)).unwrap();
+        let big = net.run(&[input], &on(EngineKind::BigStep)).unwrap();
+        assert!(small.answer.verdict().agrees_with(&big.answer.verdict()), "{file}: {small:?} / {big:?}");
+        let Answer::Value { value: Observed::Tensor(t), .. } = &big.answer else { panic!("{file}: {big:?}") };
+        assert_eq!(t.shape, vec![3], "{file}");
+    }
+}
+
+#[test]
+fn errors_say_what_where_and_whose_fault_with_the_commands_exit_codes() {
+    let parse = load_source("bad.knn", "let x = in x", Semantics::Revised).unwrap_err();
+    assert_eq!((parse.failure, parse.exit_code(), parse.fault()), (Failure::Parse, 2, Fault::Program));
+    let place = parse.place.clone().unwrap();
+    assert_eq!((place.file.as_str(), place.line, place.column), ("bad.knn", 1, 9));
+    assert!(parse.render(false).contains("bad.knn:1:9"), "{}", parse.render(false));
+
+    let unbound = load_source("u.knn", "1.0 +\n  y", Semantics::Revised).unwrap();
+    let error = unbound.run(&[], &RunOptions::default()).unwrap_err();
+    assert_eq!((error.failure, error.exit_code()), (Failure::Static, 2));
+    assert_eq!(error.place.as_ref().map(|p| (p.line, p.column)), Some((2, 3)));
+
+    let missing = load("no/such/file.knn").unwrap_err();
+    assert_eq!((missing.failure, missing.exit_code(), missing.fault()), (Failure::Io, 1, Fault::Caller));
+
+    let bad_input = parse_input("x=[1, 2").unwrap_err();
+    assert_eq!((bad_input.failure, bad_input.exit_code()), (Failure::Usage, 1));
+}
+
+#[test]
+fn a_run_time_error_is_an_answer_with_its_place_on_both_engines() {
+    let text = "let t = initTensor(2) in\nt[5]";
+    let program = load_source("oob.knn", text, Semantics::Revised).unwrap();
+    for engine in [EngineKind::SmallStep, EngineKind::BigStep] {
+        let report = program.run(&[], &on(engine)).unwrap();
+        let Answer::Failed(error) = &report.answer else { panic!("{engine:?}: {:?}", report.answer) };
+        assert_eq!(error.failure, Failure::Runtime(ErrorKind::IndexOutOfBounds), "{engine:?}");
+        assert_eq!((report.exit_code(), error.fault()), (3, Fault::Program), "{engine:?}");
+        assert_eq!(error.place.as_ref().map(|p| p.line), Some(2), "{engine:?}");
+        let json = report_json(&report).unwrap();
+        assert_eq!(json["status"], "error");
+        assert_eq!(json["error"]["kind"], "index-out-of-bounds");
+        assert_eq!(json["error"]["line"], 2);
+    }
+}
+
+#[test]
+fn limits_are_answers_whose_fault_is_the_bound() {
+    let program =
+        load_source("loop.knn", "let t = initTensor(50) in let u = reluTensor(t) in u", Semantics::Revised).unwrap();
+    let options = RunOptions { max_steps: Some(5), observables: true, ..RunOptions::default() };
+    let report = program.run(&[], &options).unwrap();
+    assert_eq!(report.engine, EngineKind::SmallStep, "max_steps needs the rewriting engine");
+    let Answer::Failed(error) = &report.answer else { panic!("{:?}", report.answer) };
+    assert_eq!((error.fault(), report.exit_code()), (Fault::Limit, 4));
+    assert_eq!(report.steps, Some(5));
+    let json = report_json(&report).unwrap();
+    assert_eq!((json["status"].as_str(), json["limit"]["value"].as_u64()), (Some("limit"), Some(5)));
+    assert!(json["observables"].is_object());
+}
+
+#[test]
+fn options_the_big_step_engine_cannot_honour_are_refused() {
+    let program = load_source("one.knn", "1.0", Semantics::Published).unwrap();
+    let refused: KnnError = program.run(&[], &on(EngineKind::BigStep)).unwrap_err();
+    assert_eq!((refused.failure, refused.exit_code()), (Failure::Usage, 1));
+    let traced = load_source("one.knn", "1.0", Semantics::Revised).unwrap();
+    let options = RunOptions { engine: Some(EngineKind::BigStep), trace: true, ..RunOptions::default() };
+    assert_eq!(traced.run(&[], &options).unwrap_err().failure, Failure::Usage);
+}
+
+#[test]
+fn search_reports_every_final_state() {
+    // Under the published rules the tanh example has 48 final states, 8 of them values and 40
+    // stuck paths krun never takes (docs/semantics.md §2.10); the command counts the same.
+    let program = load_with(&repo("examples/tanh_rank2.knn"), Semantics::Published, &Default::default()).unwrap();
+    let searched = program.search(&[], Default::default(), true, false).unwrap();
+    assert_eq!(searched.finals.len(), 48);
+    let values = searched.finals.iter().filter(|f| matches!(f.answer, Answer::Value { .. })).count();
+    let stuck = searched.finals.iter().filter(|f| matches!(f.answer, Answer::Stuck(_))).count();
+    assert_eq!((values, stuck), (8, 40));
+    assert!(searched.finals.iter().all(|f| f.observables.is_some() && f.config.is_none()));
+    assert!(searched.limit.is_none());
+    let (code, printed) =
+        knn(&["search", repo("examples/tanh_rank2.knn").to_str().unwrap(), "--semantics", "published"]);
+    assert_eq!((code, printed.lines().count()), (Some(0), 48));
+}
