@@ -72,6 +72,13 @@ pub struct RowError {
     pub detail: Arc<str>,
 }
 
+/// A result of compiling: an error found then makes every row fail where it occurs.
+pub(super) type Eval<T> = Result<T, RowError>;
+
+pub(super) fn error(kind: ErrorKind, span: Span, detail: impl Into<Arc<str>>) -> RowError {
+    RowError { kind, span, detail: detail.into() }
+}
+
 /// `op(a, b)` on Floats (`+Float`, `*Float`, the `max`/`min` rules); `None` when no rule
 /// applies (a NaN in `max`/`min`).
 pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
