@@ -51,6 +51,8 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
     }
     let result = match (Interpreter { stage: &mut stage }).run(program, scope) {
         Ok(value) => stage.result_spec(value),
+        // An error ends the evaluation, the rest of the program discarded (`rev-error-abort`):
+        // every row fails with it, after the operations recorded before it.
         Err(e) => {
             stage.record(Op::Raise { error: e });
             ResultSpec::Failed

@@ -14,6 +14,10 @@ use super::ops::{Activation, Arith, Eval, FOperand, Item, Op, RowError, argmax, 
 use super::store::{Cell, Scope, Value};
 
 impl Interpreter<'_> {
+    /// `let name = F(…) in body`: the operands checked, the result allocated and computed, the
+    /// body pushed in a scope that binds `name` (or its argument pushed first, for the scalar
+    /// functions). A target that is not a name, or operands no rule accepts, are
+    /// `rev-let-func-error`.
     pub(super) fn let_func<'e>(
         &mut self,
         target: &'e Exp,
@@ -34,11 +38,13 @@ impl Interpreter<'_> {
         let call = func.span;
         match &func.kind {
             FuncKind::InitTensor(dims) => {
+                // `rev-let-init-tensor`: `defineTensor` (`rev-define-tensor`) allocates.
                 let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
                 let root = self.stage.store.alloc(&dims, call)?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
+                // `rev-let-relu`, `rev-let-tanh`, `rev-let-sigmoid`.
                 let function = match func.kind {
                     FuncKind::Relu(_) => ScalarFunction::Relu,
                     FuncKind::Tanh(_) => ScalarFunction::Item(Item::Tanh),
@@ -48,6 +54,7 @@ impl Interpreter<'_> {
                 tasks.push(Task::Eval(arg, scope));
             }
             FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => {
+                // `rev-let-relu-tensor`, `rev-let-tanh-tensor`, `rev-let-sigmoid-tensor`.
                 let activation = match func.kind {
                     FuncKind::ReluTensor(_) => Activation::Relu,
                     FuncKind::TanhTensor(_) => Activation::Tanh,
@@ -61,6 +68,8 @@ impl Interpreter<'_> {
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Linear(w, x) => {
+                // `rev-let-linear` reads both shapes, `rev-linear-checked` compares them (or
+                // `rev-linear-shape-mismatch`).
                 let (w, x) = (w.name.as_str(), x.name.as_str());
                 let shapes = (scope.shape.get(w), scope.shape.get(x));
                 let (Some(w_shape), Some(x_shape)) = shapes else {
@@ -80,8 +89,8 @@ impl Interpreter<'_> {
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
-                // `rev-let-func-error` diagnoses the operands left to right, then
-                // `ext-add-tensor-shape-mismatch` compares the shapes.
+                // `ext-let-add-tensor`: `rev-let-func-error` diagnoses the operands left to
+                // right, then `ext-add-tensor-shape-mismatch` compares the shapes.
                 const USAGE: &str = "`addTensor` takes the names of two tensors";
                 let y = tensor_name(y, call, USAGE)?;
                 let y_dims = self.operand_shape(&scope, y, name, call)?;
@@ -108,7 +117,8 @@ impl Interpreter<'_> {
     }
 
     /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`
-    /// in row-major order (`ext-add-helper-step`), `Y[idx]` read before `Z[idx]` (`seqstrict`).
+    /// in row-major order (`ext-add-helper-step`, until `ext-add-helper-done`), `Y[idx]` read
+    /// before `Z[idx]` (`seqstrict`).
     fn add_tensors(&mut self, y_loc: usize, z_loc: usize, x_root: usize, dims: &[usize], span: Span) -> Eval<()> {
         let targets = self.stage.store.leaves(x_root, dims);
         for (k, target) in targets.into_iter().enumerate() {
@@ -143,7 +153,15 @@ impl Interpreter<'_> {
     }
 
     /// The helper of `reluTensor`/`tanhTensor`/`sigmoidTensor`: `X[idx] = f(Y[idx])` for every
-    /// index of `dims` in row-major order (R24/R25 and the revised element rules).
+    /// index of `dims` in row-major order, the order in which the helpers' range rules visit
+    /// them (`relu-helper-nd-range`, `relu-helper-1d-range`, `relu-helper-nd-step`,
+    /// `relu-helper-range-step`, `relu-helper-nd-done`, `relu-helper-range-done`, and the same
+    /// for tanh: `tanh-helper-nd-range`, `tanh-helper-1d-range`, `tanh-helper-nd-step`,
+    /// `tanh-helper-range-step`, `tanh-helper-nd-done`, `tanh-helper-range-done`, and sigmoid:
+    /// `sigmoid-helper-nd-range`, `sigmoid-helper-1d-range`, `sigmoid-helper-nd-step`,
+    /// `sigmoid-helper-range-step`, `sigmoid-helper-nd-done`, `sigmoid-helper-range-done`), each
+    /// element by its element rule: `rev-relu-helper-elem` (`max(Y[idx], 0.0)`),
+    /// `rev-tanh-helper-elem`, `rev-sigmoid-helper-elem`.
     fn activation(
         &mut self,
         activation: Activation,
@@ -169,7 +187,9 @@ impl Interpreter<'_> {
         Ok(())
     }
 
-    /// The helper of `linear`: `Y[i] = Y[i] + (W[i][j] * X[j])` for `i`, then `j`, in order.
+    /// The helper of `linear`: `Y[i] = Y[i] + (W[i][j] * X[j])` (`rev-linear-mac`) for each
+    /// row `i` (`linear-rows-range`, `linear-rows-step`, `linear-rows-done`), then each column
+    /// `j` (`linear-cols-step`, `linear-cols-done`), in order.
     fn linear(&mut self, w_loc: usize, x_loc: usize, y_root: usize, rows: usize, cols: usize, span: Span) -> Eval<()> {
         let targets = self.stage.store.leaves(y_root, &[rows]);
         if fuse::matvec(self.stage, w_loc, x_loc, &targets, rows, cols) {
@@ -191,6 +211,8 @@ impl Interpreter<'_> {
     }
 
     /// `ArgMax(X)` (Rev-6): the vector is read through its header; every element must be a Float.
+    /// Unbound, not a name or not a vector is `rev-argmax-error`; no element, `rev-argmax-empty`;
+    /// an element that is not a Float, `rev-argmax-helper-error`. The scan is `ops::argmax`.
     pub(super) fn argmax(&mut self, arg: &Exp, scope: &Scope, span: Span) -> Eval<Value> {
         let not_a_vector = |detail: String| error(ErrorKind::ArgmaxNotAVector, span, detail);
         let ExpKind::Id(x) = &arg.kind else { return Err(not_a_vector("ArgMax takes the name of a vector".into())) };

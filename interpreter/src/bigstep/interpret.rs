@@ -17,14 +17,21 @@ use super::stage::Stage;
 use super::store::{Cell, Scope, Value};
 
 /// What is left to do: evaluate an expression, or finish a construct whose operands are on the
-/// value stack.
+/// value stack. The constructs waiting for their operands are what heating leaves on `<k>`
+/// (`HOLE ~> □ + K1`), and finishing one is what cooling does: a task stack has no holes to
+/// move, so the strictness rules are cited on the tasks that do their work.
 pub(super) enum Task<'e> {
     Eval(&'e Exp, Rc<Scope>),
-    /// Pops `b`, then `a`.
+    /// Pops `b`, then `a`: `□ op K1` while `a` is evaluated (`heat-add-1`, `heat-mul-1`,
+    /// `heat-max-1`, `heat-min-1`), then `K0 op □` while `b` is, once `a` is a value (Rev-11:
+    /// `rev-heat-add-2`, `rev-heat-mul-2`, `rev-heat-max-2`, `rev-heat-min-2`), each value put
+    /// back as it comes (`cool-add-1`, `cool-add-2`, `cool-mul-1`, `cool-mul-2`, `cool-max-1`,
+    /// `cool-max-2`, `cool-min-1`, `cool-min-2`).
     Arith(Arith, Span),
-    /// Pops the base.
+    /// Pops the base: `□ [ Is ]` while it is evaluated (`heat-index-1`, `cool-index-1`).
     Index(&'e [i64], Span),
-    /// Pops the value, binds `name` in `body` (`rev-let-value`).
+    /// Pops the value, binds `name` in `body` (`rev-let-value`). The value is evaluated first,
+    /// here and for `Assign` (`strict(2)`: `heat-let-2`, `cool-let-2`).
     Bind {
         name: &'e str,
         body: &'e Exp,
@@ -36,7 +43,10 @@ pub(super) enum Task<'e> {
         body: &'e Exp,
         scope: Rc<Scope>,
     },
-    /// Pops the argument of `relu`/`tanh`/`sigmoid`, binds the result (Rev-9).
+    /// Pops the argument of `relu`/`tanh`/`sigmoid`, binds the result (Rev-9: `rev-let-relu`
+    /// rewrites to `max(E, 0.0)`, `rev-let-tanh` and `rev-let-sigmoid` to `tanhItem(E)` and
+    /// `sigmoidItem(E)`, whose argument is evaluated first: `ctx-tanh-item`, `heat-tanh-item`,
+    /// `cool-tanh-item`, `ctx-sigmoid-item`, `heat-sigmoid-item`, `cool-sigmoid-item`).
     ScalarLet {
         function: ScalarFunction,
         name: &'e str,
@@ -68,6 +78,7 @@ impl Interpreter<'_> {
                     ExpKind::Float(x) => values.push(Value::Float(*x)),
                     ExpKind::Int(n) => values.push(Value::Int(*n)),
                     ExpKind::Id(x) => {
+                        // `lookup-id`; unbound, `rev-unbound-identifier`.
                         let loc = scope.lookup(x, e.span)?;
                         values.push(self.stage.read(loc));
                     }
@@ -137,7 +148,8 @@ impl Interpreter<'_> {
         scope.with_value(name, loc)
     }
 
-    /// `op(a, b)`: the Float rules, the Int and mixed rules of Rev-10, or `invalid-operands`.
+    /// `op(a, b)`: the Float rules, the Int and mixed rules of Rev-10, or `invalid-operands`
+    /// (`rev-arith-invalid`).
     pub(super) fn arith(&mut self, op: Arith, a: Value, b: Value, span: Span) -> Eval<Value> {
         let invalid = || {
             error(
@@ -157,7 +169,8 @@ impl Interpreter<'_> {
                 Arith::Add | Arith::Mul => self.stage.int_op(op, x, y, span),
                 Arith::Max | Arith::Min => Err(invalid()),
             },
-            // Mixed: the Int is widened, the operands keep their order.
+            // Mixed: the Int is widened, the operands keep their order (`rev-add-float-int`,
+            // `rev-mul-float-int`, then `rev-add-int-float`, `rev-mul-int-float`).
             (Some(x), None, None, Some(y)) if matches!(op, Arith::Add | Arith::Mul) => {
                 let y = self.stage.widen(y);
                 self.stage.float_op(op, x, y, span).ok_or_else(invalid)
@@ -170,8 +183,11 @@ impl Interpreter<'_> {
         }
     }
 
-    /// `base [ ints ]` with the revised `[anywhere]` rules: each index is checked against the
-    /// header it goes through; indexing a scalar is `too-many-indices`.
+    /// `base [ ints ]` with the revised `[anywhere]` rules, one index at a time
+    /// (`index-tensor-split-anywhere`): each index is checked against the header it goes through
+    /// (`rev-index-anywhere` reads the element, `lookup-loc`; out of bounds,
+    /// `rev-index-out-of-bounds-anywhere`); indexing a scalar is `too-many-indices`
+    /// (`rev-index-scalar`).
     pub(super) fn index(&mut self, base: Value, ints: &[i64], span: Span) -> Eval<Value> {
         let mut value = base;
         for &i in ints {
@@ -188,7 +204,18 @@ impl Interpreter<'_> {
     }
 
     /// `let target = value in …` for a target that is not a name: flatten `X[i][j]…` into
-    /// `X[i, j, …]` (`rev-let-index-flatten`), then write through `X` (`rev-let-index-assign`).
+    /// `X[i, j, …]` (`rev-let-index-flatten`), then write through `X` (`rev-let-index-assign`);
+    /// any other target is `rev-let-target-error`.
+    ///
+    /// The write walks down from `X`'s header, each index checked against the header it goes
+    /// through, which gives the writes and the errors of the rules' steps. With one index,
+    /// `rev-storeval-id` writes, or `rev-storeval-id-out-of-bounds`, `rev-storeval-id-scalar`,
+    /// `rev-storeval-id-unbound` fail. With more, `X[i]` is evaluated first as an element
+    /// reference (`rev-ctx-storeval-base-id`, `rev-heat-storeval-base`, `cool-storeval-base`;
+    /// an unbound `X` or an `i` out of bounds ends the write with its error:
+    /// `rev-storeval-error`), then `rev-storeval-walk` goes down the headers and
+    /// `rev-storeval-lookup` with `store-at-val` writes the element, or
+    /// `rev-storeval-lookup-out-of-bounds`, `rev-storeval-scalar` fail.
     fn assign(&mut self, target: &Exp, value: Value, scope: &Scope) -> Eval<()> {
         let invalid =
             || error(ErrorKind::InvalidLetTarget, target.span, "a `let` binds a name or assigns an element `t[i, …]`");
