@@ -122,13 +122,16 @@ impl Frame {
         self.data.get_disjoint_mut(ranges).expect("the layout keeps an operation's buffers apart")
     }
 
+    /// A row keeps its first error: the rules discard the rest of `<k>` after one
+    /// (`rev-error-abort`), so the later operations' results in that lane are never read.
     fn fail(&mut self, lane: usize, error: impl FnOnce() -> RowError) {
         if self.errors[lane].is_none() {
             self.errors[lane] = Some(error());
         }
     }
 
-    /// Records relu's missing rule in every lane where `values` (elements × lanes) holds a NaN.
+    /// Records relu's missing rule in every lane where `values` (elements × lanes) holds a NaN:
+    /// `max(NaN, 0.0)` matches neither `max-left` nor `max-right`, so `rev-arith-invalid` applies.
     fn fail_relu_nan(&mut self, values: Range<usize>, span: Span) {
         let lanes = self.lanes;
         let failed: Vec<usize> = values.filter(|&k| self.data[k].is_nan()).map(|k| k % lanes).collect();
@@ -175,6 +178,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
         Op::Float { op, a, b, out, span } => {
             for lane in 0..lanes {
                 let (x, y) = (f.float(*a, lane), f.float(*b, lane));
+                // No rule computes `max`/`min` of a NaN: `rev-arith-invalid`.
                 let value = float_arith(*op, x, y).unwrap_or_else(|| {
                     f.fail(lane, || RowError {
                         kind: ErrorKind::InvalidOperands,

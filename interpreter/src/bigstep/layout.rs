@@ -4,14 +4,7 @@
 //! of memory per row, not one per layer, and a group of rows stays in cache.
 
 use super::ops::{BufId, Op};
-use super::plan::{Leaf, PlanInput, ResultSpec};
-
-/// Offsets and frame size in elements per lane.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Layout {
-    pub offsets: Vec<usize>,
-    pub len: usize,
-}
+use super::plan::{Layout, Leaf, PlanInput, ResultSpec};
 
 /// The buffers `op` names, read or written.
 pub fn buffers_of(op: &Op) -> Vec<BufId> {

@@ -1,19 +1,26 @@
 //! The big-step engine: compiles a revised program once into a [`Plan`] (what does not depend on
 //! the inputs is computed there), then runs the plan on one input or on many in parallel.
 
-pub mod eval;
+mod compile;
 pub mod exec;
+mod functions;
+mod fuse;
+mod interpret;
 pub mod layout;
 pub mod ops;
 pub mod plan;
+mod registers;
+mod stage;
+mod store;
 
 use knn_semantics::engine::{Engine, Verdict};
 use knn_semantics::inputs::{InputError, TensorInput};
 use knn_semantics::syntax::Exp;
 
-pub use eval::{Binding, InputData, compile};
+pub use compile::compile;
 pub use exec::{ExecOptions, RowResult, run_rows};
 pub use plan::Plan;
+pub use store::{Binding, InputData};
 
 use crate::tensor::Precision;
 

@@ -72,8 +72,16 @@ pub struct RowError {
     pub detail: Arc<str>,
 }
 
-/// `op(a, b)` on Floats (`+Float`, `*Float`, the `max`/`min` rules); `None` when no rule
-/// applies (a NaN in `max`/`min`).
+/// A result of compiling: an error found then makes every row fail where it occurs.
+pub(super) type Eval<T> = Result<T, RowError>;
+
+pub(super) fn error(kind: ErrorKind, span: Span, detail: impl Into<Arc<str>>) -> RowError {
+    RowError { kind, span, detail: detail.into() }
+}
+
+/// `op(a, b)` on Floats: `+Float` (`add-float`), `*Float` (`mul-float`), the `max`/`min` rules
+/// (`max-left`, `max-right`, `min-left`, `min-right`); `None` when no rule applies (a NaN in
+/// `max`/`min`), which is `rev-arith-invalid`'s `invalid-operands`.
 pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
     match op {
         Arith::Add => Some(a + b),
@@ -83,7 +91,8 @@ pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
     }
 }
 
-/// `op(a, b)` on Ints (`+Int`, `*Int`); `None` beyond 64 bits. `max`/`min` have no Int rule.
+/// `op(a, b)` on Ints (`+Int`: `rev-add-int`, `*Int`: `rev-mul-int`); `None` beyond 64 bits.
+/// `max`/`min` have no Int rule.
 pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
     match op {
         Arith::Add => a.checked_add(b),
@@ -92,6 +101,8 @@ pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
     }
 }
 
+/// `tanhItem(X)` of a Float by Rev-13 (`rev-tanh-item-nonnegative`, `rev-tanh-item-negative`),
+/// `sigmoidItem(X)` by `sigmoid-item-float`.
 pub fn item(item: Item, x: f64) -> f64 {
     match item {
         Item::Tanh => revised_tanh(x),
@@ -104,8 +115,10 @@ pub fn widen(i: i64) -> f64 {
     int_to_float(i)
 }
 
-/// The revised ArgMax over `values`: start from element 0, move on a strictly greater element
-/// (`rev-argmax-step-greater`), keep the earlier index otherwise (ties, NaN).
+/// The revised ArgMax over `values`: start from element 0 (`rev-argmax-start`), move on a
+/// strictly greater element (`rev-argmax-step-greater`), keep the earlier index otherwise (ties,
+/// NaN: `rev-argmax-step-not-greater`); past the last element the index is the answer
+/// (`argmax-done`).
 pub fn argmax(values: impl IntoIterator<Item = f64>) -> i64 {
     let mut values = values.into_iter();
     let Some(mut best) = values.next() else { return 0 };

@@ -1,0 +1,277 @@
+//! The functions of K-NN: `let X = F(…) in E` for every `F` (`initTensor`, the scalar and
+//! tensor activations, `linear`, `addTensor`) and `ArgMax`. Each checks its operands in the
+//! rules' order, allocates its result as `alloc` does, and runs its helper element by element in
+//! the rules' order, unless the operands fit one operation of the plan (`fuse.rs`).
+
+use std::rc::Rc;
+
+use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
+use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Span};
+
+use super::fuse;
+use super::interpret::{Interpreter, ScalarFunction, Task};
+use super::ops::{Activation, Arith, Eval, FOperand, Item, Op, RowError, argmax, error};
+use super::store::{Cell, Scope, Value};
+
+impl Interpreter<'_> {
+    /// `let name = F(…) in body`: the operands checked, the result allocated and computed, the
+    /// body pushed in a scope that binds `name` (or its argument pushed first, for the scalar
+    /// functions). A target that is not a name, or operands no rule accepts, are
+    /// `rev-let-func-error`.
+    pub(super) fn let_func<'e>(
+        &mut self,
+        target: &'e Exp,
+        func: &'e Func,
+        body: &'e Exp,
+        scope: Rc<Scope>,
+        span: Span,
+        tasks: &mut Vec<Task<'e>>,
+    ) -> Eval<()> {
+        let name = match &target.kind {
+            ExpKind::Id(x) => x.as_str(),
+            _ => {
+                return Err(error(ErrorKind::InvalidLetTarget, span, "a function's result needs a name"));
+            }
+        };
+        // Errors about the operands point at the call `F(…)`, as the small-step rules do, not at
+        // the whole `let` (`span`), which runs to the end of its body.
+        let call = func.span;
+        match &func.kind {
+            FuncKind::InitTensor(dims) => {
+                // `rev-let-init-tensor`: `defineTensor` (`rev-define-tensor`) allocates.
+                let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+                let root = self.stage.store.alloc(&dims, call)?;
+                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
+            }
+            FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
+                // `rev-let-relu`, `rev-let-tanh`, `rev-let-sigmoid`.
+                let function = match func.kind {
+                    FuncKind::Relu(_) => ScalarFunction::Relu,
+                    FuncKind::Tanh(_) => ScalarFunction::Item(Item::Tanh),
+                    _ => ScalarFunction::Item(Item::Sigmoid),
+                };
+                tasks.push(Task::ScalarLet { function, name, body, scope: scope.clone(), span });
+                tasks.push(Task::Eval(arg, scope));
+            }
+            FuncKind::ReluTensor(arg) | FuncKind::TanhTensor(arg) | FuncKind::SigmoidTensor(arg) => {
+                // `rev-let-relu-tensor`, `rev-let-tanh-tensor`, `rev-let-sigmoid-tensor`.
+                let activation = match func.kind {
+                    FuncKind::ReluTensor(_) => Activation::Relu,
+                    FuncKind::TanhTensor(_) => Activation::Tanh,
+                    _ => Activation::Sigmoid,
+                };
+                let y = tensor_name(arg, call, "a tensor function takes the name of a tensor")?;
+                let dims = self.operand_shape(&scope, y, name, call)?;
+                let y_loc = scope.env[y];
+                let root = self.stage.store.alloc(&dims, call)?;
+                self.activation(activation, y_loc, root, &dims, span)?;
+                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
+            }
+            FuncKind::Linear(w, x) => {
+                // `rev-let-linear` reads both shapes, `rev-linear-checked` compares them (or
+                // `rev-linear-shape-mismatch`).
+                let (w, x) = (w.name.as_str(), x.name.as_str());
+                let shapes = (scope.shape.get(w), scope.shape.get(x));
+                let (Some(w_shape), Some(x_shape)) = shapes else {
+                    self.operand_shape(&scope, w, name, call)?;
+                    self.operand_shape(&scope, x, name, call)?;
+                    unreachable!("an operand without a shape is diagnosed");
+                };
+                let (&[i, j], &[j2]) = (&w_shape[..], &x_shape[..]) else {
+                    return Err(linear_mismatch(name, w, x, w_shape, x_shape, call));
+                };
+                if j != j2 || name == w || name == x {
+                    return Err(linear_mismatch(name, w, x, w_shape, x_shape, call));
+                }
+                let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
+                let root = self.stage.store.alloc(&[i], call)?;
+                self.linear(w_loc, x_loc, root, i, j, call)?;
+                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &[i])));
+            }
+            FuncKind::AddTensor(y, z) => {
+                // `ext-let-add-tensor`: `rev-let-func-error` diagnoses the operands left to
+                // right, then `ext-add-tensor-shape-mismatch` compares the shapes.
+                const USAGE: &str = "`addTensor` takes the names of two tensors";
+                let y = tensor_name(y, call, USAGE)?;
+                let y_dims = self.operand_shape(&scope, y, name, call)?;
+                let z = tensor_name(z, call, USAGE)?;
+                let z_dims = self.operand_shape(&scope, z, name, call)?;
+                if y_dims != z_dims {
+                    return Err(error(
+                        ErrorKind::ShapeMismatch,
+                        call,
+                        format!(
+                            "addTensor({y}, {z}) needs two tensors of the same shape; {y} has shape {:?} and {z} has shape {:?}",
+                            &y_dims[..],
+                            &z_dims[..]
+                        ),
+                    ));
+                }
+                let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
+                let root = self.stage.store.alloc(&y_dims, call)?;
+                self.add_tensors(y_loc, z_loc, root, &y_dims, span)?;
+                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`
+    /// in row-major order (`ext-add-helper-step`, until `ext-add-helper-done`), `Y[idx]` read
+    /// before `Z[idx]` (`seqstrict`).
+    fn add_tensors(&mut self, y_loc: usize, z_loc: usize, x_root: usize, dims: &[usize], span: Span) -> Eval<()> {
+        let targets = self.stage.store.leaves(x_root, dims);
+        for (k, target) in targets.into_iter().enumerate() {
+            let index = row_major_index(k, dims);
+            let y = self.stage.read(y_loc);
+            let y_element = self.index(y, &index, span)?;
+            let z = self.stage.read(z_loc);
+            let z_element = self.index(z, &index, span)?;
+            let sum = self.arith(Arith::Add, y_element, z_element, span)?;
+            self.stage.write(target, sum);
+        }
+        Ok(())
+    }
+
+    /// The shape of a tensor operand `y` of the function whose result is `output`, or the error
+    /// `rev-let-func-error` reports (unbound, no shape, aliased output).
+    fn operand_shape(&self, scope: &Scope, y: &str, output: &str, span: Span) -> Eval<Rc<[usize]>> {
+        if !scope.env.contains_key(y) {
+            return Err(error(ErrorKind::UnboundIdentifier, span, format!("`{y}` is not bound here")));
+        }
+        let Some(shape) = scope.shape.get(y) else {
+            return Err(error(ErrorKind::UnknownTensor, span, format!("`{y}` is not a tensor with a known shape")));
+        };
+        if y == output {
+            return Err(error(
+                ErrorKind::AliasedOutput,
+                span,
+                format!("`{y}` cannot be both the input and the output"),
+            ));
+        }
+        Ok(shape.clone())
+    }
+
+    /// The helper of `reluTensor`/`tanhTensor`/`sigmoidTensor`: `X[idx] = f(Y[idx])` for every
+    /// index of `dims` in row-major order, the order in which the helpers' range rules visit
+    /// them (`relu-helper-nd-range`, `relu-helper-1d-range`, `relu-helper-nd-step`,
+    /// `relu-helper-range-step`, `relu-helper-nd-done`, `relu-helper-range-done`, and the same
+    /// for tanh: `tanh-helper-nd-range`, `tanh-helper-1d-range`, `tanh-helper-nd-step`,
+    /// `tanh-helper-range-step`, `tanh-helper-nd-done`, `tanh-helper-range-done`, and sigmoid:
+    /// `sigmoid-helper-nd-range`, `sigmoid-helper-1d-range`, `sigmoid-helper-nd-step`,
+    /// `sigmoid-helper-range-step`, `sigmoid-helper-nd-done`, `sigmoid-helper-range-done`), each
+    /// element by its element rule: `rev-relu-helper-elem` (`max(Y[idx], 0.0)`),
+    /// `rev-tanh-helper-elem`, `rev-sigmoid-helper-elem`.
+    fn activation(
+        &mut self,
+        activation: Activation,
+        y_loc: usize,
+        x_root: usize,
+        dims: &[usize],
+        span: Span,
+    ) -> Eval<()> {
+        let targets = self.stage.store.leaves(x_root, dims);
+        if fuse::activate(self.stage, activation, y_loc, &targets, dims, span) {
+            return Ok(());
+        }
+        for (k, target) in targets.into_iter().enumerate() {
+            let y = self.stage.read(y_loc);
+            let element = self.index(y, &row_major_index(k, dims), span)?;
+            let value = match activation {
+                Activation::Relu => self.arith(Arith::Max, element, Value::Float(0.0), span)?,
+                Activation::Tanh => self.stage.item(Item::Tanh, element, span)?,
+                Activation::Sigmoid => self.stage.item(Item::Sigmoid, element, span)?,
+            };
+            self.stage.write(target, value);
+        }
+        Ok(())
+    }
+
+    /// The helper of `linear`: `Y[i] = Y[i] + (W[i][j] * X[j])` (`rev-linear-mac`) for each
+    /// row `i` (`linear-rows-range`, `linear-rows-step`, `linear-rows-done`), then each column
+    /// `j` (`linear-cols-step`, `linear-cols-done`), in order.
+    fn linear(&mut self, w_loc: usize, x_loc: usize, y_root: usize, rows: usize, cols: usize, span: Span) -> Eval<()> {
+        let targets = self.stage.store.leaves(y_root, &[rows]);
+        if fuse::matvec(self.stage, w_loc, x_loc, &targets, rows, cols) {
+            return Ok(());
+        }
+        for (i, &target) in targets.iter().enumerate() {
+            for j in 0..cols {
+                let y_i = self.stage.read(target);
+                let w = self.stage.read(w_loc);
+                let w_ij = self.index(w, &[i as i64, j as i64], span)?;
+                let x = self.stage.read(x_loc);
+                let x_j = self.index(x, &[j as i64], span)?;
+                let product = self.arith(Arith::Mul, w_ij, x_j, span)?;
+                let sum = self.arith(Arith::Add, y_i, product, span)?;
+                self.stage.write(target, sum);
+            }
+        }
+        Ok(())
+    }
+
+    /// `ArgMax(X)` (Rev-6): the vector is read through its header; every element must be a Float.
+    /// Unbound, not a name or not a vector is `rev-argmax-error`; no element, `rev-argmax-empty`;
+    /// an element that is not a Float, `rev-argmax-helper-error`. The scan is `ops::argmax`.
+    pub(super) fn argmax(&mut self, arg: &Exp, scope: &Scope, span: Span) -> Eval<Value> {
+        let not_a_vector = |detail: String| error(ErrorKind::ArgmaxNotAVector, span, detail);
+        let ExpKind::Id(x) = &arg.kind else { return Err(not_a_vector("ArgMax takes the name of a vector".into())) };
+        let loc = scope.lookup(x, span)?;
+        let Cell::Tensor { loc: first, len } = self.stage.store[loc] else {
+            return Err(not_a_vector(format!("`{x}` is not a vector of floats")));
+        };
+        if len == 0 {
+            return Err(error(ErrorKind::ArgmaxEmpty, span, format!("`{x}` has no element")));
+        }
+        let is_float = |cell: Cell| matches!(cell, Cell::Float(_) | Cell::FReg(_) | Cell::Slot { .. });
+        if let Some(k) = (first..first + len).position(|l| !is_float(self.stage.store[l])) {
+            return Err(not_a_vector(format!("element {k} of `{x}` is not a Float")));
+        }
+        if let Some(index) = fuse::argmax_buffer(self.stage, first, len) {
+            return Ok(index);
+        }
+        let items: Vec<FOperand> =
+            (first..first + len).map(|l| self.stage.read(l).float_operand().expect("a Float element")).collect();
+        let constants: Option<Vec<f64>> = items
+            .iter()
+            .map(|o| match o {
+                FOperand::Const(x) => Some(*x),
+                FOperand::Reg(_) => None,
+            })
+            .collect();
+        if let Some(values) = constants {
+            return Ok(Value::Int(argmax(values)));
+        }
+        let out = self.stage.new_ireg();
+        self.stage.record(Op::ArgMaxOperands { items, out });
+        Ok(Value::IReg(out))
+    }
+}
+
+fn linear_mismatch(y: &str, w: &str, x: &str, w_shape: &[usize], x_shape: &[usize], span: Span) -> RowError {
+    if y == w || y == x {
+        error(ErrorKind::AliasedOutput, span, format!("`{y}` cannot be both an operand and the output of `linear`"))
+    } else {
+        let dims = |shape: &[usize]| shape.iter().map(|&d| d as i64).collect::<Vec<_>>();
+        error(ErrorKind::ShapeMismatch, span, linear_mismatch_detail(w, x, &dims(w_shape), &dims(x_shape)))
+    }
+}
+
+/// The operand of a tensor function as a name: `unknown-tensor` (with `usage`) when it is
+/// another expression, as `rev-let-func-error` says.
+fn tensor_name<'e>(arg: &'e Exp, span: Span, usage: &str) -> Eval<&'e str> {
+    match &arg.kind {
+        ExpKind::Id(name) => Ok(name.as_str()),
+        _ => Err(error(ErrorKind::UnknownTensor, span, usage)),
+    }
+}
+
+/// The `k`-th index of `dims` in row-major order.
+fn row_major_index(mut k: usize, dims: &[usize]) -> Vec<i64> {
+    let mut index = vec![0i64; dims.len()];
+    for (slot, &d) in index.iter_mut().zip(dims).rev() {
+        *slot = (k % d) as i64;
+        k /= d;
+    }
+    index
+}
