@@ -4,6 +4,7 @@
 pub mod bigstep;
 pub mod cli;
 pub mod data;
+pub mod fuzzing;
 pub mod import;
 pub mod tensor;
 pub mod verify;
