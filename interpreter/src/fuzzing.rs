@@ -63,7 +63,15 @@ pub fn parse_and_check(bytes: &[u8]) -> Answer {
                 let _ = format!("{program:?}");
                 let errors = check_program(&program, &[FUZZ_INPUT]);
                 for e in &errors {
-                    let _ = render_report("fuzz.knn", &source, e.span, &e.message, e.kind.k_message(), e.hint.as_deref(), true);
+                    let _ = render_report(
+                        "fuzz.knn",
+                        &source,
+                        e.span,
+                        &e.message,
+                        e.kind.k_message(),
+                        e.hint.as_deref(),
+                        true,
+                    );
                 }
                 if std::ptr::eq(profile, Profile::revised()) && errors.is_empty() {
                     verdict = Answer::Accepted;

@@ -59,7 +59,10 @@ fn every_seed_replays_and_the_good_ones_are_accepted() {
             }
         }
         for name in good {
-            assert!(accepted.iter().any(|a| a == name), "{target}: the seed {name} is refused (accepted: {accepted:?})");
+            assert!(
+                accepted.iter().any(|a| a == name),
+                "{target}: the seed {name} is refused (accepted: {accepted:?})"
+            );
         }
     }
 }
