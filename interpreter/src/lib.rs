@@ -6,6 +6,7 @@ pub mod api;
 pub mod bigstep;
 pub mod cli;
 pub mod data;
+pub mod fuzzing;
 pub mod import;
 pub mod tensor;
 pub mod verify;

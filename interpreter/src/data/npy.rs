@@ -47,7 +47,14 @@ pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
         return Err(NpyError { too_large: Some(too_large), ..fail(format!("reading it {too_large}")) });
     }
     let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the file: {e}")))?;
-    let (header_start, data_start) = check_preamble(&bytes).map_err(&fail)?;
+    parse_npy(path, &bytes)
+}
+
+/// Reads the bytes of a `.npy` file (`path` names it in errors); what [`read_npy`] does once
+/// the file is read and its size checked.
+pub fn parse_npy(path: &Path, bytes: &[u8]) -> Result<Array, NpyError> {
+    let fail = |message: String| NpyError { path: path.to_path_buf(), message, too_large: None };
+    let (header_start, data_start) = check_preamble(bytes).map_err(&fail)?;
     if let Some(shape) = declared_shape(&bytes[header_start..data_start]) {
         let count = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
         let Some(count) = count else {
@@ -62,7 +69,7 @@ pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
             )));
         }
     }
-    let npy = NpyFile::new(&bytes[..]).map_err(|e| fail(format!("not a valid .npy file: {e}")))?;
+    let npy = NpyFile::new(bytes).map_err(|e| fail(format!("not a valid .npy file: {e}")))?;
     if npy.order() != Order::C {
         return Err(fail("the array is in Fortran order; save it in C order (np.ascontiguousarray)".into()));
     }

@@ -182,8 +182,19 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
         });
     }
     let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
+    import_bytes(path, &bytes, format, options)
+}
+
+/// Imports the bytes of a model file (`path` names it in errors): what [`import_file`] does once
+/// the file is read and its size checked.
+pub fn import_bytes(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+    options: &ImportOptions,
+) -> Result<Network, ImportError> {
     let mut network = match format {
-        Format::Nnet => nnet::parse(path, &bytes)?.network(path, options.normalize),
+        Format::Nnet => nnet::parse(path, bytes)?.network(path, options.normalize),
         Format::Onnx => {
             if options.normalize {
                 return Err(ImportError::new(
@@ -192,7 +203,7 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
                     "--normalize applies to .nnet files only (an ONNX graph carries its own scaling as nodes)",
                 ));
             }
-            onnx::import(path, &bytes)?
+            onnx::import(path, bytes)?
         }
     };
     names::rename(&mut network, options).map_err(|message| ImportError::new(path, "", message))?;
