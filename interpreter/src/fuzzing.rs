@@ -16,8 +16,8 @@ use knn_semantics::memory;
 use knn_semantics::syntax::diagnostic::render_report;
 use knn_semantics::syntax::parse_program;
 
+use crate::api::parse_input;
 use crate::bigstep::{BigStep, Staging};
-use crate::cli::inputs::parse_input;
 use crate::data::npy::parse_npy;
 use crate::import::{Format, ImportOptions, emit::emit, import_bytes};
 use crate::tensor::Precision;

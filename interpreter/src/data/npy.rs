@@ -55,6 +55,7 @@ pub fn read_npy(path: &Path) -> Result<Array, NpyError> {
 pub fn parse_npy(path: &Path, bytes: &[u8]) -> Result<Array, NpyError> {
     let fail = |message: String| NpyError { path: path.to_path_buf(), message, too_large: None };
     let (header_start, data_start) = check_preamble(bytes).map_err(&fail)?;
+    check_nesting(&bytes[header_start..data_start]).map_err(&fail)?;
     if let Some(shape) = declared_shape(&bytes[header_start..data_start]) {
         let count = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
         let Some(count) = count else {
@@ -135,6 +136,38 @@ fn check_preamble(bytes: &[u8]) -> Result<(usize, usize), String> {
     Ok((start as usize, end as usize))
 }
 
+/// The deepest nesting of brackets in a header that knn reads. A float array's header, as
+/// np.save writes it, nests two deep (`{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }`);
+/// a structured dtype's descr adds two more (`[('a', '<f8')]`).
+const MAX_HEADER_NESTING: usize = 4;
+
+/// Refuses a header that nests brackets deeper than [`MAX_HEADER_NESTING`] before npyz parses
+/// it: npyz's parser of Python literals takes time exponential in the nesting of unclosed
+/// brackets (23 `[` took 17 s, found by fuzzing), and no array knn reads has such a header.
+fn check_nesting(header: &[u8]) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut quote = None;
+    for &b in header {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                if depth > MAX_HEADER_NESTING {
+                    return Err(format!(
+                        "not a valid .npy file: its header nests brackets more than {MAX_HEADER_NESTING} deep, \
+                         which no array knn reads has (a float array's header nests two)"
+                    ));
+                }
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// The `'shape': (…)` of a header, when it reads as a tuple of integers (else npyz reports the
 /// header's error). Read here because npyz multiplies the dimensions unchecked.
 fn declared_shape(header: &[u8]) -> Option<Vec<u64>> {
@@ -175,6 +208,28 @@ fn write_npy<T: npyz::AutoSerialize + npyz::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headers_that_nest_deeper_than_a_float_arrays_are_refused_at_once() {
+        let header = |h: &str| {
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+            bytes.extend_from_slice(h.as_bytes());
+            bytes.extend_from_slice(&1.5f64.to_le_bytes());
+            bytes
+        };
+        let path = Path::new("h.npy");
+        let plain = parse_npy(path, &header("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }\n")).unwrap();
+        assert_eq!(plain.data, vec![1.5]);
+        // Brackets inside a quoted string do not count.
+        assert!(check_nesting(b"{'descr': '[[[[[[', 'shape': (1,)}").is_ok());
+        // The fuzzer's finding: 23 unclosed brackets took npyz 17 s; 40 would take days.
+        let deep = format!("{{'descr': '<f8', 'shape': (1,), {}\n", "[".repeat(40));
+        let error = parse_npy(path, &header(&deep)).unwrap_err();
+        assert!(error.message.contains("nests brackets more than 4 deep"), "{}", error.message);
+        let five = format!("{{'descr': '<f8', 'shape': (1,), 'x': {}{}}}\n", "[".repeat(4), "]".repeat(4));
+        assert!(parse_npy(path, &header(&five)).is_err());
+    }
 
     #[test]
     fn written_arrays_read_back() {
