@@ -12,6 +12,6 @@ pub mod tensor;
 pub mod verify;
 
 pub use api::{
-    Answer, EngineKind, Failure, Fault, KnnError, Place, Program, Report, RunOptions, Semantics, Source, load,
+    Answer, Batch, EngineKind, Failure, Fault, KnnError, Place, Program, Report, RunOptions, Semantics, Source, load,
     load_source, load_with, parse_input,
 };

@@ -20,12 +20,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod batch;
 mod error;
 mod inputs;
 mod program;
 pub mod render;
 mod report;
 
+pub use batch::{BATCH_BLOCK, Batch};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS, Place};
 pub use inputs::{parse_inline, parse_input};
 pub use program::{

@@ -270,6 +270,10 @@ impl Program {
             .map_err(|e| KnnError::usage(e.to_string()))
     }
 
+    pub(crate) fn shared_source(&self) -> Arc<Source> {
+        self.source.clone()
+    }
+
     pub fn source(&self) -> &Source {
         &self.source
     }

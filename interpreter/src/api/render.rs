@@ -12,11 +12,6 @@ use knn_semantics::report::{JSON_ELEMENT_BYTES, float_json, rules_json};
 use knn_semantics::syntax::print::float_literal;
 use serde_json::{Map, Value, json};
 
-use std::sync::Arc;
-
-use knn_semantics::syntax::Span;
-
-use super::Source;
 use super::error::{Failure, KnnError};
 use super::report::{Answer, Report, is_memory_limit};
 
@@ -52,11 +47,6 @@ pub fn observed_text(value: &Observed) -> Result<String, TooLarge> {
         }
         Observed::Malformed(why) => format!("a tensor that is not dense ({why})"),
     })
-}
-
-/// The program's run-time error `kind` at `span`, rendered for standard error.
-pub fn runtime_error_text(kind: ErrorKind, detail: &str, span: Span, source: &Source) -> String {
-    KnnError::runtime(kind, detail, span, &Arc::new(source.clone())).render_for_stderr()
 }
 
 /// Nested brackets, row-major, built in one string (a tensor of millions of elements is one

@@ -90,7 +90,7 @@ impl Report {
     }
 
     /// A report of the big-step engine's verdict.
-    pub(super) fn of_verdict(verdict: Verdict, source: &Arc<Source>) -> Report {
+    pub(crate) fn of_verdict(verdict: Verdict, source: &Arc<Source>) -> Report {
         let answer = match verdict {
             Verdict::Value(value) => Answer::Value { value, term: None },
             Verdict::Error { kind, span, detail } => Answer::Failed(KnnError::runtime(kind, &detail, span, source)),

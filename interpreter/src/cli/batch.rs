@@ -8,20 +8,17 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use knn_semantics::engine::Observed;
 use knn_semantics::memory;
-use knn_semantics::report::{JSON_ELEMENT_BYTES, verdict_json};
+use knn_semantics::report::JSON_ELEMENT_BYTES;
 use knn_semantics::syntax::diagnostic::escape_controls;
 use serde_json::json;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::fail;
-use super::program::{Source, parse, parse_inputs, read_source};
-use crate::api::KnnError;
-use crate::api::render::{observed_text, runtime_error_text};
-use crate::bigstep::plan::ResultSpec;
-use crate::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
+use super::program::{fail, parse_inputs, read_source};
+use crate::api::render::{observed_text, report_json};
+use crate::api::{BATCH_BLOCK, Batch, KnnError, Program};
+use crate::bigstep::RowResult;
 use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
-use crate::tensor::Precision;
 
 #[derive(Args)]
 pub struct BatchArgs {
@@ -74,9 +71,6 @@ pub enum BatchFormat {
 const FULL_REPORTS: usize = 10;
 const LISTED_FAILURES: usize = 50;
 
-/// Rows run between two updates of the progress bar.
-const BLOCK: usize = 8192;
-
 pub fn batch(args: BatchArgs) -> Exit {
     match run(&args) {
         Ok(exit) | Err(exit) => exit,
@@ -121,23 +115,9 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         )));
     };
     let fixed = parse_inputs(&args.bind)?;
-    let source = read_source(&args.file)?;
-    let mut bound: Vec<&str> = fixed.iter().map(|i| i.name.as_str()).collect();
-    bound.push(name);
-    let program = parse(&source, super::Semantics::Revised, &bound)?;
-    if fixed.iter().any(|i| i.name == name) {
-        return Err(usage(format!("`{name}` is both the batched input and a --bind")));
-    }
-    let mut bindings: Vec<Binding> = fixed
-        .iter()
-        .map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: InputData::Concrete(i.data.clone()) })
-        .collect();
-    bindings.push(Binding { name: name.to_string(), shape: vec![width], data: InputData::Symbolic });
-    let plan = compile(&program, &bindings);
-
-    let precision = if args.fast_math { Precision::Fast } else { Precision::Exact };
-    let options = ExecOptions { precision, ..ExecOptions::default() };
-    let progress = (count > BLOCK && std::io::stderr().is_terminal()).then(|| {
+    let program = Program::parse(read_source(&args.file)?, crate::api::Semantics::Revised).map_err(fail)?;
+    let batch = program.batch(name, width, &fixed).map_err(fail)?;
+    let progress = (count > BATCH_BLOCK && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(count as u64);
         bar.set_style(
             ProgressStyle::with_template("{bar:40} {pos}/{len} rows {rate} eta {eta}")
@@ -150,40 +130,28 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         );
         bar
     });
-    // Every row's result is kept until the report: its value and, for a tensor, its elements.
-    let elements = match &plan.result {
-        ResultSpec::Tensor { leaves, .. } => leaves.len(),
-        _ => 0,
-    };
-    let per_row = std::mem::size_of::<RowResult>().saturating_add(elements.saturating_mul(8));
-    if let Err(e) = memory::check(memory::bytes_for(count as u64, per_row)) {
-        return Err(fail(KnnError::memory("the results of the batch", e)));
-    }
-    let mut results: Vec<RowResult> = Vec::with_capacity(count);
-    // Rows by index, not by chunks of the data: a row may have no element (shape `(3, 0)` is
-    // three empty inputs, not none).
     let row = |r: usize| &rows.data[r * width..(r + 1) * width];
-    for start in (0..count).step_by(BLOCK) {
-        let row_refs: Vec<Vec<&[f64]>> = (start..count.min(start + BLOCK)).map(|r| vec![row(r)]).collect();
-        results.extend(run_rows(&plan, &row_refs, options));
-        if let Some(bar) = &progress {
-            bar.set_position(results.len() as u64);
-        }
-    }
+    let results = batch
+        .run_rows(count, row, args.fast_math, |done| {
+            if let Some(bar) = &progress {
+                bar.set_position(done as u64);
+            }
+        })
+        .map_err(fail)?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
-    report(args, &source, &results)
+    report(args, &batch, &results)
 }
 
-fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Exit, Exit> {
+fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit, Exit> {
     let failures = results.iter().filter(|r| r.is_err()).count();
     if args.out.is_some() || args.output == BatchFormat::Text {
         let failed = results.iter().enumerate().filter_map(|(row, r)| r.as_ref().err().map(|e| (row, e)));
         for (shown, (row, e)) in failed.enumerate() {
             match shown {
                 _ if shown < FULL_REPORTS => {
-                    eprint!("row {row}: {}", runtime_error_text(e.kind, &e.detail, e.span, source))
+                    eprint!("row {row}: {}", batch.error(e).render_for_stderr())
                 }
                 _ if shown < LISTED_FAILURES => eprintln!("row {row}: error: {}", e.kind),
                 _ => {
@@ -220,7 +188,7 @@ fn report(args: &BatchArgs, source: &Source, results: &[RowResult]) -> Result<Ex
                     .iter()
                     .enumerate()
                     .map(|(row, r)| {
-                        let mut item = verdict_json(&verdict(r.clone()), Some(&source.text));
+                        let mut item = report_json(&batch.report(r)).unwrap_or_default();
                         item["row"] = json!(row);
                         item
                     })
