@@ -80,7 +80,7 @@ impl Batch {
     pub fn run(&self, rows: &[f64], fast_math: bool, progress: impl Fn(usize)) -> Result<Vec<RowResult>, KnnError> {
         let count = match self.width {
             0 => 0,
-            w if rows.len() % w == 0 => rows.len() / w,
+            w if rows.len().is_multiple_of(w) => rows.len() / w,
             w => {
                 return Err(KnnError::usage(format!("{} numbers do not make rows of {w} elements", rows.len())));
             }
