@@ -9,7 +9,6 @@ pub mod check;
 pub mod config;
 pub mod engine;
 pub mod errors;
-pub mod inputs;
 pub mod memory;
 pub mod numeric;
 pub mod observables;
@@ -21,5 +20,8 @@ pub mod syntax;
 pub mod term;
 
 pub use config::Config;
+/// Tensors bound before a program runs: part of the engine, since binding them runs the
+/// profile's rules ([`engine::inputs`]).
+pub use engine::inputs;
 pub use engine::{Outcome, Run, RunOptions, run, run_until, search, successors};
 pub use profile::Profile;

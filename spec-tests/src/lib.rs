@@ -4,15 +4,16 @@
 //! `authors/`, `errors/`, `parsing/` and `regressions/`.
 //!
 //! This crate loads a program with its header ([`header`]), runs it under each profile on the
-//! small-step engine and under the revised rules on the big-step engine ([`run`]), and writes
-//! the texts that the tests snapshot ([`snapshot`]). The tests in `tests/` stay small: they
-//! iterate over the corpus and compare.
+//! small-step engine and under the revised rules on the big-step engine ([`run`]), writes the
+//! texts that the tests snapshot ([`snapshot`]) and gathers both for the tests ([`report`]).
+//! The tests in `tests/` stay small: they iterate over the corpus and compare.
 //!
 //! Reading order: `programs/README.md` (what the corpus holds and the header syntax), then
-//! [`header`], [`run`], [`snapshot`], [`coverage`].
+//! [`header`], [`run`], [`snapshot`], [`report`], [`coverage`].
 
 pub mod coverage;
 pub mod header;
+pub mod report;
 pub mod run;
 pub mod snapshot;
 

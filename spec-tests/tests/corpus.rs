@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 
 use knn_semantics::Profile;
 use knn_spec_tests::coverage::{DEAD_RULES, ProfileCoverage};
-use knn_spec_tests::run::{ProfileReport, matches_expectation, report};
+use knn_spec_tests::report::{ProfileReport, report};
+use knn_spec_tests::run::matches_expectation;
 use knn_spec_tests::{Program, SECTIONS, corpus};
 
 struct Entry {

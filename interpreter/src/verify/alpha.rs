@@ -8,7 +8,8 @@
 //! back-substitution ([`back_substitute_with`]) with the slopes chosen, which charges all
 //! rounding; the gradient only steers the choice.
 
-use super::linear::{Bounds, LowerBound, LowerLines, back_substitute_with};
+use super::interval::Bounds;
+use super::linear::{LowerBound, LowerLines, back_substitute_with};
 use super::network::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};

@@ -3,17 +3,18 @@
 //! can be, look for one at the corners the bounds point to, and say what to split
 //! ([`super::split`]). The search over the boxes is in [`super::queue`].
 
+mod atoms;
+
 use std::sync::Arc;
 
 use crate::bigstep::{ExecOptions, Plan, run_rows};
 use knn_semantics::engine::Observed;
 
+use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
 use super::alpha::SignConstraint;
-use super::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
 use super::clip::{HalfSpace, clip, hull};
 use super::float::Interval;
-use super::interval::layer_bounds;
-use super::linear::Bounds;
+use super::interval::{Bounds, layer_bounds};
 use super::network::Network;
 use super::prepare::PreparedLayers;
 use super::property::{Case, Truth};
@@ -26,7 +27,7 @@ pub struct CaseSearch<'a> {
     /// The compiled program, for deciding the smallest boxes point by point.
     plan: &'a Plan,
     case: &'a Case,
-    pub(super) conjunctions: Vec<PreparedConjunction>,
+    conjunctions: Vec<PreparedConjunction>,
     /// The binary64 points inside the box as written: candidates are clamped into it.
     inner: Vec<Interval>,
     /// The case's whole box (outer).

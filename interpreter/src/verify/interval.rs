@@ -11,6 +11,21 @@ use knn_semantics::numeric::{k_max, revised_tanh, sigmoid};
 use super::float::Interval;
 use super::network::Layer;
 
+/// Bounds of every vector of a network on one input box.
+#[derive(Clone, Debug)]
+pub struct Bounds {
+    pub input: Vec<Interval>,
+    /// `layers[k]`: the output of layer `k`.
+    pub layers: Vec<Vec<Interval>>,
+}
+
+impl Bounds {
+    /// The bounds of the input of layer `k`.
+    pub fn input_of(&self, k: usize) -> &[Interval] {
+        if k == 0 { &self.input } else { &self.layers[k - 1] }
+    }
+}
+
 /// The enclosure of one layer's output for inputs in `v`, or `None` when an end is NaN (an
 /// operation the engine would report as an error, or `∞ − ∞`): no bound.
 pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {

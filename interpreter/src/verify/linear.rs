@@ -19,7 +19,8 @@
 //! So the computed coefficients may carry any rounding error: only the constant must be, and
 //! is, a rigorous bound.
 
-use super::float::{ETA, Interval, UNIT_ROUNDOFF, add_down, add_up, mul_down, mul_up, sub_down};
+use super::float::{ETA, UNIT_ROUNDOFF, add_down, add_up, mul_down, mul_up, sub_down};
+use super::interval::Bounds;
 use super::network::Layer;
 use super::prepare::{Prepared, PreparedLayers};
 use super::relax::{Line, LowerSlope};
@@ -32,21 +33,6 @@ pub struct LowerBound {
     pub coefficients: Vec<f64>,
     pub constant: f64,
     pub value: f64,
-}
-
-/// Bounds of every vector of a network on one input box.
-#[derive(Clone, Debug)]
-pub struct Bounds {
-    pub input: Vec<Interval>,
-    /// `layers[k]`: the output of layer `k`.
-    pub layers: Vec<Vec<Interval>>,
-}
-
-impl Bounds {
-    /// The bounds of the input of layer `k`.
-    pub fn input_of(&self, k: usize) -> &[Interval] {
-        if k == 0 { &self.input } else { &self.layers[k - 1] }
-    }
 }
 
 /// Lower bounds of `rows[r]·v` for `v` the output of layer `from`, over the box of `bounds`:
@@ -268,6 +254,7 @@ mod tests {
 
     use super::*;
     use crate::tensor::Matrix;
+    use crate::verify::float::Interval;
     use crate::verify::interval::network_bounds;
     use crate::verify::relax::LowerSlope;
     use crate::verify::tighten::{Slopes, tighten};

@@ -6,7 +6,6 @@
 //! [`bab`] (branch and bound), [`replay`] (confirming counterexamples on both engines).
 
 pub mod alpha;
-pub mod atoms;
 pub mod bab;
 pub mod claim;
 pub mod clip;

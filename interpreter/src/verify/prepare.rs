@@ -3,7 +3,7 @@
 //! own), the inputs that are exactly zero, and an activation's relaxation lines.
 
 use super::float::{ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_up, gamma, mul_up, sum_up};
-use super::linear::Bounds;
+use super::interval::Bounds;
 use super::network::Layer;
 use super::relax::{Line, LowerSlope, relaxation};
 

@@ -5,7 +5,8 @@
 //! upper line above the relu).
 
 use super::float::Interval;
-use super::linear::{Bounds, LowerLines, back_substitute_with};
+use super::interval::Bounds;
+use super::linear::{LowerLines, back_substitute_with};
 use super::network::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;

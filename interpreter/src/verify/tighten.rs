@@ -6,8 +6,8 @@
 
 use super::alpha::optimise_row;
 use super::float::Interval;
-use super::interval::layer_bounds;
-use super::linear::{Bounds, back_substitute};
+use super::interval::{Bounds, layer_bounds};
+use super::linear::back_substitute;
 use super::network::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;

@@ -4,10 +4,10 @@
 
 use std::fmt;
 
+use super::inputs::{InputError, TensorInput, initial_config};
 use crate::config::kitem_to_string;
 use crate::engine::{Outcome, RunOptions, run};
 use crate::errors::ErrorKind;
-use crate::inputs::{InputError, TensorInput, initial_config};
 use crate::observables::{DenseTensor, read_tensor};
 use crate::profile::Profile;
 use crate::syntax::{Exp, Span};

@@ -1,9 +1,11 @@
 //! The small-step engine: [`successors`] (every rule of the best priority class that matches
 //! at the top of `<k>`), [`run`] (krun's deterministic choice, §2.9) and [`search`] (all
-//! reachable final configurations, breadth first). Limits are counts, never times.
+//! reachable final configurations, breadth first). Limits are counts, never times. [`inputs`]
+//! binds tensors before a program starts by running a prelude of `let`s on the engine.
 
 mod contract;
 mod coverage;
+pub mod inputs;
 mod outcome;
 mod search;
 

@@ -18,7 +18,7 @@ use nom::{IResult, Parser};
 
 use super::ast::Span;
 use super::diagnostic::SyntaxError;
-use super::parser::Grammar;
+use super::grammar::Grammar;
 
 /// The largest Int literal accepted: locations are computed as `L + I + 1` in 64 bits.
 pub const MAX_INT_LITERAL: i64 = (1 << 62) - 1;

@@ -2,11 +2,13 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod grammar;
 pub mod lexer;
 pub mod parser;
 pub mod print;
 
 pub use ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
 pub use diagnostic::SyntaxError;
-pub use parser::{Grammar, parse_program};
+pub use grammar::Grammar;
+pub use parser::parse_program;
 pub use print::to_source;

@@ -14,19 +14,8 @@
 
 use super::ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
 use super::diagnostic::SyntaxError;
+use super::grammar::Grammar;
 use super::lexer::{Keyword, Token, TokenKind, tokenize};
-
-/// Which grammar to accept.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Grammar {
-    /// Exactly what K parses with the published `KNN-SYNTAX`.
-    #[default]
-    K,
-    /// Two documented relaxations for the revised profile: a let-Func may be the body of a
-    /// let-Exp without parentheses, and `1.0+2.0` is an addition; and the extensions' syntax
-    /// (`addTensor(E, E)`, Ext-1).
-    Relaxed,
-}
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {

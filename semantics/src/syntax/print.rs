@@ -116,7 +116,7 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parser::{Grammar, parse_program};
+    use crate::syntax::{Grammar, parse_program};
 
     fn round_trip(source: &str) -> String {
         let e = parse_program(source, Grammar::K).unwrap();

@@ -72,6 +72,15 @@ impl Isa {
     pub fn available() -> Vec<Isa> {
         [Isa::Avx512, Isa::Avx2, Isa::Portable].into_iter().filter(|isa| *isa <= Isa::detect()).collect()
     }
+
+    /// The CPU features the variant is compiled for: `portable`, `avx2+fma`, `avx512f+fma`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            Isa::Avx2 => "avx2+fma",
+            Isa::Avx512 => "avx512f+fma",
+        }
+    }
 }
 
 /// What a layer does to its products, fused into the kernel: `out[i] = out[i] + bias[i]` where
@@ -180,11 +189,11 @@ pub fn matmul_lanes_dense_on(
     let out = &mut out[..w.rows * lanes];
     match isa {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the CPU has the features and the operand sizes were checked (asserted above).
-        Isa::Avx512 => unsafe { x86::matmul_avx512(&x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
+        // SAFETY: the CPU has the features (asserted above); `Tiles::new` checks the operands.
+        Isa::Avx512 => unsafe { x86::matmul_avx512(&mut x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Isa::Avx2 => unsafe { x86::matmul_avx2(&x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
+        Isa::Avx2 => unsafe { x86::matmul_avx2(&mut x86::Tiles::new(w, x, out, lanes, epilogue), precision) },
         _ => {
             match precision {
                 Precision::Exact => matmul_portable::<2, false>(w, x, out, lanes),
@@ -214,9 +223,9 @@ pub fn matmul_lanes_skipping_zeros_on(
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 | Isa::Avx2 => {
             return LANE_TERMS.with_borrow_mut(|terms| {
-                // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too); the matrix,
-                // the operand sizes and the epilogue's were checked.
-                unsafe { x86_lanes::matmul_by_lane(&x86::Tiles::new(w, x, out, lanes, epilogue), precision, terms) }
+                // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too: asserted
+                // above); `Tiles::new` checks the operands. The matrix was checked above.
+                unsafe { x86_lanes::matmul_by_lane(&mut x86::Tiles::new(w, x, out, lanes, epilogue), precision, terms) }
             });
         }
         _ => LANE.with_borrow_mut(|lane_scratch| {

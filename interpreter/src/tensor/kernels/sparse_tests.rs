@@ -44,7 +44,8 @@ fn check(isa: Isa, what: &str, w: &Matrix, xs: &[Vec<f64>], got: &[f64], lanes: 
 #[test]
 fn skipping_zero_inputs_keeps_the_reference_bits() {
     for isa in Isa::available() {
-        for (rows, cols) in [(1, 1), (5, 3), (8, 8), (9, 1), (13, 50), (50, 50), (17, 0), (64, 9), (10, 300)] {
+        for (rows, cols) in [(1, 1), (5, 3), (8, 8), (9, 1), (13, 50), (50, 50), (17, 0), (64, 9), (10, 300), (130, 60)]
+        {
             let w = Matrix::new(rows, cols, pseudo_random(rows * cols, 11));
             for zeros in [0, 5, 9, 10] {
                 let lanes = 2 * LANE_GROUP;
@@ -54,6 +55,9 @@ fn skipping_zero_inputs_keeps_the_reference_bits() {
                 let epilogue = Epilogue::default();
                 matmul_lanes_skipping_zeros_on(isa, &w, &x, &mut skipping, lanes, Precision::Exact, epilogue);
                 check(isa, "skipping", &w, &xs, &skipping, lanes);
+                let mut dense = vec![f64::NAN; rows * lanes];
+                matmul_lanes_dense_on(isa, &w, &x, &mut dense, lanes, Precision::Exact, Epilogue::default());
+                check(isa, "dense", &w, &xs, &dense, lanes);
                 let mut chosen = vec![f64::NAN; rows * lanes];
                 matmul_lanes_on(isa, &w, &x, &mut chosen, lanes, Precision::Exact, Epilogue::default());
                 check(isa, "matmul", &w, &xs, &chosen, lanes);

@@ -31,9 +31,44 @@ pub(super) fn feature_major(xs: &[Vec<f64>], cols: usize) -> Vec<f64> {
     out
 }
 
-/// Rows around the panel height, columns around the column block (128), and empty sums.
-const SHAPES: [(usize, usize); 12] =
-    [(1, 1), (5, 3), (7, 2), (8, 8), (9, 1), (13, 50), (50, 50), (17, 0), (64, 9), (9, 128), (3, 129), (10, 300)];
+/// Rows around the panel height, columns around the column block (128), and empty sums; rows
+/// past one AVX-512 tile of one input (64) and one AVX2 pass (52); and a matrix of 312 KB,
+/// several row blocks of `x86::WEIGHT_BLOCK` (128 KiB) with three column blocks each.
+const SHAPES: [(usize, usize); 14] = [
+    (1, 1),
+    (5, 3),
+    (7, 2),
+    (8, 8),
+    (9, 1),
+    (13, 50),
+    (50, 50),
+    (17, 0),
+    (64, 9),
+    (9, 128),
+    (3, 129),
+    (10, 300),
+    (65, 7),
+    (130, 300),
+];
+
+/// The instruction sets every kernel test here runs on, printed for the CI log (`.ci/run`
+/// shows this line): each test loops over [`Isa::available`], and this one checks that the
+/// list holds every variant the CPU reports, so that none is skipped unnoticed.
+#[test]
+fn kernel_isas_tested() {
+    let tested = Isa::available();
+    assert!(tested.contains(&Isa::Portable), "the portable kernels run everywhere");
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let avx2 = has!("avx2") && has!("fma");
+        let avx512 = has!("avx512f") && has!("fma");
+        assert_eq!(tested.contains(&Isa::Avx2), avx2, "the CPU has AVX2 and FMA: {avx2}");
+        assert_eq!(tested.contains(&Isa::Avx512), avx512, "the CPU has AVX-512F and FMA: {avx512}");
+    }
+    let names: Vec<&str> = tested.iter().rev().map(|isa| isa.name()).collect();
+    eprintln!("kernels tested: {}", names.join(", "));
+}
 
 #[test]
 fn every_variant_gives_the_reference_bits() {

@@ -3,13 +3,15 @@
 //! the columns in order. Exact mode multiplies then adds (`acc + w * x`, the reference's
 //! operation); fast mode fuses them.
 //!
-//! Callers guarantee the CPU features each function is compiled for and the operand sizes
-//! (`kernels::matvec_on` and `matmul_lanes_dense_on` assert them).
+//! Callers guarantee the CPU features each function is compiled for. The operands travel as
+//! slices: one input's sizes are asserted by `kernels::matvec_on`, a batch's by [`Tiles::new`],
+//! once per product; inside a tile the loops address them by pointer arithmetic, each
+//! `unsafe` block saying why it stays in bounds.
 
 use std::arch::x86_64::*;
 use std::ops::Range;
 
-use super::super::{COLUMN_ALIGN, Matrix, PANEL_ROWS};
+use super::super::{COLUMN_ALIGN, LANE_GROUP, Matrix, PANEL_ROWS};
 use super::{Epilogue, Precision};
 
 /// One input on AVX-512, vectorised across output rows: `out = Σ W[:, j] x[j]` over
@@ -76,36 +78,69 @@ pub(super) struct Part {
     pub last: bool,
 }
 
-/// The operands of one batched product, as raw pointers for the tile loops.
+/// The operands of one batched product, their sizes checked once by [`Tiles::new`]: the tile
+/// loops rely on them. The fields are private so that nothing changes them afterwards.
 pub(super) struct Tiles<'a> {
-    pub w: &'a Matrix,
-    pub x: *const f64,
-    pub out: *mut f64,
-    pub lanes: usize,
-    pub bias: Option<&'a [Option<f64>]>,
-    pub relu: Option<*mut f64>,
+    w: &'a Matrix,
+    /// The inputs, feature-major: at least `w.cols × lanes`.
+    x: &'a [f64],
+    /// The products (then the biased values): at least `w.rows × lanes`.
+    out: &'a mut [f64],
+    /// A multiple of [`LANE_GROUP`] (so of the tiles' 16 and 8 lanes).
+    lanes: usize,
+    biases: Biases<'a>,
+    /// At least `w.rows × lanes`.
+    relu: Option<&'a mut [f64]>,
 }
 
 impl<'a> Tiles<'a> {
-    pub fn new(w: &'a Matrix, x: &[f64], out: &mut [f64], lanes: usize, epilogue: Epilogue<'a>) -> Tiles<'a> {
-        Tiles {
-            w,
-            x: x.as_ptr(),
-            out: out.as_mut_ptr(),
-            lanes,
-            bias: epilogue.bias,
-            relu: epilogue.relu.map(|r| r.as_mut_ptr()),
-        }
+    /// # Panics
+    /// Unless the operands have the sizes the fields say.
+    pub fn new(w: &'a Matrix, x: &'a [f64], out: &'a mut [f64], lanes: usize, epilogue: Epilogue<'a>) -> Tiles<'a> {
+        assert!(lanes.is_multiple_of(LANE_GROUP), "lanes are padded to a multiple of {LANE_GROUP}");
+        assert!(x.len() >= w.cols * lanes && out.len() >= w.rows * lanes, "matmul operands");
+        assert!(epilogue.bias.is_none_or(|b| b.len() == w.rows), "one bias entry per row");
+        assert!(epilogue.relu.as_ref().is_none_or(|r| r.len() >= w.rows * lanes), "a relu output per element");
+        Tiles { w, x, out, lanes, biases: Biases(epilogue.bias), relu: epilogue.relu }
     }
 
+    pub fn w(&self) -> &'a Matrix {
+        self.w
+    }
+
+    pub fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    /// The inputs: element `j` of lane `l` is `x[j * lanes + l]`.
+    pub fn x(&self) -> &'a [f64] {
+        self.x
+    }
+
+    pub fn biases(&self) -> Biases<'a> {
+        self.biases
+    }
+
+    /// The products and the relu outputs (when there are): row `i` of lane `l` is
+    /// `[i * lanes + l]` in each.
+    pub fn outputs(&mut self) -> (&mut [f64], Option<&mut [f64]>) {
+        (self.out, self.relu.as_deref_mut())
+    }
+}
+
+/// The biases of a product's rows (`w.rows` entries), where given.
+#[derive(Clone, Copy)]
+pub(super) struct Biases<'a>(Option<&'a [Option<f64>]>);
+
+impl Biases<'_> {
     /// The bias of `row` when `part` is a sum's last.
-    pub fn bias(&self, row: usize, part: Part) -> Option<f64> {
-        if part.last { self.row_bias(row) } else { None }
+    pub fn of(self, row: usize, part: Part) -> Option<f64> {
+        if part.last { self.at(row) } else { None }
     }
 
     /// The bias of `row`, where one is given.
-    pub fn row_bias(&self, row: usize) -> Option<f64> {
-        self.bias.and_then(|bias| bias[row])
+    pub fn at(self, row: usize) -> Option<f64> {
+        self.0.and_then(|bias| bias[row])
     }
 }
 
@@ -125,7 +160,7 @@ trait TileShape {
     ///
     /// # Safety
     /// The CPU has the instruction set; the operands hold what [`Tiles`] says.
-    unsafe fn tile(tiles: &Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8;
+    unsafe fn tile(tiles: &mut Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8;
 }
 
 /// The batched product in blocks: weights by row blocks of [`WEIGHT_BLOCK`] bytes, inputs by
@@ -135,8 +170,8 @@ trait TileShape {
 /// # Safety
 /// As [`TileShape::tile`]; inlined into callers compiled for the tile's instruction set.
 #[inline(always)]
-unsafe fn blocked<T: TileShape>(tiles: &Tiles, precision: Precision) -> bool {
-    let w = tiles.w;
+unsafe fn blocked<T: TileShape>(tiles: &mut Tiles, precision: Precision) -> bool {
+    let w = tiles.w();
     let units = w.rows.div_ceil(T::ROWS);
     let unit_rows = |unit: usize| {
         if T::SPANS_PANELS {
@@ -156,7 +191,7 @@ unsafe fn blocked<T: TileShape>(tiles: &Tiles, precision: Precision) -> bool {
     for first_unit in (0..units).step_by(units_per_block) {
         for (k, &columns) in column_blocks.iter().enumerate() {
             let part = Part { columns, first: k == 0, last: k + 1 == column_blocks.len() };
-            for b0 in (0..tiles.lanes).step_by(T::LANES) {
+            for b0 in (0..tiles.lanes()).step_by(T::LANES) {
                 for unit in first_unit..units.min(first_unit + units_per_block) {
                     // SAFETY: the caller's guarantees; a tile stays inside the operands.
                     nan |= unsafe { T::tile(tiles, precision, unit_rows(unit), b0, part) };
@@ -170,8 +205,9 @@ unsafe fn blocked<T: TileShape>(tiles: &Tiles, precision: Precision) -> bool {
 /// A batch on AVX-512: tiles of up to 8 rows × 16 lanes (16 zmm accumulators), the epilogue
 /// applied in registers after a sum's last column block. Returns whether relu met a NaN.
 #[target_feature(enable = "avx512f,fma")]
-pub unsafe fn matmul_avx512(tiles: &Tiles, precision: Precision) -> bool {
-    // SAFETY: the caller's guarantees.
+pub fn matmul_avx512(tiles: &mut Tiles, precision: Precision) -> bool {
+    // SAFETY: the CPU has the tile's instruction set (this function's); `Tiles::new` checked
+    // the operands.
     unsafe { blocked::<Avx512Tile>(tiles, precision) }
 }
 
@@ -184,7 +220,7 @@ impl TileShape for Avx512Tile {
     const SPANS_PANELS: bool = false;
 
     #[target_feature(enable = "avx512f,fma")]
-    unsafe fn tile(tiles: &Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
+    unsafe fn tile(tiles: &mut Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
         let (first_row, rows_here) = (rows.start, rows.len());
         // SAFETY: the caller's guarantees.
         unsafe { by_count!(precision, rows_here, [1, 2, 3, 4, 5, 6, 7, 8], avx512_tile(tiles, first_row, b0, part)) }
@@ -193,22 +229,26 @@ impl TileShape for Avx512Tile {
 
 /// Rows `first_row .. first_row + R` (one panel's real rows) × lanes `b0 .. b0 + 16`.
 #[target_feature(enable = "avx512f,fma")]
-unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: usize, b0: usize, part: Part) -> u8 {
-    let (cols, lanes) = (t.w.cols, t.lanes);
+unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &mut Tiles, first_row: usize, b0: usize, part: Part) -> u8 {
+    let (cols, lanes) = (t.w().cols, t.lanes());
     let mut nan = 0u8;
-    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements;
-    // the panel of `first_row` holds `cols × PANEL_ROWS` weights; `b0 + 16 <= lanes`.
+    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements
+    // ([`Tiles::new`] checked them); the panel of `first_row` holds `cols × PANEL_ROWS`
+    // weights; `b0 + 16 <= lanes` (lanes are a multiple of 16), so every vector of lanes
+    // `b0 .. b0 + 16` of a row `< rows` or a column `< cols` is inside its operand.
     unsafe {
-        let panel = t.w.panels.as_ptr().add(first_row * cols);
+        let panel = t.w().panels.as_ptr().add(first_row * cols);
         let mut acc = [[_mm512_setzero_pd(); 2]; R];
         if !part.first {
+            let out = t.outputs().0.as_ptr();
             for (r, a) in acc.iter_mut().enumerate() {
                 let at = (first_row + r) * lanes + b0;
-                *a = [_mm512_loadu_pd(t.out.add(at)), _mm512_loadu_pd(t.out.add(at + 8))];
+                *a = [_mm512_loadu_pd(out.add(at)), _mm512_loadu_pd(out.add(at + 8))];
             }
         }
+        let x = t.x().as_ptr();
         for j in part.columns.0..part.columns.1 {
-            let column = t.x.add(j * lanes + b0);
+            let column = x.add(j * lanes + b0);
             let (x0, x1) = (_mm512_loadu_pd(column), _mm512_loadu_pd(column.add(8)));
             let wp = panel.add(j * PANEL_ROWS);
             for (r, a) in acc.iter_mut().enumerate() {
@@ -226,16 +266,19 @@ unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: u
         // would not be inlined.
         for (r, a) in acc.iter_mut().enumerate() {
             let at = (first_row + r) * lanes + b0;
-            if let Some(b) = t.bias(first_row + r, part) {
+            if let Some(b) = t.biases().of(first_row + r, part) {
                 let bv = _mm512_set1_pd(b);
                 a[0] = _mm512_add_pd(a[0], bv);
                 a[1] = _mm512_add_pd(a[1], bv);
             }
-            _mm512_storeu_pd(t.out.add(at), a[0]);
-            _mm512_storeu_pd(t.out.add(at + 8), a[1]);
-            if let Some(relu) = t.relu
+            let (out, relu) = t.outputs();
+            let out = out.as_mut_ptr();
+            _mm512_storeu_pd(out.add(at), a[0]);
+            _mm512_storeu_pd(out.add(at + 8), a[1]);
+            if let Some(relu) = relu
                 && part.last
             {
+                let relu = relu.as_mut_ptr();
                 // `max(x, 0.0)`: 0.0 where x < 0.0, x otherwise (so -0.0 and NaN stay).
                 let zero = _mm512_setzero_pd();
                 for (half, v) in a.iter().enumerate() {
@@ -252,8 +295,8 @@ unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: u
 /// A batch on AVX2: tiles of up to `AVX2_ROWS` rows × `4 V` lanes, the epilogue applied in
 /// registers after a sum's last column block. Returns whether relu met a NaN.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn matmul_avx2(tiles: &Tiles, precision: Precision) -> bool {
-    // SAFETY: the caller's guarantees.
+pub fn matmul_avx2(tiles: &mut Tiles, precision: Precision) -> bool {
+    // SAFETY: as in `matmul_avx512`.
     unsafe { blocked::<Avx2Tile>(tiles, precision) }
 }
 
@@ -271,7 +314,7 @@ impl TileShape for Avx2Tile {
     const SPANS_PANELS: bool = true;
 
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn tile(tiles: &Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
+    unsafe fn tile(tiles: &mut Tiles, precision: Precision, rows: Range<usize>, b0: usize, part: Part) -> u8 {
         let first_row = rows.start;
         // SAFETY: the caller's guarantees.
         unsafe { by_count!(precision, rows.len(), [1, 2, 3, 4, 5, 6], avx2_tile(tiles, first_row, b0, part)) }
@@ -280,28 +323,32 @@ impl TileShape for Avx2Tile {
 
 /// Rows `first_row .. first_row + R` (in one panel or two) × lanes `b0 .. b0 + 8`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn avx2_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: usize, b0: usize, part: Part) -> u8 {
-    let (cols, lanes) = (t.w.cols, t.lanes);
+unsafe fn avx2_tile<const R: usize, const FUSED: bool>(t: &mut Tiles, first_row: usize, b0: usize, part: Part) -> u8 {
+    let (cols, lanes) = (t.w().cols, t.lanes());
     let mut nan = 0;
-    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements; row
-    // `i`'s weight of column `j` is at `weights[i] + j * PANEL_ROWS`, inside its panel;
-    // `b0 + 8 <= lanes`.
+    // SAFETY: `x` holds `cols × lanes` and `out` (and `relu`) `rows × lanes` elements
+    // ([`Tiles::new`] checked them); row `i`'s weight of column `j` is at
+    // `weights[i] + j * PANEL_ROWS`, inside its panel; `b0 + 8 <= lanes` (lanes are a
+    // multiple of 16), so every vector of lanes `b0 .. b0 + 8` of a row `< rows` or a column
+    // `< cols` is inside its operand.
     unsafe {
         // Row `i` of the tile reads its panel at its place in the panel.
-        let mut weights = [t.w.panels.as_ptr(); R];
+        let mut weights = [t.w().panels.as_ptr(); R];
         for (r, row) in weights.iter_mut().enumerate() {
             let i = first_row + r;
             *row = row.add((i / PANEL_ROWS) * cols * PANEL_ROWS + i % PANEL_ROWS);
         }
         let mut acc = [[_mm256_setzero_pd(); 2]; R];
         if !part.first {
+            let out = t.outputs().0.as_ptr();
             for (r, a) in acc.iter_mut().enumerate() {
-                let at = t.out.add((first_row + r) * lanes + b0);
+                let at = out.add((first_row + r) * lanes + b0);
                 *a = [_mm256_loadu_pd(at), _mm256_loadu_pd(at.add(4))];
             }
         }
+        let x = t.x().as_ptr();
         for j in part.columns.0..part.columns.1 {
-            let column = t.x.add(j * lanes + b0);
+            let column = x.add(j * lanes + b0);
             let (x0, x1) = (_mm256_loadu_pd(column), _mm256_loadu_pd(column.add(4)));
             for (a, row) in acc.iter_mut().zip(weights) {
                 let wv = _mm256_broadcast_sd(&*row.add(j * PANEL_ROWS));
@@ -316,26 +363,39 @@ unsafe fn avx2_tile<const R: usize, const FUSED: bool>(t: &Tiles, first_row: usi
         }
         for (r, a) in acc.iter().enumerate() {
             let at = (first_row + r) * lanes + b0;
-            let relu = t.relu.filter(|_| part.last).map(|relu| relu.add(at));
-            nan |= epilogue_avx2(*a, t.bias(first_row + r, part), t.out.add(at), relu);
+            let bias = t.biases().of(first_row + r, part);
+            let (out, relu) = t.outputs();
+            let relu = match relu {
+                Some(relu) if part.last => Some(lanes_at(relu, at)),
+                _ => None,
+            };
+            nan |= epilogue_avx2(*a, bias, lanes_at(out, at), relu);
         }
     }
     u8::from(nan != 0)
 }
 
-/// One output row's vectors of lanes (`values[h]` for lanes `4 h .. 4 h + 4` from `out`): adds
+/// Elements `at .. at + 4 H` of an output (one row's lanes), as the epilogue takes them.
+///
+/// # Safety
+/// `at + 4 H <= operand.len()`.
+#[inline(always)]
+pub(super) unsafe fn lanes_at<const H: usize>(operand: &mut [f64], at: usize) -> &mut [[f64; 4]; H] {
+    debug_assert!(at + 4 * H <= operand.len(), "lanes {at} + {} of {}", 4 * H, operand.len());
+    // SAFETY: the caller's guarantee; `[[f64; 4]; H]` is `4 H` f64s with the alignment of f64.
+    unsafe { &mut *operand.as_mut_ptr().add(at).cast::<[[f64; 4]; H]>() }
+}
+
+/// One output row's vectors of lanes (`values[h]` for lanes `4 h .. 4 h + 4` of `out`): adds
 /// the bias where given, stores them, and when `relu` is given stores `max(x, 0.0)` there as
 /// the `max` rules compute it: 0.0 where `x < 0.0`, `x` otherwise (so -0.0 and NaN stay).
 /// Returns a mask of the lanes holding NaN when relu is applied (any bit set: at least one).
-///
-/// # Safety
-/// `out` (and `relu`) hold `4 H` elements.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn epilogue_avx2<const H: usize>(
+pub(super) fn epilogue_avx2<const H: usize>(
     values: [__m256d; H],
     bias: Option<f64>,
-    out: *mut f64,
-    relu: Option<*mut f64>,
+    out: &mut [[f64; 4]; H],
+    mut relu: Option<&mut [[f64; 4]; H]>,
 ) -> i32 {
     let zero = _mm256_setzero_pd();
     let mut nan = 0;
@@ -344,13 +404,13 @@ pub(super) unsafe fn epilogue_avx2<const H: usize>(
             Some(b) => _mm256_add_pd(v, _mm256_set1_pd(b)),
             None => v,
         };
-        // SAFETY: the caller's guarantees.
+        // SAFETY: `out[h]` and `relu[h]` are 4 elements each (the types say so).
         unsafe {
-            _mm256_storeu_pd(out.add(4 * h), v);
-            if let Some(relu) = relu {
+            _mm256_storeu_pd(out[h].as_mut_ptr(), v);
+            if let Some(relu) = relu.as_deref_mut() {
                 let below = _mm256_cmp_pd::<_CMP_LT_OQ>(v, zero);
                 nan |= _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_UNORD_Q>(v, v));
-                _mm256_storeu_pd(relu.add(4 * h), _mm256_blendv_pd(v, zero, below));
+                _mm256_storeu_pd(relu[h].as_mut_ptr(), _mm256_blendv_pd(v, zero, below));
             }
         }
     }

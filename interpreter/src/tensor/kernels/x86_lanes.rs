@@ -10,7 +10,7 @@ use std::arch::x86_64::*;
 
 use super::super::Matrix;
 use super::Precision;
-use super::x86::{Tiles, epilogue_avx2};
+use super::x86::{Tiles, epilogue_avx2, lanes_at};
 
 /// The most rows of one pass: 13 vectors of 4, with the broadcast input and a product, within
 /// the 16 ymm registers.
@@ -33,12 +33,12 @@ pub struct LaneTerms {
 /// `out = W x` for `lanes` inputs (feature-major), each lane's sum over its nonzero inputs,
 /// then the epilogue. Returns whether relu met a NaN.
 ///
-/// # Safety
-/// The CPU has AVX2 and FMA; `w.skips_zero_inputs()`; the operands hold what [`Tiles`] says
-/// (`lanes` a multiple of 8).
+/// Skipping the zero inputs keeps the reference's bits only when `w.skips_zero_inputs()`,
+/// which the caller checks (a matter of the result, not of memory: the operands are as
+/// [`Tiles::new`] checked them).
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn matmul_by_lane(t: &Tiles, precision: Precision, terms: &mut LaneTerms) -> bool {
-    let (w, x, lanes) = (t.w, t.x, t.lanes);
+pub fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms) -> bool {
+    let (w, x, lanes, biases) = (t.w(), t.x(), t.lanes(), t.biases());
     let (rows, cols) = (w.rows, w.cols);
     let words = cols.div_ceil(64);
     // Past the last column, no input: a longer product before this one left its bits there.
@@ -48,9 +48,9 @@ pub unsafe fn matmul_by_lane(t: &Tiles, precision: Precision, terms: &mut LaneTe
     let zero = _mm256_setzero_pd();
     for first in (0..lanes).step_by(BLOCK) {
         for (j, nonzero) in terms.columns[..cols].iter_mut().enumerate() {
-            // SAFETY: `j * lanes + first + 8 <= cols × lanes`.
+            // SAFETY: `j * lanes + first + 8 <= cols × lanes <= x.len()` ([`Tiles::new`]).
             let (low, high) = unsafe {
-                let here = x.add(j * lanes + first);
+                let here = x.as_ptr().add(j * lanes + first);
                 (_mm256_loadu_pd(here), _mm256_loadu_pd(here.add(4)))
             };
             // Not equal, or unordered: NaN is not zero.
@@ -78,19 +78,22 @@ pub unsafe fn matmul_by_lane(t: &Tiles, precision: Precision, terms: &mut LaneTe
         for first in (0..lanes).step_by(BLOCK) {
             for (g, sums) in sums.iter_mut().enumerate() {
                 let bits = &terms.bits[(first + g) * words..(first + g + 1) * words];
-                let input = x.wrapping_add(first + g);
-                // SAFETY: every set bit is a column below `cols`, so its input is inside
-                // `x`; its column in `w.columns` is padded to whole vectors of 8 rows, so
-                // `vectors` vectors from `first_row` stay inside it.
+                // The lane's inputs from its first (none when `cols` is 0).
+                let input = x.get(first + g..).unwrap_or_default();
+                // SAFETY: every set bit is a column `j < cols`, so `j * lanes` is inside
+                // `input` (which holds `(cols - 1) * lanes + 1` or more); its column in
+                // `w.columns` is padded to whole vectors of 8 rows, so `vectors` vectors from
+                // `first_row` stay inside it.
                 unsafe { input_sums_of(precision, vectors, w, first_row, input, lanes, set_bits(bits), sums) };
             }
             // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
             for i in first_row..first_row + pass_rows {
                 let at = i * lanes + first;
                 // SAFETY: `at + 8 <= rows × lanes`, inside `out` and the relu output.
+                let (out, relu) = t.outputs();
                 nan |= unsafe {
-                    let relu = t.relu.map(|relu| relu.add(at));
-                    epilogue_avx2(block_row(&sums, i - first_row), t.row_bias(i), t.out.add(at), relu)
+                    let relu = relu.map(|relu| lanes_at(relu, at));
+                    epilogue_avx2(block_row(&sums, i - first_row), biases.at(i), lanes_at(out, at), relu)
                 };
             }
         }
@@ -110,7 +113,7 @@ pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64
         // SAFETY: every column is below `w.cols`, so its input is inside `x`; its column in
         // `w.columns` is padded to whole vectors of 8 rows, so `vectors` vectors from
         // `first_row` stay inside it.
-        unsafe { input_sums_of(precision, vectors, w, first_row, x.as_ptr(), 1, terms, &mut sums) };
+        unsafe { input_sums_of(precision, vectors, w, first_row, x, 1, terms, &mut sums) };
         let here = (4 * vectors).min(w.rows - first_row);
         out[first_row..first_row + here].copy_from_slice(&sums[..here]);
     }
@@ -185,7 +188,7 @@ unsafe fn input_sums_of(
     vectors: usize,
     w: &Matrix,
     first_row: usize,
-    x: *const f64,
+    x: &[f64],
     stride: usize,
     terms: impl Iterator<Item = usize>,
     sums: &mut [f64; PASS_ROWS],
@@ -205,13 +208,13 @@ unsafe fn input_sums_of(
 /// in order, `W[:, j]` times the input `x[j * stride]`.
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA; every term is a column of `w`, its input inside `x`; the rows
-/// stay inside the columns' padding.
+/// The CPU has AVX2 and FMA; every term `j` is a column of `w` with `j * stride < x.len()`;
+/// the rows stay inside the columns' padding.
 #[target_feature(enable = "avx2,fma")]
 unsafe fn input_sums<const V: usize, const FUSED: bool>(
     w: &Matrix,
     first_row: usize,
-    x: *const f64,
+    x: &[f64],
     stride: usize,
     terms: impl Iterator<Item = usize>,
     sums: &mut [f64; PASS_ROWS],
@@ -221,8 +224,9 @@ unsafe fn input_sums<const V: usize, const FUSED: bool>(
         let mut acc = [_mm256_setzero_pd(); V];
         let columns = w.columns.as_ptr().add(first_row);
         for j in terms {
+            debug_assert!(j < w.cols && j * stride < x.len(), "term {j} of {} inputs", x.len());
             let column = columns.add(j * w.column_stride);
-            let xv = _mm256_broadcast_sd(&*x.add(j * stride));
+            let xv = _mm256_broadcast_sd(x.get_unchecked(j * stride));
             for (v, a) in acc.iter_mut().enumerate() {
                 let wv = _mm256_loadu_pd(column.add(4 * v));
                 *a = if FUSED { _mm256_fmadd_pd(wv, xv, *a) } else { _mm256_add_pd(*a, _mm256_mul_pd(wv, xv)) };

@@ -8,8 +8,8 @@
 
 use std::fmt;
 
+use super::{Outcome, RunOptions, run_until};
 use crate::config::Config;
-use crate::engine::{Outcome, RunOptions, run_until};
 use crate::profile::Profile;
 use crate::syntax::Span;
 use crate::syntax::lexer::is_identifier;

@@ -2,14 +2,15 @@
 //! pass, then optimised slopes and sign multipliers for those still open), and which
 //! conjunctions they refute.
 
-use super::alpha::{SignConstraint, optimise_row};
-use super::bab::CaseSearch;
-use super::float::Interval;
-use super::linear::{Bounds, LowerBound, back_substitute};
-use super::network::Network;
-use super::prepare::PreparedLayers;
-use super::property::Atom;
-use super::relax::LowerSlope;
+use super::CaseSearch;
+use crate::verify::alpha::{SignConstraint, optimise_row};
+use crate::verify::float::Interval;
+use crate::verify::interval::Bounds;
+use crate::verify::linear::{LowerBound, back_substitute};
+use crate::verify::network::Network;
+use crate::verify::prepare::PreparedLayers;
+use crate::verify::property::Atom;
+use crate::verify::relax::LowerSlope;
 
 /// An atom's coefficients over the last layer's vector and its constant, when they are
 /// binary64 values (else it is decided by interval bounds alone).
