@@ -9,7 +9,10 @@ use knn_interpreter::fuzzing::{self, Answer};
 
 /// Each target of `fuzz/Cargo.toml`, its entry function, and the seeds that must be accepted
 /// (the others may be refused: some seeds are bad input on purpose).
-const TARGETS: &[(&str, fn(&[u8]) -> Answer, &[&str])] = &[
+/// A target's entry function.
+type Entry = fn(&[u8]) -> Answer;
+
+const TARGETS: &[(&str, Entry, &[&str])] = &[
     (
         "parse_and_check",
         fuzzing::parse_and_check,

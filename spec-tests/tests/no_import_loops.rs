@@ -44,19 +44,7 @@ const CRATES: &[&str] = &["semantics", "interpreter", "spec-tests", "differentia
 /// Loops known and being removed elsewhere, each the set of nodes of a loop (files, or
 /// subtrees written as their directory with a trailing `/`). An entry that no longer matches
 /// a loop fails the test, so that it is deleted with the loop.
-const KNOWN_LOOPS: &[&[&str]] = &[
-    // removed by branch bigstep14
-    &["interpreter/src/bigstep/layout.rs", "interpreter/src/bigstep/plan.rs"],
-    // `knn verify`'s files use each other (`verify.rs` calls `verify_instances::run_list`,
-    // which takes `verify::usage`, …); `interpreter/src/cli/` is being rewritten on another
-    // branch (issue 14: flags, library calls, rendering), which is to remove this loop.
-    &[
-        "interpreter/src/cli/verify.rs",
-        "interpreter/src/cli/verify_instances.rs",
-        "interpreter/src/cli/verify_report.rs",
-        "interpreter/src/cli/verify_target.rs",
-    ],
-];
+const KNOWN_LOOPS: &[&[&str]] = &[];
 
 #[test]
 fn no_module_imports_itself_through_others() {

@@ -12,9 +12,9 @@ use knn_semantics::engine::Limit;
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::memory::TooLarge;
 use knn_semantics::syntax::Span;
-use knn_semantics::syntax::diagnostic::{escape_controls, line_col, render_report};
+use knn_semantics::syntax::diagnostic::{escape_controls, render_report};
 
-use super::Source;
+use super::source::{Place, Source};
 
 /// Static errors rendered in full; the rest are counted (a program with thousands of mistakes
 /// gets a screenful, not a report per mistake).
@@ -57,20 +57,6 @@ pub enum Fault {
     Limit,
     /// knn's.
     Knn,
-}
-
-/// A place in a file, 1-based, columns in characters.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Place {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-}
-
-impl fmt::Display for Place {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.column)
-    }
 }
 
 /// One located message inside a source text, rendered like a compiler's.
@@ -247,11 +233,3 @@ impl fmt::Display for KnnError {
 }
 
 impl std::error::Error for KnnError {}
-
-impl Source {
-    /// The place of `span`'s start.
-    pub fn place(&self, span: Span) -> Place {
-        let (line, column) = line_col(&self.text, span.start as usize);
-        Place { file: self.name.clone(), line, column }
-    }
-}

@@ -26,12 +26,12 @@ mod inputs;
 mod program;
 pub mod render;
 mod report;
+mod source;
 
 pub use batch::{BATCH_BLOCK, Batch};
-pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS, Place};
+pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
 pub use inputs::{parse_inline, parse_input};
-pub use program::{
-    EngineKind, Program, RunOptions, Searched, Semantics, Source, load, load_source, load_with, read_source,
-};
+pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, load_with, read_source};
 pub(crate) use report::Wanted;
-pub use report::{Answer, Report};
+pub use report::{Answer, EngineKind, Report};
+pub use source::{Place, Source};

@@ -15,17 +15,11 @@ use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Profile};
 
 use super::error::{Diagnostic, Failure, KnnError, MAX_DIAGNOSTICS};
-use super::report::{Report, Wanted};
+use super::report::{EngineKind, Report, Wanted};
+use super::source::Source;
 use crate::bigstep::{BigStep, Staging};
 use crate::import::{ImportOptions, emit::emit, import_file};
 use crate::tensor::Precision;
-
-/// A program's text and where it came from (a path, `<stdin>`, `NET.onnx (imported)`).
-#[derive(Clone, Debug)]
-pub struct Source {
-    pub name: String,
-    pub text: String,
-}
 
 /// Which rule set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,15 +39,6 @@ impl Semantics {
             Semantics::Published => Profile::published(),
         }
     }
-}
-
-/// Which engine runs a program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineKind {
-    /// The rewriting engine that mirrors the K rules: any semantics, traces, configurations.
-    SmallStep,
-    /// The big-step evaluator over dense tensors: revised semantics, bit-identical values.
-    BigStep,
 }
 
 /// How to run a program. The default runs the revised rules on the big-step engine and keeps

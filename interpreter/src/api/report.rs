@@ -16,7 +16,16 @@ use knn_semantics::report::check_report_size;
 use knn_semantics::term::{Node, Term};
 
 use super::error::{Failure, KnnError};
-use super::{EngineKind, Source};
+use super::source::Source;
+
+/// Which engine runs a program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The rewriting engine that mirrors the K rules: any semantics, traces, configurations.
+    SmallStep,
+    /// The big-step evaluator over dense tensors: revised semantics, bit-identical values.
+    BigStep,
+}
 
 /// How a run ended.
 #[derive(Clone, Debug)]

@@ -9,12 +9,11 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use knn_semantics::engine::Observed;
 use knn_semantics::memory;
 use knn_semantics::report::JSON_ELEMENT_BYTES;
-use knn_semantics::syntax::diagnostic::escape_controls;
 use serde_json::json;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::{fail, parse_inputs, read_source};
+use super::program::{fail, parse_inputs, read_source, usage};
 use crate::api::render::{observed_text, report_json};
 use crate::api::{BATCH_BLOCK, Batch, KnnError, Program};
 use crate::bigstep::RowResult;
@@ -75,11 +74,6 @@ pub fn batch(args: BatchArgs) -> Exit {
     match run(&args) {
         Ok(exit) | Err(exit) => exit,
     }
-}
-
-fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {}", escape_controls(&message.to_string()));
-    Exit::Usage
 }
 
 fn run(args: &BatchArgs) -> Result<Exit, Exit> {

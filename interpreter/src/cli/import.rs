@@ -3,12 +3,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use knn_semantics::syntax::diagnostic::escape_controls;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::fail;
-use super::program::{Source, parse};
+use super::program::{Source, fail, parse, usage};
 use crate::api::KnnError;
 use crate::import::lint::non_finite_values;
 use crate::import::{Format, ImportOptions, emit::emit, import_file};
@@ -53,11 +51,6 @@ pub fn import(args: ImportArgs) -> Exit {
     match run(&args) {
         Ok(exit) | Err(exit) => exit,
     }
-}
-
-fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {}", escape_controls(&message.to_string()));
-    Exit::Usage
 }
 
 fn run(args: &ImportArgs) -> Result<Exit, Exit> {

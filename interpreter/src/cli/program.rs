@@ -17,6 +17,11 @@ pub fn fail(error: KnnError) -> Exit {
     Exit::of(error.exit_code())
 }
 
+/// Prints a usage error (a flag, an argument, a file that knn cannot use as given): exit 1.
+pub fn usage(message: impl std::fmt::Display) -> Exit {
+    fail(KnnError::usage(message.to_string()))
+}
+
 pub fn read_source(path: &Path) -> Result<Source, Exit> {
     api::read_source(path).map_err(fail)
 }

@@ -12,9 +12,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use knn_semantics::syntax::diagnostic::render_report;
 
 use super::Exit;
-use super::program::{parse_inputs, read_source};
+use super::program::{parse_inputs, read_source, usage};
 use super::verify_instances;
-use super::verify_report::{Report, UNKNOWN_RESULT, print_report, results_text, write_atomically};
+use super::verify_report::{Report, UNKNOWN_RESULT, VerifyFormat, print_report, results_text, write_atomically};
 use super::verify_target::{NotVerifiable, load_network, prepare_target};
 use crate::data::npy::read_npy;
 use crate::verify::claim::{Claim, ball};
@@ -110,13 +110,6 @@ impl From<SplitChoice> for Split {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum VerifyFormat {
-    Text,
-    /// One JSON object (docs/cli.md).
-    Json,
-}
-
 /// With no --timeout, a single question gets this long.
 const DEFAULT_TIMEOUT: f64 = 600.0;
 
@@ -124,11 +117,6 @@ pub fn verify(args: VerifyArgs) -> Exit {
     match run(&args) {
         Ok(exit) | Err(exit) => exit,
     }
-}
-
-pub(super) fn usage(message: impl std::fmt::Display) -> Exit {
-    eprintln!("error: {message}");
-    Exit::Usage
 }
 
 fn run(args: &VerifyArgs) -> Result<Exit, Exit> {

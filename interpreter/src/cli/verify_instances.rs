@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
-use super::verify::usage;
+use super::program::usage;
 use super::verify_report::write_atomically;
 use super::verify_target::{NotVerifiable, load_network, prepare_target};
 use crate::verify::vnnlib::parse_vnnlib;

@@ -1,6 +1,7 @@
 //! What `knn verify` prints: the answer as text or JSON (schema_version 1, docs/cli.md), the
 //! VNN-COMP results file, and the files it writes.
 
+use clap::ValueEnum;
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -9,9 +10,16 @@ use serde_json::{Value, json};
 
 use super::Exit;
 use super::program::Source;
-use super::verify::VerifyFormat;
 use crate::verify::network::Unsupported;
 use crate::verify::{Answer, Unknown};
+
+/// How `knn verify` prints its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormat {
+    Text,
+    /// One JSON object (docs/cli.md).
+    Json,
+}
 
 /// What is printed.
 pub(super) struct Report<'a> {

@@ -13,8 +13,8 @@ use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{Exp, Span, parse_program};
 
 use super::Exit;
+use super::program::usage;
 use super::program::{Source, parse, read_source};
-use super::verify::usage;
 use crate::bigstep::ops::Op;
 use crate::bigstep::{Binding, InputData, compile};
 use crate::import::{ImportOptions, emit::emit, import_file};
