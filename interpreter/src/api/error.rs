@@ -40,12 +40,9 @@ pub enum Failure {
     /// A bound was reached: steps, states or memory on the small-step engine (which one, when
     /// known), the memory budget elsewhere, time.
     Limit(Option<Limit>),
-    /// knn broke its own contract (a counterexample that does not replay, an importer whose
-    /// program does not read back): never the user's doing.
-    Bug,
 }
 
-/// Whose fault a failure is.
+/// Whose fault a failure is. (knn's own faults are bugs: a panic, never a [`KnnError`].)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// Whoever called knn: a missing file, a malformed flag or input.
@@ -55,8 +52,6 @@ pub enum Fault {
     /// A bound, set by the user or by default, was reached: more steps, memory or time might
     /// give an answer.
     Limit,
-    /// knn's.
-    Knn,
 }
 
 /// One located message inside a source text, rendered like a compiler's.
@@ -162,19 +157,17 @@ impl KnnError {
             Failure::Import | Failure::Parse | Failure::Static | Failure::Runtime(_) | Failure::Aborted => {
                 Fault::Program
             }
-            Failure::Bug => Fault::Knn,
         }
     }
 
     /// The exit code (docs/cli.md): 1 usage or I/O, 2 parse or static, 3 a run-time error, 4 a
-    /// limit, 70 a bug of knn.
+    /// limit.
     pub fn exit_code(&self) -> u8 {
         match self.failure {
             Failure::Io | Failure::Usage | Failure::Import => 1,
             Failure::Parse | Failure::Static => 2,
             Failure::Runtime(ErrorKind::MemoryLimit) | Failure::Limit(_) => 4,
             Failure::Runtime(_) | Failure::Aborted => 3,
-            Failure::Bug => 70,
         }
     }
 

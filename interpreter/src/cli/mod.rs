@@ -48,8 +48,6 @@ pub enum Exit {
     Violated = 10,
     /// `knn verify`: not decided (timeout, limit, unsupported construct).
     Unknown = 11,
-    /// knn broke its own contract (a bug, reported as such).
-    Bug = 70,
 }
 
 impl Exit {
@@ -62,7 +60,6 @@ impl Exit {
             4 => Exit::Limit,
             10 => Exit::Violated,
             11 => Exit::Unknown,
-            70 => Exit::Bug,
             _ => Exit::Usage,
         }
     }
