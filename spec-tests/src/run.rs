@@ -3,17 +3,19 @@
 //! rules on the big-step engine.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use knn_interpreter::api::render::report_json;
 use knn_interpreter::bigstep::{BigStep, Staging};
 use knn_interpreter::parse_input;
 use knn_interpreter::tensor::Precision;
+use knn_interpreter::{Report, Source};
 use knn_semantics::check::check_program;
 use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::{Coverage, Engine, Limit, Outcome, SearchOptions, SmallStep, Step, Verdict, search};
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::observables::read_tensor;
 use knn_semantics::profile::Priorities;
-use knn_semantics::report::verdict_json;
 use knn_semantics::syntax::diagnostic::render_report;
 use knn_semantics::syntax::print::float_literal;
 use knn_semantics::syntax::{Exp, parse_program};
@@ -201,7 +203,8 @@ pub fn big_step_engines() -> Vec<BigStep> {
 /// contract"): their message and place are left out.
 pub fn verdict_report(engine: &dyn Engine, program: &Exp, inputs: &[TensorInput], source: &str) -> (String, Value) {
     let verdict = engine.evaluate(program, inputs).unwrap_or_else(|e| Verdict::Stuck(format!("input error: {e}")));
-    let mut report = verdict_json(&verdict, Some(source));
+    let source = Arc::new(Source { name: String::new(), text: source.to_string() });
+    let mut report = report_json(&Report::of_verdict(verdict, &source)).unwrap_or_default();
     if let Some(error) = report.get_mut("error").and_then(Value::as_object_mut) {
         error.retain(|key, _| key == "kind");
     }

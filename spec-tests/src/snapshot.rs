@@ -18,10 +18,12 @@
 //! A program the profile's grammar rejects is snapshotted as its rendered diagnostic.
 
 use std::fmt::Write;
+use std::sync::Arc;
 
+use knn_interpreter::api::render::report_json;
+use knn_interpreter::{Report, Source};
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::Step;
-use knn_semantics::report::outcome_json;
 
 use crate::Program;
 use crate::run::{ProfileRun, Ran, TRACE_LIMIT, summary};
@@ -55,7 +57,11 @@ fn ran_text(out: &mut String, program: &Program, ran: &Ran) {
     for input in &program.header.inputs {
         let _ = writeln!(out, "input: {input}");
     }
-    let report = outcome_json(&ran.outcome, &ran.config, ran.steps, None, Some(&program.source));
+    // The report `knn run --output json` prints, through the same renderer.
+    let source = Arc::new(Source { name: program.name.clone(), text: program.source.clone() });
+    let report = Report::of_final_state(ran.outcome.clone(), ran.config.clone(), ran.steps, &source)
+        .and_then(|report| report_json(&report))
+        .unwrap_or_else(|e| serde_json::json!({ "report": e.to_string() }));
     let _ = writeln!(out, "== report\n{}", serde_json::to_string_pretty(&report).unwrap_or_default());
     let _ = write!(out, "== configuration\n{}", config_to_string(&ran.config));
     if !ran.static_errors.is_empty() {

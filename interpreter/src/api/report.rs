@@ -98,8 +98,9 @@ impl Report {
         self.answer.exit_code()
     }
 
-    /// A report of the big-step engine's verdict.
-    pub(crate) fn of_verdict(verdict: Verdict, source: &Arc<Source>) -> Report {
+    /// A report of an engine's verdict (the engine contract's answer: no steps, observables or
+    /// rules).
+    pub fn of_verdict(verdict: Verdict, source: &Arc<Source>) -> Report {
         let answer = match verdict {
             Verdict::Value(value) => Answer::Value { value, term: None },
             Verdict::Error { kind, span, detail } => Answer::Failed(KnnError::runtime(kind, &detail, span, source)),
@@ -129,6 +130,18 @@ impl Report {
     ) -> Result<Report, KnnError> {
         let trace = wanted.trace.then_some(run.trace);
         Report::of_end(run.outcome, run.config, run.steps, trace, Some(run.coverage), wanted, source)
+    }
+
+    /// A report of a final state of the small-step engine reached in `steps` steps, with its
+    /// `<env>` observables (checked against the memory budget first).
+    pub fn of_final_state(
+        outcome: Outcome,
+        config: Config,
+        steps: u64,
+        source: &Arc<Source>,
+    ) -> Result<Report, KnnError> {
+        let wanted = Wanted { observables: true, ..Wanted::default() };
+        Report::of_end(outcome, config, steps, None, None, wanted, source)
     }
 
     /// A report of a final state of the small-step engine (of a run, or one of `search`'s).
