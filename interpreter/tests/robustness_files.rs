@@ -189,3 +189,22 @@ fn nan_weights_and_a_zero_range_are_warned_about_or_refused_with_strict() {
     let out = knn(&["import", &zero, "-o", "-", "--strict"], None);
     assert_eq!((out.status.code(), stderr(&out).contains("warning")), (Some(0), false), "{}", stderr(&out));
 }
+
+#[test]
+fn a_centre_file_larger_than_the_memory_budget_is_a_limit_for_verify_as_for_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/small/fc_2-2-3.nnet");
+    // 100,000 points of two elements: 1.6 MB of data, over a budget of 1 MB (read and widened,
+    // the file counts three times its size).
+    let data: Vec<f64> = (0..200_000).map(|i| f64::from(i) * 1e-6).collect();
+    let points = temp_file(dir.path(), "points.npy", &npy_f64(&[100_000, 2], &data));
+    let net = net.to_str().unwrap();
+    let around = format!("x={points}");
+    let verify = ["verify", net, "--around", &around, "--row", "0", "--eps", "0.01", "--max-memory", "1M"];
+    let out = knn(&verify, None);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("limit: "), "{}", stderr(&out));
+    let prog = temp_file(dir.path(), "p.knn", ONE_ELEMENT.as_bytes());
+    let out = knn(&["run", &prog, "--input", &around, "--max-memory", "1M"], None);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+}

@@ -45,4 +45,3 @@ pub fn check_report_size(outcome: &Outcome, config: &Config) -> Result<(), TooLa
 pub fn rules_json(coverage: &Coverage) -> Value {
     Value::Object(coverage.fired().map(|(rule, n)| (rule.id.to_string(), json!(n))).collect())
 }
-

@@ -287,6 +287,7 @@ pub fn main() -> Exit {
     if let Some(bytes) = cli.max_memory {
         knn_semantics::memory::set_budget(bytes);
     }
+    output::remove_on_interrupt();
     match cli.command {
         Command::Run(args) => run::run(args),
         Command::Search(args) => search::search(args),

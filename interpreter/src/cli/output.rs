@@ -5,10 +5,58 @@
 //! A file is written to a temporary file in its own directory and renamed into place once it is
 //! complete, so an interrupted run (SIGINT, a full disk, an error) leaves the old file, or none,
 //! never a truncated one; the rename is atomic on one file system, which the same directory
-//! guarantees.
+//! guarantees. A temporary file in progress is registered, so that an interruption (SIGINT,
+//! SIGTERM, SIGHUP: [`remove_on_interrupt`]) removes it before knn exits.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files being written, removed if knn is interrupted.
+static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Installs the handler of SIGINT, SIGTERM and SIGHUP: the temporary files in progress are
+/// removed and knn exits with 130 (128 + SIGINT), as an interrupted command does.
+pub fn remove_on_interrupt() {
+    // Without a handler (a signal thread that cannot start) the default action stays: knn
+    // stops at once and may leave a temporary file, never a truncated output.
+    let _ = ctrlc::set_handler(|| {
+        remove_temporaries(|_| true);
+        std::process::exit(130);
+    });
+}
+
+/// Removes the temporary files in progress that `which` selects (the handler: all of them).
+fn remove_temporaries(which: impl Fn(&Path) -> bool) {
+    let Ok(mut paths) = IN_PROGRESS.lock() else { return };
+    paths.retain(|path| {
+        if which(path) {
+            let _ = std::fs::remove_file(path);
+            return false;
+        }
+        true
+    });
+}
+
+/// A temporary file registered while it exists.
+struct Registered(PathBuf);
+
+impl Registered {
+    fn new(path: &Path) -> Registered {
+        if let Ok(mut paths) = IN_PROGRESS.lock() {
+            paths.push(path.to_path_buf());
+        }
+        Registered(path.to_path_buf())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut paths) = IN_PROGRESS.lock() {
+            paths.retain(|p| p != &self.0);
+        }
+    }
+}
 
 /// Where a command's output goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +133,7 @@ pub fn write_file(
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let temporary = builder.tempfile_in(dir).map_err(|e| fail(&e))?;
+    let _registered = Registered::new(temporary.path());
     let mut writer = BufWriter::new(temporary);
     write(&mut writer).and_then(|()| writer.flush()).map_err(|e| fail(&e))?;
     let temporary = writer.into_inner().map_err(|e| fail(e.error()))?;
@@ -139,6 +188,27 @@ mod tests {
         let kept = write_file(&path, false, |w| w.write_all(b"newer")).unwrap_err();
         assert!(kept.contains("cannot write"), "{kept}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+    }
+
+    #[test]
+    fn an_interruption_removes_the_temporary_file_in_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.npy");
+        std::fs::write(&path, "old").unwrap();
+        let mut during = Vec::new();
+        let _ = write_file(&path, true, |w| {
+            w.write_all(b"half")?;
+            during = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            // What the signal handler does before it exits (here for this test's directory
+            // only: other tests write files at the same time).
+            remove_temporaries(|p| p.starts_with(dir.path()));
+            Ok(())
+        });
+        assert_eq!(during.len(), 2, "the output and its temporary file: {during:?}");
+        let after: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(after, vec![std::ffi::OsString::from("out.npy")], "only the output is left");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old", "and it is the old one");
+        assert!(!IN_PROGRESS.lock().unwrap().iter().any(|p| p.starts_with(dir.path())));
     }
 
     #[test]

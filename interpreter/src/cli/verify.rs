@@ -12,10 +12,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use knn_semantics::syntax::diagnostic::render_report;
 
 use super::Exit;
-use super::program::{parse_inputs, read_source, usage};
+use super::program::{fail, parse_inputs, read_source, usage};
 use super::verify_instances;
 use super::verify_report::{Report, UNKNOWN_RESULT, VerifyFormat, print_report, results_text, write_atomically};
 use super::verify_target::{NotVerifiable, load_network, prepare_target};
+use crate::api::KnnError;
 use crate::data::npy::read_npy;
 use crate::verify::claim::{Claim, ball};
 use crate::verify::property::{Constant, InputBox};
@@ -258,7 +259,7 @@ fn question_of(args: &VerifyArgs) -> Result<Asked, Exit> {
         let what = format!("--box gives {} ranges", region.len());
         (name, region, what)
     } else if let Some(text) = &args.around {
-        let (name, centre) = parse_point(text, args.row).map_err(usage)?;
+        let (name, centre) = parse_point(text, args.row).map_err(fail)?;
         let eps_text = args.eps.as_deref().unwrap_or_default();
         let eps = Constant::parse(eps_text)
             .filter(|e| e.below >= 0.0 && e.above.is_finite())
@@ -313,29 +314,41 @@ fn parse_box(text: &str) -> Result<(String, InputBox), String> {
 }
 
 /// `NAME=[v0, v1, …]` (decimals as written) or `NAME=POINTS.npy` (binary64 values).
-fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>), String> {
-    let (name, value) =
-        text.split_once('=').ok_or_else(|| format!("--around {text}: expected NAME=[…] or NAME=POINTS.npy"))?;
+fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>), KnnError> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| KnnError::usage(format!("--around {text}: expected NAME=[…] or NAME=POINTS.npy")))?;
     let value = value.trim();
     if let Some(list) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
         if let Some(r) = row {
-            return Err(format!("--row {r}: the centre is written out; --row picks a row of a .npy file"));
+            return Err(KnnError::usage(format!(
+                "--row {r}: the centre is written out; --row picks a row of a .npy file"
+            )));
         }
         let centre = list
             .split(',')
             .map(|t| {
                 Constant::parse(t.trim()).ok_or_else(|| format!("--around: `{}` is not a decimal number", t.trim()))
             })
-            .collect::<Result<Vec<Constant>, String>>()?;
+            .collect::<Result<Vec<Constant>, String>>()
+            .map_err(KnnError::usage)?;
         return Ok((name.trim().to_string(), centre));
     }
-    let array = read_npy(Path::new(value)).map_err(|e| e.to_string())?;
+    let array = read_npy(Path::new(value)).map_err(|e| match e.too_large {
+        // A well-formed file larger than the memory budget is a limit (exit code 4).
+        Some(too_large) => KnnError::memory(&format!("{value}:"), too_large),
+        None => KnnError::usage(e.to_string()),
+    })?;
     let data = match (array.shape.as_slice(), row) {
         ([_], None) => array.data,
         ([rows, cols], Some(r)) if r < *rows => array.data[r * cols..(r + 1) * cols].to_vec(),
-        ([rows, _], Some(r)) => return Err(format!("--row {r}: {value} has {rows} rows")),
-        ([_, _], None) => return Err(format!("{value} is a matrix: pick the centre with --row")),
-        (shape, _) => return Err(format!("{value} has shape {shape:?}: expected a vector or a matrix of points")),
+        ([rows, _], Some(r)) => return Err(KnnError::usage(format!("--row {r}: {value} has {rows} rows"))),
+        ([_, _], None) => return Err(KnnError::usage(format!("{value} is a matrix: pick the centre with --row"))),
+        (shape, _) => {
+            return Err(KnnError::usage(format!(
+                "{value} has shape {shape:?}: expected a vector or a matrix of points"
+            )));
+        }
     };
     Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect()))
 }
