@@ -13,7 +13,7 @@ use super::program::{Program, Semantics};
 use super::report::{Answer, Report};
 use crate::bigstep::ops::RowError;
 use crate::bigstep::plan::ResultSpec;
-use crate::bigstep::{Binding, ExecOptions, InputData, Plan, RowResult, compile, run_rows, verdict};
+use crate::bigstep::{Binding, ExecOptions, Plan, RowResult, compile, run_rows, verdict};
 use crate::tensor::Precision;
 
 /// Rows run between two calls of the progress callback.
@@ -50,15 +50,7 @@ impl Program {
         let mut bound: Vec<&str> = fixed.iter().map(|i| i.name.as_str()).collect();
         bound.push(input);
         self.check(&bound)?;
-        let mut bindings: Vec<Binding> = fixed
-            .iter()
-            .map(|i| Binding {
-                name: i.name.clone(),
-                shape: i.shape.clone(),
-                data: InputData::Concrete(i.data.clone()),
-            })
-            .collect();
-        bindings.push(Binding { name: input.to_string(), shape: vec![width], data: InputData::Symbolic });
+        let bindings = Binding::with_open_input(fixed, input, vec![width]);
         Ok(Batch { plan: compile(self.syntax(), &bindings), width, source: self.shared_source() })
     }
 }

@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use imbl::HashMap;
 use knn_semantics::errors::ErrorKind;
+use knn_semantics::inputs::TensorInput;
 use knn_semantics::memory;
 use knn_semantics::rules::tensor_cells;
 use knn_semantics::syntax::Span;
@@ -95,6 +96,23 @@ pub struct Binding {
     pub name: String,
     pub shape: Vec<usize>,
     pub data: InputData,
+}
+
+impl Binding {
+    /// The bindings of a program compiled for one input left open: `fixed` with their values,
+    /// then `open` of `shape`, read from the rows the plan runs on.
+    pub fn with_open_input(fixed: &[TensorInput], open: &str, shape: Vec<usize>) -> Vec<Binding> {
+        let mut bindings: Vec<Binding> = fixed
+            .iter()
+            .map(|t| Binding {
+                name: t.name.clone(),
+                shape: t.shape.clone(),
+                data: InputData::Concrete(t.data.clone()),
+            })
+            .collect();
+        bindings.push(Binding { name: open.to_string(), shape, data: InputData::Symbolic });
+        bindings
+    }
 }
 
 /// Names in scope (Rev-12): `<env>` and `<shape>`. A body is evaluated in a scope of its own,

@@ -16,7 +16,7 @@ use super::Exit;
 use super::program::usage;
 use super::program::{Source, parse, read_source};
 use crate::bigstep::ops::Op;
-use crate::bigstep::{Binding, InputData, compile};
+use crate::bigstep::{Binding, compile};
 use crate::import::{ImportOptions, emit::emit, import_file};
 use crate::verify::Target;
 use crate::verify::network::Unsupported;
@@ -98,12 +98,7 @@ pub(super) fn prepare_target(loaded: &LoadedNetwork, input_len: usize, region: &
 /// The error the program raises whatever the values of its input (of `input_len` elements):
 /// the compiled plan fails before it reads them, typically on a shape that does not fit.
 fn failure_on_every_input(loaded: &LoadedNetwork, input_len: usize) -> Option<(String, Span)> {
-    let mut bindings: Vec<Binding> = loaded
-        .fixed
-        .iter()
-        .map(|t| Binding { name: t.name.clone(), shape: t.shape.clone(), data: InputData::Concrete(t.data.clone()) })
-        .collect();
-    bindings.push(Binding { name: loaded.input_name.clone(), shape: vec![input_len], data: InputData::Symbolic });
+    let bindings = Binding::with_open_input(&loaded.fixed, &loaded.input_name, vec![input_len]);
     let plan = compile(&loaded.program, &bindings);
     plan.ops.iter().find_map(|op| match op {
         Op::Raise { error } => Some((error.detail.to_string(), error.span)),

@@ -30,7 +30,7 @@ use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::Exp;
 
 use crate::bigstep::ops::argmax;
-use crate::bigstep::{Binding, InputData, Plan, compile};
+use crate::bigstep::{Binding, Plan, compile};
 
 use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined};
 use claim::Claim;
@@ -58,15 +58,7 @@ impl Target {
         input_shape: Vec<usize>,
         fixed: Vec<TensorInput>,
     ) -> Result<Target, Unsupported> {
-        let mut bindings: Vec<Binding> = fixed
-            .iter()
-            .map(|t| Binding {
-                name: t.name.clone(),
-                shape: t.shape.clone(),
-                data: InputData::Concrete(t.data.clone()),
-            })
-            .collect();
-        bindings.push(Binding { name: input_name.to_string(), shape: input_shape.clone(), data: InputData::Symbolic });
+        let bindings = Binding::with_open_input(&fixed, input_name, input_shape.clone());
         let plan = compile(&program, &bindings);
         let net = Network::from_plan(&plan)?;
         Ok(Target { program, input_name: input_name.to_string(), input_shape, fixed, plan, net })
