@@ -91,11 +91,6 @@ impl Atom {
         }
     }
 
-    /// The largest output index the constraint reads, if any.
-    pub fn max_index(&self) -> Option<usize> {
-        self.terms.iter().map(|(i, _)| *i).max()
-    }
-
     /// An enclosure of the left-hand side `Σ c·Y + Σ constants` for outputs in `y`, rounded
     /// outward.
     pub fn left_side(&self, y: &[Interval]) -> Interval {
@@ -323,6 +318,71 @@ mod tests {
         };
         assert_eq!(atom.truth_at(&[0.6]), Truth::True);
         assert_eq!(atom.truth_at(&[0.6f64.next_up()]), Truth::False);
+    }
+
+    fn y0_plus(constant: Constant, strict: bool) -> Atom {
+        Atom { terms: vec![(0, Constant::exact(1.0))], constants: vec![constant], strict, span: None }
+    }
+
+    #[test]
+    fn a_nan_end_decides_nothing_whichever_end_it_is() {
+        for strict in [false, true] {
+            let atom = y0_plus(Constant::exact(0.0), strict);
+            // The other end alone would decide: 0.5 > 0 (never), −0.5 < 0 (always).
+            for open in [false, true] {
+                let nan_above = Interval { lo: 0.5, hi: f64::NAN };
+                let nan_below = Interval { lo: f64::NAN, hi: -0.5 };
+                assert_eq!(atom.truth_of_side(nan_above, open), Truth::Unknown, "strict {strict}");
+                assert_eq!(atom.truth_of_side(nan_below, open), Truth::Unknown, "strict {strict}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_side_touching_zero_is_decided_by_strictness_and_by_open_constants_only() {
+        let exact = Constant::exact(0.0);
+        // `Y_0 ≤ 0` on [0, 1]: true at 0, false above: undecided; on [−1, 0]: always.
+        assert_eq!(y0_plus(exact.clone(), false).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
+        assert_eq!(y0_plus(exact.clone(), false).truth(&[Interval::new(-1.0, 0.0)]), Truth::True);
+        // `Y_0 < 0` on [−1, 0]: false at 0: undecided; on [0, 1]: never.
+        assert_eq!(y0_plus(exact.clone(), true).truth(&[Interval::new(-1.0, 0.0)]), Truth::Unknown);
+        assert_eq!(y0_plus(exact, true).truth(&[Interval::new(0.0, 1.0)]), Truth::False);
+        // `Y_0 − 0.6 < 0`, 0.6 no binary64 number: the left side lies strictly inside its
+        // enclosure, so an enclosure ending at 0 is strictly below it...
+        let open_strict = y0_plus(constant("0.6").neg(), true);
+        assert_eq!(open_strict.truth_of_side(Interval::new(-1.0, 0.0), true), Truth::True);
+        // ...but one that reaches above 0 is not.
+        assert_eq!(open_strict.truth_of_side(Interval::new(-1.0, 1.0), true), Truth::Unknown);
+        // `Y_0 − 0.6 ≤ 0` with an enclosure starting at 0: strictly above it, never true;
+        // starting below 0, undecided.
+        let open = y0_plus(constant("0.6").neg(), false);
+        assert_eq!(open.truth_of_side(Interval::new(0.0, 1.0), true), Truth::False);
+        assert_eq!(open.truth_of_side(Interval::new(-1.0, 1.0), true), Truth::Unknown);
+        assert_eq!(open.truth_of_side(Interval::new(0.0, 1.0), false), Truth::Unknown);
+    }
+
+    #[test]
+    fn a_constraint_false_above_a_lower_bound_is_never_true() {
+        let atom = y0_plus(Constant::exact(-1.0), false);
+        // Y_0 ≥ 2 gives Y_0 − 1 ≥ 1 > 0: never; Y_0 ≥ 0.5 does not decide.
+        assert!(atom.never_given(2.0, Interval::point(-1.0)));
+        assert!(!atom.never_given(0.5, Interval::point(-1.0)));
+    }
+
+    #[test]
+    fn boxes_know_whether_they_have_dimensions() {
+        assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
+        assert!(!InputBox { lower: vec![constant("0.6")], upper: vec![constant("1.0")] }.is_empty());
+    }
+
+    #[test]
+    fn a_coefficient_that_is_no_binary64_number_has_no_dense_row() {
+        // 0.6·Y_0: the row would hold 0.6f64, not 0.6, and the bound would be of another
+        // constraint.
+        let atom = Atom { terms: vec![(0, constant("0.6"))], constants: vec![], strict: false, span: None };
+        assert_eq!(atom.dense(1), None);
+        // An index beyond the outputs has no row either.
+        assert_eq!(y0_plus(Constant::exact(0.0), false).dense(0), None);
     }
 
     #[test]
