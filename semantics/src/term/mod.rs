@@ -9,7 +9,9 @@
 //! Substitution (`E2[E1 / X]`, §2.5) is applied lazily below `let` bodies (see [`subst`]); the
 //! accessor [`Term::node`] hides this: it always returns the substituted node.
 
+mod atoms;
 mod from_ast;
+mod funcs;
 mod traverse;
 
 pub mod float_format;
@@ -20,216 +22,13 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 
-use smallvec::SmallVec;
-
 use crate::errors::ErrorKind;
 use crate::syntax::Span;
 
+pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
+pub use funcs::{Act, FuncName, FuncTerm, HelperArgs};
 pub use subst::SubstMap;
-
-/// An identifier (`Id` in K). Compared and ordered by name, as krun orders map keys.
-#[derive(Clone)]
-pub struct Sym(Rc<str>);
-
-impl Sym {
-    pub fn new(name: &str) -> Sym {
-        Sym(Rc::from(name))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// `syntax Id ::= "$1"` (k-nn.md L174): the global temporary of rank ≥ 2 allocation.
-    pub fn dollar_one() -> Sym {
-        Sym::new("$1")
-    }
-}
-
-impl PartialEq for Sym {
-    fn eq(&self, other: &Sym) -> bool {
-        Rc::ptr_eq(&self.0, &other.0) || self.0 == other.0
-    }
-}
-
-impl Eq for Sym {}
-
-impl PartialOrd for Sym {
-    fn partial_cmp(&self, other: &Sym) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Sym {
-    fn cmp(&self, other: &Sym) -> std::cmp::Ordering {
-        self.0.as_bytes().cmp(other.0.as_bytes())
-    }
-}
-
-impl Hash for Sym {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
-}
-
-impl fmt::Debug for Sym {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl fmt::Display for Sym {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// A non-empty list of Ints (`Ints` in K): a shape or an index list.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Ints(SmallVec<[i64; 2]>);
-
-impl Ints {
-    /// `None` for an empty list: `Ints` has no empty element in K.
-    pub fn new(values: &[i64]) -> Option<Ints> {
-        (!values.is_empty()).then(|| Ints(SmallVec::from_slice(values)))
-    }
-
-    pub fn one(i: i64) -> Ints {
-        Ints(smallvec::smallvec![i])
-    }
-
-    /// `I , Rest`.
-    pub fn cons(first: i64, rest: &Ints) -> Ints {
-        let mut v = SmallVec::with_capacity(rest.len() + 1);
-        v.push(first);
-        v.extend_from_slice(&rest.0);
-        Ints(v)
-    }
-
-    pub fn as_slice(&self) -> &[i64] {
-        &self.0
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    pub fn first(&self) -> i64 {
-        self.0[0]
-    }
-
-    /// The list matched by the pattern `I:Int` (exactly one element).
-    pub fn single(&self) -> Option<i64> {
-        match self.0.as_slice() {
-            [i] => Some(*i),
-            _ => None,
-        }
-    }
-
-    /// The split matched by the pattern `I:Int, Rest:Ints` (two or more elements).
-    pub fn split_first(&self) -> Option<(i64, Ints)> {
-        match self.0.as_slice() {
-            [first, rest @ ..] if !rest.is_empty() => Some((*first, Ints(SmallVec::from_slice(rest)))),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Debug for Ints {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.0.as_slice())
-    }
-}
-
-/// The three element-wise activations and their helper families (`reluTensorHelper`,
-/// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Act {
-    Relu,
-    Tanh,
-    Sigmoid,
-}
-
-impl Act {
-    pub fn helper_name(self) -> &'static str {
-        match self {
-            Act::Relu => "reluTensorHelper",
-            Act::Tanh => "tanhTensorHelper",
-            Act::Sigmoid => "sigmoidTensorHelper",
-        }
-    }
-
-    /// `tanhItem` / `sigmoidItem` (relu has no item).
-    pub fn item_name(self) -> &'static str {
-        match self {
-            Act::Relu => "reluItem",
-            Act::Tanh => "tanhItem",
-            Act::Sigmoid => "sigmoidItem",
-        }
-    }
-}
-
-/// The argument forms of an activation helper (k-nn.md L232–235).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum HelperArgs {
-    /// `reluTensorHelper(Exp, Exp)`: one element.
-    Elem,
-    /// `reluTensorHelper(Exp, Exp, Ints)`: the shape still to visit.
-    Dims(Ints),
-    /// `reluTensorHelper(Exp, Exp, Int ... Int, Ints)`: rows `from..to` of a rank ≥ 2 level.
-    RangeDims { from: i64, to: i64, rest: Ints },
-    /// `reluTensorHelper(Exp, Exp, Int ... Int)`: elements `from..to` of the last level.
-    Range { from: i64, to: i64 },
-}
-
-/// The functions that can stand on the right of a let-Func (`syntax Func`, L83–90).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FuncName {
-    Relu,
-    ReluTensor,
-    Tanh,
-    TanhTensor,
-    Sigmoid,
-    SigmoidTensor,
-}
-
-impl FuncName {
-    pub fn keyword(self) -> &'static str {
-        match self {
-            FuncName::Relu => "relu",
-            FuncName::ReluTensor => "reluTensor",
-            FuncName::Tanh => "tanh",
-            FuncName::TanhTensor => "tanhTensor",
-            FuncName::Sigmoid => "sigmoid",
-            FuncName::SigmoidTensor => "sigmoidTensor",
-        }
-    }
-
-    /// The element-wise tensor function of an activation, if this is one.
-    pub fn tensor_act(self) -> Option<Act> {
-        match self {
-            FuncName::ReluTensor => Some(Act::Relu),
-            FuncName::TanhTensor => Some(Act::Tanh),
-            FuncName::SigmoidTensor => Some(Act::Sigmoid),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Hash)]
-pub enum FuncTerm {
-    InitTensor(Ints),
-    Apply(FuncName, Term),
-    /// `linear(Id, Id)`. Held as terms because substitution may put a value there (§2.5).
-    Linear(Term, Term),
-    /// `addTensor(Exp, Exp)` (Ext-1): the operands, names of tensors when the program is right.
-    AddTensor(Term, Term),
-}
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
 #[derive(Clone, Debug)]

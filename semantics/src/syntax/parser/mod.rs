@@ -10,9 +10,12 @@
 //!   functions are free.
 //!
 //! The parser is a loop over an explicit stack of frames, so a program nested 100,000 levels
-//! deep parses without deep recursion.
+//! deep parses without deep recursion. This file holds the grammar (the levels and the frames);
+//! `tokens.rs` reads the tokens and reports an unexpected one.
 
-use super::ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
+mod tokens;
+
+use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
 use super::grammar::Grammar;
 use super::lexer::{Keyword, Token, TokenKind, tokenize};
@@ -95,49 +98,6 @@ impl<'s> Parser<'s> {
                     None => return self.finish(exp),
                 },
             };
-        }
-    }
-
-    fn peek(&self) -> &Token {
-        &self.tokens[self.pos]
-    }
-
-    fn advance(&mut self) -> Token {
-        let token = self.tokens[self.pos].clone();
-        if self.pos + 1 < self.tokens.len() {
-            self.pos += 1;
-        }
-        token
-    }
-
-    fn text(&self, token: &Token) -> &'s str {
-        &self.source[token.span.range()]
-    }
-
-    fn unexpected(&self, expected: &[&str]) -> SyntaxError {
-        let token = self.peek();
-        let found = token.kind.describe(self.text(token));
-        let mut err = SyntaxError::new(token.span, format!("unexpected {found}")).expected(expected.iter().copied());
-        if let TokenKind::Float(_) = token.kind
-            && self.text(token).starts_with('+')
-        {
-            err = err.hint(format!(
-                "`{0}` is read as one float literal (K's floats carry their sign); write `+ {1}`",
-                self.text(token),
-                &self.text(token)[1..]
-            ));
-        }
-        err
-    }
-
-    fn eat(&mut self, kind: &TokenKind, expected: &str) -> Result<Token, SyntaxError> {
-        if &self.peek().kind == kind { Ok(self.advance()) } else { Err(self.unexpected(&[expected])) }
-    }
-
-    fn finish(&self, exp: Exp) -> Result<Exp, SyntaxError> {
-        match self.peek().kind {
-            TokenKind::Eof => Ok(exp),
-            _ => Err(self.unexpected(&["an operator", "the end of program"])),
         }
     }
 
@@ -362,187 +322,7 @@ impl<'s> Parser<'s> {
         self.frames.push(Frame::LetBody { start, target, rhs: LetRhs::Func(func) });
         Ok(Mode::Expect(Level::Any))
     }
-
-    fn ident(&mut self) -> Result<Ident, SyntaxError> {
-        match &self.peek().kind {
-            TokenKind::Id(name) => {
-                let ident = Ident { name: name.clone(), span: self.peek().span };
-                self.advance();
-                Ok(ident)
-            }
-            _ => {
-                Err(self.unexpected(&["an identifier"]).hint("`linear` takes the names of two tensors: `linear(W, x)`"))
-            }
-        }
-    }
-
-    /// `Int (, Int)*`: shapes and indices are unsigned integer literals.
-    fn ints(&mut self) -> Result<IntList, SyntaxError> {
-        let mut ints = Vec::new();
-        loop {
-            match self.peek().kind {
-                TokenKind::Int(n) => {
-                    ints.push(n);
-                    self.advance();
-                }
-                _ => {
-                    let hint = match &self.peek().kind {
-                        TokenKind::Float(_) if self.text(self.peek()).starts_with('-') => {
-                            "indices and dimensions are unsigned integer literals: negative ones cannot be written"
-                        }
-                        TokenKind::Float(_) => "indices and dimensions are integer literals such as `2`, not floats",
-                        TokenKind::Id(_) => "indices and dimensions are integer literals: K-NN has no computed indices",
-                        _ => "write integer literals separated by commas",
-                    };
-                    return Err(self.unexpected(&["an integer literal"]).hint(hint));
-                }
-            }
-            if self.peek().kind != TokenKind::Comma {
-                return Ok(ints);
-            }
-            self.advance();
-        }
-    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::syntax::print::to_source;
-
-    fn parse(source: &str) -> Exp {
-        parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))
-    }
-
-    fn shape(source: &str) -> String {
-        to_source(&parse(source))
-    }
-
-    fn error(source: &str) -> SyntaxError {
-        parse_program(source, Grammar::K).expect_err(source)
-    }
-
-    #[test]
-    fn products_bind_tighter_than_sums_and_both_associate_left() {
-        assert_eq!(shape("a * b + c"), "a * b + c");
-        assert!(matches!(parse("a * b + c").kind, ExpKind::Add(..)));
-        assert!(matches!(parse("a + b * c").kind, ExpKind::Add(_, ref r) if matches!(r.kind, ExpKind::Mul(..))));
-        assert!(matches!(parse("a + b + c").kind, ExpKind::Add(ref l, _) if matches!(l.kind, ExpKind::Add(..))));
-        assert!(matches!(parse("a * (b + c)").kind, ExpKind::Mul(_, ref r) if matches!(r.kind, ExpKind::Add(..))));
-        assert!(matches!(parse("2.0*u[1,2]").kind, ExpKind::Mul(_, ref r) if matches!(r.kind, ExpKind::Index(..))));
-    }
-
-    #[test]
-    fn let_bodies_extend_as_far_as_possible() {
-        let e = parse("let x = 1.0 in x + 2.0");
-        let ExpKind::Let { body, .. } = &e.kind else { panic!() };
-        assert!(matches!(body.kind, ExpKind::Add(..)));
-        assert!(matches!(parse("let x = let y = 1.0 in y in x").kind, ExpKind::Let { .. }));
-    }
-
-    #[test]
-    fn let_func_may_nest_in_let_func_but_not_in_let_exp_bodies() {
-        parse("let x = initTensor(2) in let W = initTensor(2, 2) in W[0, 1]");
-        parse("let t = initTensor(1) in let t[0] = 1.0 in (let u = reluTensor(t) in u[0])");
-        let err = error("let t = initTensor(1) in let t[0] = 1.0 in let u = reluTensor(t) in u[0]");
-        assert!(err.message.contains("cannot be the body"), "{err}");
-        assert!(err.hint.unwrap().contains("parentheses"));
-        let relaxed =
-            parse_program("let t = initTensor(1) in let t[0] = 1.0 in let u = reluTensor(t) in u[0]", Grammar::Relaxed);
-        assert!(relaxed.is_ok());
-    }
-
-    #[test]
-    fn lets_are_not_operands_without_parentheses() {
-        assert!(error("1.0 + let x = 1.0 in x").message.contains("cannot be an operand"));
-        parse("1.0 + (let x = 1.0 in x)");
-        assert!(error("(a + b)[0] + c [").message.contains("unexpected"));
-        parse("(a + b)[0]");
-    }
-
-    #[test]
-    fn signed_float_after_an_operand_is_an_error_with_a_hint() {
-        let err = error("1.0+2.0");
-        assert!(err.hint.as_deref().unwrap_or("").contains("write `+ 2.0`"), "{err:?}");
-        let e = parse_program("1.0+2.0", Grammar::Relaxed).unwrap();
-        assert!(matches!(e.kind, ExpKind::Add(..)));
-        assert!(error("x +1.0").message.contains("unexpected float `+1.0`"));
-    }
-
-    #[test]
-    fn indices_and_shapes_are_integer_literals() {
-        assert!(error("t[-1]").hint.unwrap().contains("negative"));
-        assert!(error("t[i]").hint.unwrap().contains("no computed indices"));
-        assert!(error("let t = initTensor(2.0) in t").hint.unwrap().contains("not floats"));
-        assert!(error("let t = initTensor(-1) in t").hint.unwrap().contains("negative"));
-    }
-
-    #[test]
-    fn functions_only_on_the_right_of_a_let() {
-        assert!(error("relu(3.0) + 1.0").message.contains("is a function"));
-        assert!(error("let y = linear(W, 1.0) in y").message.contains("unexpected"));
-        parse("let x = relu(3.0) in x");
-        parse("let y = linear(W, x) in y[0]");
-    }
-
-    #[test]
-    fn add_tensor_is_a_function_of_the_relaxed_grammar_only() {
-        let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
-        let e = relaxed("let z = addTensor(h, b) in z").unwrap();
-        let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
-        let FuncKind::AddTensor(a, b) = &func.kind else { panic!("{func:?}") };
-        assert!(matches!((&a.kind, &b.kind), (ExpKind::Id(a), ExpKind::Id(b)) if a == "h" && b == "b"));
-        assert_eq!(&"let z = addTensor(h, b) in z"[func.span.range()], "addTensor(h, b)");
-        // Operands are expressions, as for reluTensor: the rules say which are tensors.
-        relaxed("let z = addTensor(1.0, t[0] + 2.0) in z").unwrap();
-        assert!(relaxed("let z = addTensor(h) in z").unwrap_err().expected.contains(&"`,`".to_string()));
-        assert!(relaxed("addTensor(h, b)").unwrap_err().message.contains("is a function"));
-        // K's grammar has no addTensor: it is an identifier, and a call of it does not parse.
-        let err = error("let z = addTensor(h, b) in z");
-        assert!(err.message.contains("unexpected `(`"), "{err}");
-        assert!(matches!(parse("let addTensor = 1.0 in addTensor").kind, ExpKind::Let { .. }));
-    }
-
-    #[test]
-    fn tensor_is_an_ordinary_name_and_targets_are_free() {
-        parse("let tensor = initTensor(2) in tensor[1]");
-        parse("let 1.0 = 2.0 in 1.0");
-        parse("let (t)[0] = 1.0 in t[0]");
-    }
-
-    #[test]
-    fn spans_cover_the_source() {
-        let source = "let x = 1.0 in max(x, 2.0)";
-        let e = parse(source);
-        assert_eq!(e.span.range(), 0..source.len());
-        let ExpKind::Let { body, .. } = &e.kind else { panic!() };
-        assert_eq!(&source[body.span.range()], "max(x, 2.0)");
-    }
-
-    #[test]
-    fn error_positions_and_expectations() {
-        let source = "let x = 1.0\nx";
-        let err = error(source);
-        assert_eq!(err.line_col(source), (2, 1));
-        assert_eq!(err.expected, vec!["`in`"]);
-        let err = error("let x = 1.0 in");
-        assert!(err.message.contains("unexpected end of program"), "{err}");
-        assert_eq!(err.expected, vec!["an expression"]);
-        assert!(error("max(1.0 2.0)").expected.contains(&"`,`".to_string()));
-    }
-
-    #[test]
-    fn deep_programs_parse_without_recursion() {
-        let mut source = String::new();
-        for i in 0..100_000 {
-            source.push_str(&format!("let x{i} = 1.0 in "));
-        }
-        source.push_str("x0");
-        let e = parse(&source);
-        assert_eq!(e.size(), 300_001);
-        let mut parens = "(".repeat(50_000);
-        parens.push('1');
-        parens.push_str(&")".repeat(50_000));
-        assert!(matches!(parse(&parens).kind, ExpKind::Int(1)));
-    }
-}
+mod tests;

@@ -1,0 +1,93 @@
+//! The parser's reading of tokens: the cursor, identifiers and lists of Int literals, and the
+//! error for an unexpected token, with a hint where one helps.
+
+use super::super::ast::{Exp, Ident, IntList};
+use super::super::diagnostic::SyntaxError;
+use super::super::lexer::{Token, TokenKind};
+use super::Parser;
+
+impl<'s> Parser<'s> {
+    pub(super) fn peek(&self) -> &Token {
+        &self.tokens[self.pos]
+    }
+
+    pub(super) fn advance(&mut self) -> Token {
+        let token = self.tokens[self.pos].clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        token
+    }
+
+    pub(super) fn text(&self, token: &Token) -> &'s str {
+        &self.source[token.span.range()]
+    }
+
+    pub(super) fn unexpected(&self, expected: &[&str]) -> SyntaxError {
+        let token = self.peek();
+        let found = token.kind.describe(self.text(token));
+        let mut err = SyntaxError::new(token.span, format!("unexpected {found}")).expected(expected.iter().copied());
+        if let TokenKind::Float(_) = token.kind
+            && self.text(token).starts_with('+')
+        {
+            err = err.hint(format!(
+                "`{0}` is read as one float literal (K's floats carry their sign); write `+ {1}`",
+                self.text(token),
+                &self.text(token)[1..]
+            ));
+        }
+        err
+    }
+
+    pub(super) fn eat(&mut self, kind: &TokenKind, expected: &str) -> Result<Token, SyntaxError> {
+        if &self.peek().kind == kind { Ok(self.advance()) } else { Err(self.unexpected(&[expected])) }
+    }
+
+    pub(super) fn finish(&self, exp: Exp) -> Result<Exp, SyntaxError> {
+        match self.peek().kind {
+            TokenKind::Eof => Ok(exp),
+            _ => Err(self.unexpected(&["an operator", "the end of program"])),
+        }
+    }
+
+    pub(super) fn ident(&mut self) -> Result<Ident, SyntaxError> {
+        match &self.peek().kind {
+            TokenKind::Id(name) => {
+                let ident = Ident { name: name.clone(), span: self.peek().span };
+                self.advance();
+                Ok(ident)
+            }
+            _ => {
+                Err(self.unexpected(&["an identifier"]).hint("`linear` takes the names of two tensors: `linear(W, x)`"))
+            }
+        }
+    }
+
+    /// `Int (, Int)*`: shapes and indices are unsigned integer literals.
+    pub(super) fn ints(&mut self) -> Result<IntList, SyntaxError> {
+        let mut ints = Vec::new();
+        loop {
+            match self.peek().kind {
+                TokenKind::Int(n) => {
+                    ints.push(n);
+                    self.advance();
+                }
+                _ => {
+                    let hint = match &self.peek().kind {
+                        TokenKind::Float(_) if self.text(self.peek()).starts_with('-') => {
+                            "indices and dimensions are unsigned integer literals: negative ones cannot be written"
+                        }
+                        TokenKind::Float(_) => "indices and dimensions are integer literals such as `2`, not floats",
+                        TokenKind::Id(_) => "indices and dimensions are integer literals: K-NN has no computed indices",
+                        _ => "write integer literals separated by commas",
+                    };
+                    return Err(self.unexpected(&["an integer literal"]).hint(hint));
+                }
+            }
+            if self.peek().kind != TokenKind::Comma {
+                return Ok(ints);
+            }
+            self.advance();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The functions of terms: the activations and the argument forms of their helpers ([`Act`],
+//! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
+
+use super::{Ints, Term};
+
+/// The three element-wise activations and their helper families (`reluTensorHelper`,
+/// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Act {
+    Relu,
+    Tanh,
+    Sigmoid,
+}
+
+impl Act {
+    pub fn helper_name(self) -> &'static str {
+        match self {
+            Act::Relu => "reluTensorHelper",
+            Act::Tanh => "tanhTensorHelper",
+            Act::Sigmoid => "sigmoidTensorHelper",
+        }
+    }
+
+    /// `tanhItem` / `sigmoidItem` (relu has no item).
+    pub fn item_name(self) -> &'static str {
+        match self {
+            Act::Relu => "reluItem",
+            Act::Tanh => "tanhItem",
+            Act::Sigmoid => "sigmoidItem",
+        }
+    }
+}
+
+/// The argument forms of an activation helper (k-nn.md L232–235).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HelperArgs {
+    /// `reluTensorHelper(Exp, Exp)`: one element.
+    Elem,
+    /// `reluTensorHelper(Exp, Exp, Ints)`: the shape still to visit.
+    Dims(Ints),
+    /// `reluTensorHelper(Exp, Exp, Int ... Int, Ints)`: rows `from..to` of a rank ≥ 2 level.
+    RangeDims { from: i64, to: i64, rest: Ints },
+    /// `reluTensorHelper(Exp, Exp, Int ... Int)`: elements `from..to` of the last level.
+    Range { from: i64, to: i64 },
+}
+
+/// The functions that can stand on the right of a let-Func (`syntax Func`, L83–90).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FuncName {
+    Relu,
+    ReluTensor,
+    Tanh,
+    TanhTensor,
+    Sigmoid,
+    SigmoidTensor,
+}
+
+impl FuncName {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FuncName::Relu => "relu",
+            FuncName::ReluTensor => "reluTensor",
+            FuncName::Tanh => "tanh",
+            FuncName::TanhTensor => "tanhTensor",
+            FuncName::Sigmoid => "sigmoid",
+            FuncName::SigmoidTensor => "sigmoidTensor",
+        }
+    }
+
+    /// The element-wise tensor function of an activation, if this is one.
+    pub fn tensor_act(self) -> Option<Act> {
+        match self {
+            FuncName::ReluTensor => Some(Act::Relu),
+            FuncName::TanhTensor => Some(Act::Tanh),
+            FuncName::SigmoidTensor => Some(Act::Sigmoid),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Hash)]
+pub enum FuncTerm {
+    InitTensor(Ints),
+    Apply(FuncName, Term),
+    /// `linear(Id, Id)`. Held as terms because substitution may put a value there (§2.5).
+    Linear(Term, Term),
+    /// `addTensor(Exp, Exp)` (Ext-1): the operands, names of tensors when the program is right.
+    AddTensor(Term, Term),
+}
