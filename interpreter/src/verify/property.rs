@@ -326,6 +326,21 @@ mod tests {
     }
 
     #[test]
+    fn an_exact_constant_at_the_bound_leaves_a_strict_atom_open() {
+        // Y_0 − 0.5 < 0 with Y_0 in [0, 0.5]: 0.5 is a binary64 value, so Y_0 = 0.5 is possible
+        // and makes it false; only a decimal strictly between two neighbours would decide it.
+        let atom = |constant: Constant| Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant.neg()],
+            strict: true,
+            span: None,
+        };
+        assert_eq!(atom(constant("0.5")).truth(&[Interval::new(0.0, 0.5)]), Truth::Unknown);
+        // Y_0 − 0.6 < 0 with Y_0 in [0, 0.6f64]: 0.6f64 < 0.6, so it holds everywhere.
+        assert_eq!(atom(constant("0.6")).truth(&[Interval::new(0.0, 0.6)]), Truth::True);
+    }
+
+    #[test]
     fn dense_coefficients_merge_repeated_indices_only_when_exact() {
         let atom = Atom {
             terms: vec![(0, Constant::exact(1.0)), (0, Constant::exact(2.0))],
