@@ -243,7 +243,9 @@ mod tests {
     use knn_semantics::syntax::{Grammar, parse_program};
 
     use super::*;
-    use crate::bigstep::{Binding, InputData, compile};
+    use knn_semantics::engine::Observed;
+
+    use crate::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 
     /// The plan of `source` with `x` of `shape` symbolic.
     fn plan(source: &str, shape: &[usize]) -> Plan {
@@ -289,6 +291,39 @@ mod tests {
             assert_eq!(describe(&net), ["Sigmoid", expected], "{lets}");
             assert_eq!(net.outputs, (0..len).collect::<Vec<_>>());
             assert_eq!(net.result, ResultKind::Tensor(vec![len]));
+        }
+    }
+
+    #[test]
+    fn the_chain_computes_the_engines_bits() {
+        // `eval` stands in for the engine where the engine gives only a class (an `ArgMax`
+        // program's scores decide the smallest boxes point by point), so every layer must
+        // compute what the plan computes: a product with a fused bias and relu, a bias layer of
+        // its own, tanh, sigmoid, and a bias on part of a vector after an activation.
+        let source = "let W = initTensor(3, 2) in let W[0, 0] = 1.5 in let W[0, 1] = -2.0 in \
+                      let W[1, 0] = 0.25 in let W[2, 1] = 3.0 in \
+                      let z = linear(W, x) in let z[0] = z[0] + 0.1 in let z[2] = z[2] + -0.3 in \
+                      let h = reluTensor(z) in let t = tanhTensor(h) in let s = sigmoidTensor(t) in \
+                      let s[1] = s[1] + 0.5 in let s[2] = s[2] + -0.75 in s";
+        let plan = plan(source, &[2]);
+        let net = Network::from_plan(&plan).unwrap();
+        assert_eq!(
+            describe(&net),
+            [
+                "Dense 3x2 [Some(0.1), None, Some(-0.3)]",
+                "Relu",
+                "Tanh",
+                "Sigmoid",
+                "Bias [None, Some(0.5), Some(-0.75)]"
+            ]
+        );
+        let inputs = [[0.3, -0.7], [-1.25, 0.5], [2.0, 0.125], [0.0, 0.0]];
+        let rows: Vec<Vec<&[f64]>> = inputs.iter().map(|x| vec![&x[..]]).collect();
+        for (x, result) in inputs.iter().zip(run_rows(&plan, &rows, ExecOptions::default())) {
+            let Ok(Observed::Tensor(engine)) = result else { panic!("{result:?}") };
+            let chain = net.eval(x);
+            let bits = |v: &[f64]| v.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&chain), bits(&engine.data), "at {x:?}: {chain:?} against {:?}", engine.data);
         }
     }
 

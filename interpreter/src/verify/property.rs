@@ -91,11 +91,6 @@ impl Atom {
         }
     }
 
-    /// The largest output index the constraint reads, if any.
-    pub fn max_index(&self) -> Option<usize> {
-        self.terms.iter().map(|(i, _)| *i).max()
-    }
-
     /// An enclosure of the left-hand side `Σ c·Y + Σ constants` for outputs in `y`, rounded
     /// outward.
     pub fn left_side(&self, y: &[Interval]) -> Interval {
@@ -338,6 +333,60 @@ mod tests {
         assert_eq!(atom(constant("0.5")).truth(&[Interval::new(0.0, 0.5)]), Truth::Unknown);
         // Y_0 − 0.6 < 0 with Y_0 in [0, 0.6f64]: 0.6f64 < 0.6, so it holds everywhere.
         assert_eq!(atom(constant("0.6")).truth(&[Interval::new(0.0, 0.6)]), Truth::True);
+    }
+
+    #[test]
+    fn a_non_strict_atom_reached_at_zero_is_not_refuted() {
+        // Y_0 − 0.5 ≤ 0 with Y_0 in [0.5, 1]: true at Y_0 = 0.5, false above. A lower bound of
+        // exactly 0 on the left side refutes nothing; one above 0 does.
+        let atom = Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant("0.5").neg()],
+            strict: false,
+            span: None,
+        };
+        assert_eq!(atom.truth(&[Interval::new(0.5, 1.0)]), Truth::Unknown);
+        assert_eq!(atom.truth(&[Interval::new(0.5f64.next_up(), 1.0)]), Truth::False);
+        assert!(!atom.never_given(0.5, Interval::point(-0.5)));
+        assert!(atom.never_given(0.5f64.next_up(), Interval::point(-0.5)));
+    }
+
+    #[test]
+    fn a_decimal_constant_decides_only_what_lies_on_one_side_of_it() {
+        // With 0.6 (strictly between two binary64 values) a left side that reaches 0 is
+        // decided, but one on both sides of 0, or wholly on the other side, is what it is.
+        let atom = |strict: bool| Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant("0.6").neg()],
+            strict,
+            span: None,
+        };
+        // Y_0 = 1: Y_0 < 0.6 and Y_0 ≤ 0.6 are false.
+        assert_eq!(atom(true).truth_at(&[1.0]), Truth::False);
+        assert_eq!(atom(false).truth_at(&[1.0]), Truth::False);
+        // Y_0 in [0, 1]: either way.
+        assert_eq!(atom(true).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
+        assert_eq!(atom(false).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
+    }
+
+    #[test]
+    fn a_nan_end_of_the_left_side_decides_nothing() {
+        // Either end NaN: the other end is not trusted alone (it would say "always" below 0 or
+        // "never" above it).
+        for strict in [false, true] {
+            let atom = Atom { terms: vec![], constants: vec![], strict, span: None };
+            for side in [Interval::new(f64::NAN, -1.0), Interval::new(1.0, f64::NAN), Interval::new(f64::NAN, f64::NAN)]
+            {
+                assert_eq!(atom.truth_of_side(side, false), Truth::Unknown, "{side:?}, strict {strict}");
+                assert_eq!(atom.truth_of_side(side, true), Truth::Unknown, "{side:?}, strict {strict}, open");
+            }
+        }
+    }
+
+    #[test]
+    fn a_box_is_empty_when_it_has_no_dimension() {
+        assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
+        assert!(!InputBox { lower: vec![constant("0.0")], upper: vec![constant("1.0")] }.is_empty());
     }
 
     #[test]
