@@ -12,7 +12,7 @@
 use knn_semantics::syntax::Span;
 
 pub use super::decimal::Constant;
-use super::float::{Interval, add_down, add_up, mul_down, mul_up};
+use super::float::{Interval, add_down};
 
 /// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
 /// (row-major), the bounds as written.
@@ -235,19 +235,6 @@ pub struct Property {
     pub cases: Vec<Case>,
 }
 
-/// Bounds of `Σ c_i·y_i` for binary64 `c` and outputs in `y`, rounded outward (for tests and
-/// for the final check of a linear bound's constant).
-pub fn linear_enclosure(c: &[f64], y: &[Interval]) -> Interval {
-    let mut lo = 0.0;
-    let mut hi = 0.0;
-    for (&k, v) in c.iter().zip(y) {
-        let (a, b) = if k >= 0.0 { (v.lo, v.hi) } else { (v.hi, v.lo) };
-        lo = add_down(lo, mul_down(k, a));
-        hi = add_up(hi, mul_up(k, b));
-    }
-    Interval::new(lo, hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +374,17 @@ mod tests {
     fn a_box_is_empty_when_it_has_no_dimension() {
         assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
         assert!(!InputBox { lower: vec![constant("0.0")], upper: vec![constant("1.0")] }.is_empty());
+    }
+
+    #[test]
+    fn an_inexact_coefficient_or_an_index_past_the_outputs_has_no_dense_form() {
+        // 0.1 is no binary64 value: a bound on 0.1f64·Y_0 would bound another atom.
+        let tenth =
+            Atom { terms: vec![(0, Constant::parse("0.1").unwrap())], constants: vec![], strict: false, span: None };
+        assert_eq!(tenth.dense(1), None);
+        let past = Atom { terms: vec![(1, Constant::exact(1.0))], constants: vec![], strict: false, span: None };
+        assert_eq!(past.dense(1), None);
+        assert_eq!(past.dense(2).unwrap().0, vec![0.0, 1.0]);
     }
 
     #[test]
