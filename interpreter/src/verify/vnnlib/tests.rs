@@ -313,3 +313,17 @@ fn a_rendered_error_shows_file_line_column_and_the_line() {
     assert!(text.contains("(assert (<= X_0 Y_3))"), "{text}");
     assert!(text.contains("declare it first with (declare-const Y_3 Real)"), "{text}");
 }
+
+#[test]
+fn an_input_must_be_declared_before_it_is_used() {
+    // As in SMT-LIB: a use before the declaration, or of an input never declared, is refused
+    // (an input outside the declared ones has no place in the box).
+    let early = "(declare-const Y_0 Real)\n(assert (<= X_0 1))\n(declare-const X_0 Real)\n";
+    assert_eq!(error(early), ("`X_0` is not declared".to_string(), (2, 13)));
+    let never = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_1 1))\n";
+    let e = parse_vnnlib(never).unwrap_err();
+    assert_eq!((e.message.as_str(), e.line_col(never)), ("`X_1` is not declared", (3, 15)));
+    assert_eq!(e.hint.as_deref(), Some("declare it first with (declare-const X_1 Real)"));
+    // `knn verify` prints the error with `{}`: the message.
+    assert_eq!(e.to_string(), "`X_1` is not declared");
+}
