@@ -327,3 +327,22 @@ fn an_input_must_be_declared_before_it_is_used() {
     // `knn verify` prints the error with `{}`: the message.
     assert_eq!(e.to_string(), "`X_1` is not declared");
 }
+
+#[test]
+fn an_operator_without_operands_is_refused() {
+    // `(+)` is no zero and `(-)` no negation of nothing: both are refused at their place, as is
+    // `(*)`.
+    let declared = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n";
+    for op in ["+", "-", "*"] {
+        let source = format!("{declared}(assert (<= 0 X_0 1))\n(assert (<= ({op}) Y_0))");
+        assert_eq!(error(&source), (format!("`{op}` needs an operand"), (4, 13)), "{op}");
+    }
+}
+
+#[test]
+fn an_equality_is_refused_with_how_to_write_it() {
+    let source = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (= Y_0 1))";
+    let e = parse_vnnlib(source).unwrap_err();
+    assert_eq!(e.message, "unsupported operator `=`");
+    assert_eq!(e.hint.as_deref(), Some("write an equality as (and (<= a b) (>= a b))"));
+}
