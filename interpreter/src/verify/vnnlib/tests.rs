@@ -346,3 +346,36 @@ fn an_equality_is_refused_with_how_to_write_it() {
     assert_eq!(e.message, "unsupported operator `=`");
     assert_eq!(e.hint.as_deref(), Some("write an equality as (and (<= a b) (>= a b))"));
 }
+
+#[test]
+fn a_scaled_input_is_no_bound() {
+    // `2·X_0 ≤ 1` bounds X_0 by 0.5, not by 1: only ±X_i is read as a bound, anything else is
+    // refused rather than taken for a box it is not.
+    let declared = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n";
+    for text in ["(assert (<= (* 2 X_0) 1))", "(assert (>= (* -0.5 X_0) -1))", "(assert (<= (* 0.1 X_0) 1))"] {
+        assert_eq!(
+            error(&format!("{declared}{text}")),
+            ("only bounds on single inputs are supported".to_string(), (3, 9)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_constraint_where_a_term_is_expected_is_named_as_such() {
+    let source = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= (and (<= X_0 1)) Y_0))";
+    assert_eq!(error(source), ("a constraint `and` where a term is expected".to_string(), (3, 14)));
+}
+
+#[test]
+fn reading_errors_mark_one_character() {
+    // The span is what the rendered report underlines: the character, or the parenthesis.
+    let quoted = "(declare-const X_0 Real)\n(assert (<= X_0 \"1\"))";
+    let e = parse_vnnlib(quoted).unwrap_err();
+    let at = quoted.find('"').unwrap();
+    assert_eq!((e.message.as_str(), e.span), ("unexpected `\"`", Span::new(at, at + 1)));
+    let unclosed = "(declare-const X_0 Real)\n  (assert (<= X_0 1)";
+    let e = parse_vnnlib(unclosed).unwrap_err();
+    let at = unclosed.find("(assert").unwrap();
+    assert_eq!((e.message.as_str(), e.span), ("this parenthesis is never closed", Span::new(at, at + 1)));
+}
