@@ -113,6 +113,73 @@ fn accepted_and_rejected_spellings() {
 }
 
 #[test]
+fn only_a_decimal_between_two_neighbours_is_strictly_inside_its_bracket() {
+    // 0.6 lies strictly between 0.59999999999999997780 (0.6f64) and the next binary64 up;
+    // 1e400 between MAX and ∞.
+    assert!(Constant::parse("0.6").unwrap().is_strictly_between_neighbours());
+    assert!(Constant::parse("1e400").unwrap().is_strictly_between_neighbours());
+    // A binary64 value is its own bracket: it is not strictly inside it (an atom `Y < 0.5`
+    // is false at Y = 0.5). Infinity too, though `∞.next_up()` is `∞`.
+    assert!(!Constant::exact(0.5).is_strictly_between_neighbours());
+    assert!(!Constant::exact(f64::INFINITY).is_strictly_between_neighbours());
+    // A wider enclosure (a ball's `centre − eps`) may hold its value at either end.
+    let wide = Constant { text: "c - e".into(), below: 0.25, above: 0.5 };
+    assert!(!wide.is_strictly_between_neighbours());
+}
+
+#[test]
+fn a_constant_displays_as_written() {
+    // The text is what reports and counterexamples print, less a leading `+`.
+    assert_eq!(Constant::parse("+0.6").unwrap().to_string(), "0.6");
+    assert_eq!(Constant::parse("1E-3").unwrap().to_string(), "1E-3");
+    assert_eq!(Constant::parse("0.6").unwrap().neg().to_string(), "-0.6");
+    assert_eq!(Constant::exact(0.5).to_string(), "0.5");
+}
+
+#[test]
+fn decimals_are_ordered_by_value_with_both_zeros_equal() {
+    // Ascending, worked by hand: negatives by decreasing magnitude, the two zeros, positives
+    // by exponent then digits (0.12 is a proper prefix of 0.125, and smaller).
+    let ascending = [
+        "-10", "-1.5", "-1", "-0.5", "-1e-400", "0", "1e-400", "0.12", "0.125", "0.13", "0.5", "1", "1.5", "10",
+        "1e400",
+    ];
+    let parsed: Vec<Decimal> = ascending.iter().map(|t| Decimal::parse(t).unwrap()).collect();
+    for (i, a) in parsed.iter().enumerate() {
+        for (j, b) in parsed.iter().enumerate() {
+            assert_eq!(a.cmp(b), i.cmp(&j), "{} vs {}", ascending[i], ascending[j]);
+            assert_eq!(a.partial_cmp(b), Some(i.cmp(&j)), "{} vs {}", ascending[i], ascending[j]);
+        }
+    }
+    // Every spelling of zero is zero, whatever its sign, exponent or number of zeros.
+    let zero = Decimal::parse("0").unwrap();
+    for text in ["-0", "+0.000", "0e5", "-0.0e-7", ".0", "0."] {
+        let z = Decimal::parse(text).unwrap();
+        assert_eq!(z.cmp(&zero), Ordering::Equal, "{text}");
+        assert_eq!(zero.cmp(&z), Ordering::Equal, "{text}");
+        assert!(z < Decimal::parse("1e-400").unwrap() && z > Decimal::parse("-1e-400").unwrap(), "{text}");
+    }
+}
+
+#[test]
+fn exponents_are_signed_digits_clamped_to_the_cap() {
+    assert_eq!(parse_exponent("12"), Some(12));
+    assert_eq!(parse_exponent("+12"), Some(12));
+    assert_eq!(parse_exponent("-007"), Some(-7));
+    assert_eq!(parse_exponent("0"), Some(0));
+    assert_eq!(parse_exponent("99999999999999999999999"), Some(EXPONENT_CAP));
+    assert_eq!(parse_exponent("-99999999999999999999999"), Some(-EXPONENT_CAP));
+    // No digits, or something else than digits. (Rust's own parser refuses these spellings
+    // too, so `Constant::parse` would return `None` through it; the decimal alone must.)
+    for bad in ["", "+", "-", "5.0", "1_0", "+-1", " 1", "e1"] {
+        assert_eq!(parse_exponent(bad), None, "{bad:?}");
+    }
+    for bad in ["1e", "1e+", "1e-", "1e5.0", "2E1x"] {
+        assert_eq!(Decimal::parse(bad), None, "{bad:?}");
+    }
+}
+
+#[test]
 fn exact_expansions_are_exact_and_midpoints_are_bracketed_by_their_neighbours() {
     fn property(bits: u64) -> TestResult {
         let x = f64::from_bits(bits);

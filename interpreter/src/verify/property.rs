@@ -12,7 +12,7 @@
 use knn_semantics::syntax::Span;
 
 pub use super::decimal::Constant;
-use super::float::{Interval, add_down, add_up, mul_down, mul_up};
+use super::float::{Interval, add_down};
 
 /// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
 /// (row-major), the bounds as written.
@@ -235,19 +235,6 @@ pub struct Property {
     pub cases: Vec<Case>,
 }
 
-/// Bounds of `Σ c_i·y_i` for binary64 `c` and outputs in `y`, rounded outward (for tests and
-/// for the final check of a linear bound's constant).
-pub fn linear_enclosure(c: &[f64], y: &[Interval]) -> Interval {
-    let mut lo = 0.0;
-    let mut hi = 0.0;
-    for (&k, v) in c.iter().zip(y) {
-        let (a, b) = if k >= 0.0 { (v.lo, v.hi) } else { (v.hi, v.lo) };
-        lo = add_down(lo, mul_down(k, a));
-        hi = add_up(hi, mul_up(k, b));
-    }
-    Interval::new(lo, hi)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,6 +370,86 @@ mod tests {
         assert_eq!(atom.dense(1), None);
         // An index beyond the outputs has no row either.
         assert_eq!(y0_plus(Constant::exact(0.0), false).dense(0), None);
+    }
+
+    #[test]
+    fn an_exact_constant_at_the_bound_leaves_a_strict_atom_open() {
+        // Y_0 − 0.5 < 0 with Y_0 in [0, 0.5]: 0.5 is a binary64 value, so Y_0 = 0.5 is possible
+        // and makes it false; only a decimal strictly between two neighbours would decide it.
+        let atom = |constant: Constant| Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant.neg()],
+            strict: true,
+            span: None,
+        };
+        assert_eq!(atom(constant("0.5")).truth(&[Interval::new(0.0, 0.5)]), Truth::Unknown);
+        // Y_0 − 0.6 < 0 with Y_0 in [0, 0.6f64]: 0.6f64 < 0.6, so it holds everywhere.
+        assert_eq!(atom(constant("0.6")).truth(&[Interval::new(0.0, 0.6)]), Truth::True);
+    }
+
+    #[test]
+    fn a_non_strict_atom_reached_at_zero_is_not_refuted() {
+        // Y_0 − 0.5 ≤ 0 with Y_0 in [0.5, 1]: true at Y_0 = 0.5, false above. A lower bound of
+        // exactly 0 on the left side refutes nothing; one above 0 does.
+        let atom = Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant("0.5").neg()],
+            strict: false,
+            span: None,
+        };
+        assert_eq!(atom.truth(&[Interval::new(0.5, 1.0)]), Truth::Unknown);
+        assert_eq!(atom.truth(&[Interval::new(0.5f64.next_up(), 1.0)]), Truth::False);
+        assert!(!atom.never_given(0.5, Interval::point(-0.5)));
+        assert!(atom.never_given(0.5f64.next_up(), Interval::point(-0.5)));
+    }
+
+    #[test]
+    fn a_decimal_constant_decides_only_what_lies_on_one_side_of_it() {
+        // With 0.6 (strictly between two binary64 values) a left side that reaches 0 is
+        // decided, but one on both sides of 0, or wholly on the other side, is what it is.
+        let atom = |strict: bool| Atom {
+            terms: vec![(0, Constant::exact(1.0))],
+            constants: vec![constant("0.6").neg()],
+            strict,
+            span: None,
+        };
+        // Y_0 = 1: Y_0 < 0.6 and Y_0 ≤ 0.6 are false.
+        assert_eq!(atom(true).truth_at(&[1.0]), Truth::False);
+        assert_eq!(atom(false).truth_at(&[1.0]), Truth::False);
+        // Y_0 in [0, 1]: either way.
+        assert_eq!(atom(true).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
+        assert_eq!(atom(false).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
+    }
+
+    #[test]
+    fn a_nan_end_of_the_left_side_decides_nothing() {
+        // Either end NaN: the other end is not trusted alone (it would say "always" below 0 or
+        // "never" above it).
+        for strict in [false, true] {
+            let atom = Atom { terms: vec![], constants: vec![], strict, span: None };
+            for side in [Interval::new(f64::NAN, -1.0), Interval::new(1.0, f64::NAN), Interval::new(f64::NAN, f64::NAN)]
+            {
+                assert_eq!(atom.truth_of_side(side, false), Truth::Unknown, "{side:?}, strict {strict}");
+                assert_eq!(atom.truth_of_side(side, true), Truth::Unknown, "{side:?}, strict {strict}, open");
+            }
+        }
+    }
+
+    #[test]
+    fn a_box_is_empty_when_it_has_no_dimension() {
+        assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
+        assert!(!InputBox { lower: vec![constant("0.0")], upper: vec![constant("1.0")] }.is_empty());
+    }
+
+    #[test]
+    fn an_inexact_coefficient_or_an_index_past_the_outputs_has_no_dense_form() {
+        // 0.1 is no binary64 value: a bound on 0.1f64·Y_0 would bound another atom.
+        let tenth =
+            Atom { terms: vec![(0, Constant::parse("0.1").unwrap())], constants: vec![], strict: false, span: None };
+        assert_eq!(tenth.dense(1), None);
+        let past = Atom { terms: vec![(1, Constant::exact(1.0))], constants: vec![], strict: false, span: None };
+        assert_eq!(past.dense(1), None);
+        assert_eq!(past.dense(2).unwrap().0, vec![0.0, 1.0]);
     }
 
     #[test]

@@ -111,11 +111,17 @@ mod tests {
     }
 
     fn confirm_with(scores: &(dyn Fn(&[f64]) -> Vec<f64> + Sync), x: &[f64]) -> Result<Replayed, NotConfirmed> {
-        let program = parse_program(
-            "let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in y",
-            Grammar::Relaxed,
-        )
-        .unwrap();
+        confirm_program("y", scores, x)
+    }
+
+    /// The program `y = (x, 0)` with `result` (an expression of `y`) as its result.
+    fn confirm_program(
+        result: &str,
+        scores: &(dyn Fn(&[f64]) -> Vec<f64> + Sync),
+        x: &[f64],
+    ) -> Result<Replayed, NotConfirmed> {
+        let source = format!("let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in {result}");
+        let program = parse_program(&source, Grammar::Relaxed).unwrap();
         let replayer = Replayer { program: &program, input_name: "x", input_shape: &[1], fixed: &[], scores };
         replayer.confirm(&case(), x, &|_| true)
     }
@@ -136,5 +142,19 @@ mod tests {
         // A candidate outside the box as written is a bug of whoever proposed it.
         let chain = |x: &[f64]| vec![x[0], 0.0];
         assert!(confirm_with(&chain, &[-1.0]).unwrap_err().0.contains("outside the box"));
+    }
+
+    #[test]
+    fn an_argmax_programs_scores_must_give_the_engines_class() {
+        // The engine gives only the class (0 at x = 0.5: scores (0.5, 0)); the scores reported
+        // are the chain's, so a chain whose maximum is elsewhere is a bug.
+        let chain = |x: &[f64]| vec![x[0], 0.0];
+        assert_eq!(
+            confirm_program("ArgMax(y)", &chain, &[0.5]),
+            Ok(Replayed { output: vec![0.5, 0.0], class: Some(0) })
+        );
+        let wrong = |_: &[f64]| vec![0.0, 5.0];
+        let NotConfirmed(why) = confirm_program("ArgMax(y)", &wrong, &[0.5]).unwrap_err();
+        assert!(why.contains("layer chain"), "{why}");
     }
 }

@@ -113,3 +113,51 @@ pub(super) fn dense_over_last(net: &Network, atom: &Atom, width: usize) -> Dense
     }
     Some((over_last, constant))
 }
+
+#[cfg(test)]
+mod tests {
+    use knn_semantics::syntax::{Grammar, parse_program};
+
+    use super::*;
+    use crate::bigstep::{Binding, InputData, compile};
+    use crate::verify::interval::network_bounds;
+    use crate::verify::property::{Case, Conjunction, Constant, InputBox};
+    use crate::verify::tighten::{Slopes, tighten};
+
+    /// `Y_0 + c ≤ 0`: the output is at most `−c`.
+    fn at_most(c: f64) -> Conjunction {
+        Conjunction {
+            atoms: vec![Atom {
+                terms: vec![(0, Constant::exact(1.0))],
+                constants: vec![Constant::exact(c)],
+                strict: false,
+                span: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn fixed_slopes_refute_first_and_optimised_slopes_refute_the_rest() {
+        // y = relu(x) on [−1, 3]. The fixed lower line (slope 3/4, alpha.rs's test
+        // `a_network_that_is_one_relu_is_optimised_too`) bounds y below by −3/4; optimised
+        // slopes reach the true minimum 0. "y ≤ −1" is refuted by the fixed bound
+        // (−3/4 + 1 > 0) and must then cost no optimisation; "y ≤ −1/2" is refuted only by the
+        // optimised one (−3/4 + 1/2 < 0 < 0 + 1/2).
+        let program = parse_program("let h = reluTensor(x) in h", Grammar::Relaxed).unwrap();
+        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![1], data: InputData::Symbolic }]);
+        let net = Network::from_plan(&plan).unwrap();
+        let region = InputBox { lower: vec![Constant::exact(-1.0)], upper: vec![Constant::exact(3.0)] };
+        let case = Case { input: region, unsafe_when: vec![at_most(1.0), at_most(0.5)] };
+        let search = CaseSearch::new(&net, &plan, &case).unwrap();
+        let input = search.root().to_vec();
+        let mut bounds = Bounds { layers: network_bounds(&net.layers, &input).unwrap(), input };
+        let mut prepared = PreparedLayers::new(net.layers.len());
+        tighten(&net.layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+        let found = search.atom_bounds(&bounds, &mut prepared, &[0, 1], &[]);
+        assert_eq!(found.owners, [(0, 0), (1, 0)]);
+        assert!((found.fixed[1].value + 0.75).abs() < 1e-12, "the fixed bound: {}", found.fixed[1].value);
+        assert_eq!(found.refuted, [true, true]);
+        assert!(found.optimised[0].is_none(), "refuted by the fixed bound, not optimised");
+        assert!(found.optimised[1].as_ref().is_some_and(|b| b.value > -0.5), "{:?}", found.optimised[1]);
+    }
+}

@@ -152,3 +152,23 @@ fn missing_bound(
     VnnlibError::new(span, format!("`X_{input}` has no {side} bound"))
         .hint("every input needs a lower and an upper bound, in each alternative the `or`s allow")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disjunction_past_the_constraint_cap_is_refused_while_it_is_built() {
+        // The cap bounds memory: a few hundred leaves can describe 2^15 terms of 115 constraints
+        // each (3 768 320, under MAX_CONSTRAINTS), and an `or` of such alternatives must stop
+        // counting at the one that passes the cap, not after building them all (the assert's
+        // product would refuse it too, but only once it is built). Two of them make 65 536
+        // terms, under MAX_TERMS, and 7 536 640 constraints.
+        let choices = (0..15).map(|i| Formula::Or(vec![Formula::Leaf(2 * i), Formula::Leaf(2 * i + 1)]));
+        let alternative = Formula::And(choices.chain((30..130).map(Formula::Leaf)).collect());
+        let one = normal_form(&alternative).expect("one alternative fits");
+        assert_eq!((one.len(), one.iter().map(Vec::len).sum::<usize>()), (1 << 15, 115 << 15));
+        drop(one);
+        assert_eq!(normal_form(&Formula::Or(vec![alternative.clone(), alternative])), None);
+    }
+}

@@ -313,3 +313,69 @@ fn a_rendered_error_shows_file_line_column_and_the_line() {
     assert!(text.contains("(assert (<= X_0 Y_3))"), "{text}");
     assert!(text.contains("declare it first with (declare-const Y_3 Real)"), "{text}");
 }
+
+#[test]
+fn an_input_must_be_declared_before_it_is_used() {
+    // As in SMT-LIB: a use before the declaration, or of an input never declared, is refused
+    // (an input outside the declared ones has no place in the box).
+    let early = "(declare-const Y_0 Real)\n(assert (<= X_0 1))\n(declare-const X_0 Real)\n";
+    assert_eq!(error(early), ("`X_0` is not declared".to_string(), (2, 13)));
+    let never = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= 0 X_1 1))\n";
+    let e = parse_vnnlib(never).unwrap_err();
+    assert_eq!((e.message.as_str(), e.line_col(never)), ("`X_1` is not declared", (3, 15)));
+    assert_eq!(e.hint.as_deref(), Some("declare it first with (declare-const X_1 Real)"));
+    // `knn verify` prints the error with `{}`: the message.
+    assert_eq!(e.to_string(), "`X_1` is not declared");
+}
+
+#[test]
+fn an_operator_without_operands_is_refused() {
+    // `(+)` is no zero and `(-)` no negation of nothing: both are refused at their place, as is
+    // `(*)`.
+    let declared = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n";
+    for op in ["+", "-", "*"] {
+        let source = format!("{declared}(assert (<= 0 X_0 1))\n(assert (<= ({op}) Y_0))");
+        assert_eq!(error(&source), (format!("`{op}` needs an operand"), (4, 13)), "{op}");
+    }
+}
+
+#[test]
+fn an_equality_is_refused_with_how_to_write_it() {
+    let source = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (= Y_0 1))";
+    let e = parse_vnnlib(source).unwrap_err();
+    assert_eq!(e.message, "unsupported operator `=`");
+    assert_eq!(e.hint.as_deref(), Some("write an equality as (and (<= a b) (>= a b))"));
+}
+
+#[test]
+fn a_scaled_input_is_no_bound() {
+    // `2·X_0 ≤ 1` bounds X_0 by 0.5, not by 1: only ±X_i is read as a bound, anything else is
+    // refused rather than taken for a box it is not.
+    let declared = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n";
+    for text in ["(assert (<= (* 2 X_0) 1))", "(assert (>= (* -0.5 X_0) -1))", "(assert (<= (* 0.1 X_0) 1))"] {
+        assert_eq!(
+            error(&format!("{declared}{text}")),
+            ("only bounds on single inputs are supported".to_string(), (3, 9)),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_constraint_where_a_term_is_expected_is_named_as_such() {
+    let source = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (<= (and (<= X_0 1)) Y_0))";
+    assert_eq!(error(source), ("a constraint `and` where a term is expected".to_string(), (3, 14)));
+}
+
+#[test]
+fn reading_errors_mark_one_character() {
+    // The span is what the rendered report underlines: the character, or the parenthesis.
+    let quoted = "(declare-const X_0 Real)\n(assert (<= X_0 \"1\"))";
+    let e = parse_vnnlib(quoted).unwrap_err();
+    let at = quoted.find('"').unwrap();
+    assert_eq!((e.message.as_str(), e.span), ("unexpected `\"`", Span::new(at, at + 1)));
+    let unclosed = "(declare-const X_0 Real)\n  (assert (<= X_0 1)";
+    let e = parse_vnnlib(unclosed).unwrap_err();
+    let at = unclosed.find("(assert").unwrap();
+    assert_eq!((e.message.as_str(), e.span), ("this parenthesis is never closed", Span::new(at, at + 1)));
+}
