@@ -312,20 +312,6 @@ mod tests {
     }
 
     #[test]
-    fn a_nan_end_decides_nothing_whichever_end_it_is() {
-        for strict in [false, true] {
-            let atom = y0_plus(Constant::exact(0.0), strict);
-            // The other end alone would decide: 0.5 > 0 (never), −0.5 < 0 (always).
-            for open in [false, true] {
-                let nan_above = Interval { lo: 0.5, hi: f64::NAN };
-                let nan_below = Interval { lo: f64::NAN, hi: -0.5 };
-                assert_eq!(atom.truth_of_side(nan_above, open), Truth::Unknown, "strict {strict}");
-                assert_eq!(atom.truth_of_side(nan_below, open), Truth::Unknown, "strict {strict}");
-            }
-        }
-    }
-
-    #[test]
     fn a_side_touching_zero_is_decided_by_strictness_and_by_open_constants_only() {
         let exact = Constant::exact(0.0);
         // `Y_0 ≤ 0` on [0, 1]: true at 0, false above: undecided; on [−1, 0]: always.
@@ -354,22 +340,6 @@ mod tests {
         // Y_0 ≥ 2 gives Y_0 − 1 ≥ 1 > 0: never; Y_0 ≥ 0.5 does not decide.
         assert!(atom.never_given(2.0, Interval::point(-1.0)));
         assert!(!atom.never_given(0.5, Interval::point(-1.0)));
-    }
-
-    #[test]
-    fn boxes_know_whether_they_have_dimensions() {
-        assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
-        assert!(!InputBox { lower: vec![constant("0.6")], upper: vec![constant("1.0")] }.is_empty());
-    }
-
-    #[test]
-    fn a_coefficient_that_is_no_binary64_number_has_no_dense_row() {
-        // 0.6·Y_0: the row would hold 0.6f64, not 0.6, and the bound would be of another
-        // constraint.
-        let atom = Atom { terms: vec![(0, constant("0.6"))], constants: vec![], strict: false, span: None };
-        assert_eq!(atom.dense(1), None);
-        // An index beyond the outputs has no row either.
-        assert_eq!(y0_plus(Constant::exact(0.0), false).dense(0), None);
     }
 
     #[test]
