@@ -118,9 +118,45 @@ fn options_the_big_step_engine_cannot_honour_are_refused() {
     let program = load_source("one.knn", "1.0", Semantics::Published).unwrap();
     let refused: KnnError = program.run(&[], &on(EngineKind::BigStep)).unwrap_err();
     assert_eq!((refused.failure, refused.exit_code()), (Failure::Usage, 1));
+    assert_eq!(refused.message, "--semantics published needs the small-step engine (--engine small-step)");
     let traced = load_source("one.knn", "1.0", Semantics::Revised).unwrap();
     let options = RunOptions { engine: Some(EngineKind::BigStep), trace: true, ..RunOptions::default() };
-    assert_eq!(traced.run(&[], &options).unwrap_err().failure, Failure::Usage);
+    let error = traced.run(&[], &options).unwrap_err();
+    assert_eq!(error.failure, Failure::Usage);
+    assert_eq!(error.message, "--trace, --coverage and --max-steps needs the small-step engine (--engine small-step)");
+    let fused = RunOptions { engine: Some(EngineKind::SmallStep), fast_math: true, ..RunOptions::default() };
+    let error = traced.run(&[], &fused).unwrap_err();
+    assert_eq!(error.message, "--fast-math applies to the big-step engine (--engine big-step)");
+    // Rule counts alone choose the rewriting engine.
+    let counted = RunOptions { coverage: true, ..RunOptions::default() };
+    assert_eq!(counted.engine_for(Semantics::Revised), EngineKind::SmallStep);
+    // The command refuses the same, with the same words, before it reads the program.
+    let out = Command::new(env!("CARGO_BIN_EXE_knn"))
+        .args(["run", "no-such-file.knn", "--engine", "big-step", "--trace"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --trace, --coverage and --max-steps needs the small-step engine (--engine small-step)\n"
+    );
+}
+
+#[test]
+fn a_batch_says_what_is_wrong_with_its_rows_and_bindings() {
+    let net = load(repo("examples/mlp.knn")).unwrap();
+    let batch = net.batch("x", 3, &[]).unwrap();
+    let ragged = batch.run(&[1.0, 2.0, 3.0, 4.0], false, |_| {}).unwrap_err();
+    assert_eq!((ragged.failure, ragged.message.as_str()), (Failure::Usage, "4 numbers do not make rows of 3 elements"));
+    let both = net.batch("x", 3, &[parse_input("x=[1, 2, 3]").unwrap()]).unwrap_err();
+    assert_eq!(both.message, "`x` is both the batched input and a --bind");
+    let published = load_source("one.knn", "1.0", Semantics::Published).unwrap();
+    let error = published.batch("x", 3, &[]).unwrap_err();
+    assert_eq!(error.message, "a batch runs the revised semantics (the big-step engine)");
+    // Rows that fit: one class each, as `knn batch` prints them.
+    let rows = batch.run(&[1.0, -2.0, 0.5, 0.0, 1.0, 0.0], false, |_| {}).unwrap();
+    let texts: Vec<String> = rows.iter().map(|r| value_text(&batch.answer(r)).unwrap().unwrap()).collect();
+    assert_eq!(texts, ["0", "1"]);
 }
 
 #[test]

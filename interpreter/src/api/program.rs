@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub trace: bool,
     /// Keep the final configuration (small-step).
     pub config: bool,
+    /// The rule counts are wanted (small-step; its reports always carry them).
+    pub coverage: bool,
     /// Read the final `<env>`'s tensors into the report (small-step).
     pub observables: bool,
     /// Let the tensor kernels fuse multiply-adds (big-step; results may differ in the last
@@ -64,9 +66,37 @@ pub struct RunOptions {
 impl RunOptions {
     /// The engine these options run `semantics` on.
     pub fn engine_for(&self, semantics: Semantics) -> EngineKind {
-        let needs_small_step =
-            semantics == Semantics::Published || self.trace || self.config || self.max_steps.is_some();
+        let needs_small_step = semantics == Semantics::Published || self.needs_rewriting();
         self.engine.unwrap_or(if needs_small_step { EngineKind::SmallStep } else { EngineKind::BigStep })
+    }
+
+    /// Whether an option only the rewriting engine honours is set.
+    fn needs_rewriting(&self) -> bool {
+        self.trace || self.coverage || self.config || self.max_steps.is_some()
+    }
+
+    /// Refuses options the engine they choose cannot honour, before anything is read: the
+    /// published rules, a configuration, a trace, rule counts or a step bound on the big-step
+    /// engine; fused multiply-adds on the small-step one.
+    ///
+    /// ```
+    /// use knn_interpreter::{EngineKind, RunOptions, Semantics};
+    /// let traced = RunOptions { engine: Some(EngineKind::BigStep), trace: true, ..RunOptions::default() };
+    /// let error = traced.check(Semantics::Revised).unwrap_err();
+    /// assert_eq!(error.message, "--trace, --coverage and --max-steps needs the small-step engine (--engine small-step)");
+    /// ```
+    pub fn check(&self, semantics: Semantics) -> Result<(), KnnError> {
+        let refuse =
+            |what: &str| Err(KnnError::usage(format!("{what} needs the small-step engine (--engine small-step)")));
+        match self.engine_for(semantics) {
+            EngineKind::BigStep if semantics != Semantics::Revised => refuse("--semantics published"),
+            EngineKind::BigStep if self.config => refuse("--output config"),
+            EngineKind::BigStep if self.needs_rewriting() => refuse("--trace, --coverage and --max-steps"),
+            EngineKind::SmallStep if self.fast_math => {
+                Err(KnnError::usage("--fast-math applies to the big-step engine (--engine big-step)"))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -192,28 +222,15 @@ impl Program {
         let bound: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
         self.check(&bound)?;
         let input_error = |e: InputError| KnnError::usage(e.to_string());
+        options.check(self.semantics)?;
         match options.engine_for(self.semantics) {
             EngineKind::BigStep => {
-                if self.semantics != Semantics::Revised {
-                    return Err(KnnError::usage(
-                        "--semantics published needs the small-step engine (--engine small-step)",
-                    ));
-                }
-                if options.trace || options.config || options.max_steps.is_some() {
-                    return Err(KnnError::usage(
-                        "--trace, --coverage, --max-steps and --output config need the small-step engine \
-                         (--engine small-step)",
-                    ));
-                }
                 let precision = if options.fast_math { Precision::Fast } else { Precision::Exact };
                 let engine = BigStep { staging: Staging::Direct, precision };
                 let verdict = engine.evaluate(&self.syntax, inputs).map_err(input_error)?;
                 Ok(Report::of_verdict(verdict, &self.source))
             }
             EngineKind::SmallStep => {
-                if options.fast_math {
-                    return Err(KnnError::usage("--fast-math applies to the big-step engine (--engine big-step)"));
-                }
                 let profile = self.semantics.profile();
                 let config = self.bind(inputs)?;
                 let run = run_small_step(

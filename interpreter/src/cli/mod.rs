@@ -222,18 +222,6 @@ struct RunArgs {
     fast_math: bool,
 }
 
-impl RunArgs {
-    /// The engine to use: the one asked for, or the default described on `--engine`.
-    fn engine(&self) -> EngineChoice {
-        let needs_small_step = self.program.semantics == Semantics::Published
-            || self.program.output == OutputFormat::Config
-            || self.trace
-            || self.coverage
-            || self.max_steps.is_some();
-        self.engine.unwrap_or(if needs_small_step { EngineChoice::SmallStep } else { EngineChoice::BigStep })
-    }
-}
-
 #[derive(Args)]
 struct SearchArgs {
     #[command(flatten)]

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use knn_semantics::engine::Coverage;
 
 use super::program::{fail, parse_inputs};
-use super::{EngineChoice, Exit, OutputFormat, RunArgs, Semantics};
+use super::{EngineChoice, Exit, OutputFormat, RunArgs};
 use crate::api::render::{config_text, explain, report_json, step_text, value_text};
 use crate::api::{self, EngineKind, Program, RunOptions};
 
@@ -16,28 +16,24 @@ pub fn run(args: RunArgs) -> Exit {
 }
 
 fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
-    let engine = args.engine();
-    if engine == EngineChoice::BigStep {
-        refuse_for_big_step(args)?;
-    } else if args.fast_math {
-        eprintln!("error: --fast-math applies to the big-step engine (--engine big-step)");
-        return Err(Exit::Usage);
-    }
-    let inputs = parse_inputs(&args.program.inputs)?;
-    let semantics = api::Semantics::from(args.program.semantics);
-    let program = Program::parse(super::program::read_source(&args.program.file)?, semantics).map_err(fail)?;
     let output = args.program.output;
+    let semantics = api::Semantics::from(args.program.semantics);
     let options = RunOptions {
-        engine: Some(match engine {
+        engine: args.engine.map(|engine| match engine {
             EngineChoice::SmallStep => EngineKind::SmallStep,
             EngineChoice::BigStep => EngineKind::BigStep,
         }),
         max_steps: args.max_steps,
         trace: args.trace,
         config: output == OutputFormat::Config,
+        coverage: args.coverage,
         observables: output == OutputFormat::Json,
         fast_math: args.fast_math,
     };
+    // Options the engine cannot honour are refused before any file is read.
+    options.check(semantics).map_err(fail)?;
+    let inputs = parse_inputs(&args.program.inputs)?;
+    let program = Program::parse(super::program::read_source(&args.program.file)?, semantics).map_err(fail)?;
     let report = program.run(&inputs, &options).map_err(fail)?;
     match output {
         OutputFormat::Value => {
@@ -66,24 +62,6 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
         eprint!("{message}");
     }
     Ok(Exit::of(report.exit_code()))
-}
-
-/// The options of the rewriting engine, refused on the big-step one before anything is read.
-fn refuse_for_big_step(args: &RunArgs) -> Result<(), Exit> {
-    let refuse = |what: &str| {
-        eprintln!("error: {what} needs the small-step engine (--engine small-step)");
-        Exit::Usage
-    };
-    if args.program.semantics != Semantics::Revised {
-        return Err(refuse("--semantics published"));
-    }
-    if args.program.output == OutputFormat::Config {
-        return Err(refuse("--output config"));
-    }
-    if args.trace || args.coverage || args.max_steps.is_some() {
-        return Err(refuse("--trace, --coverage and --max-steps"));
-    }
-    Ok(())
 }
 
 /// Per-rule counts and the rules that never fired, on standard error.

@@ -297,12 +297,7 @@ mod tests {
     #[test]
     fn an_output_between_a_decimal_and_its_binary64_neighbour_is_decided_exactly() {
         // Y_0 − 0.6 ≤ 0 at Y_0 = 0.6f64 (below 0.6): true; at the next binary64: false.
-        let atom = Atom {
-            terms: vec![(0, Constant::exact(1.0))],
-            constants: vec![constant("0.6").neg()],
-            strict: false,
-            span: None,
-        };
+        let atom = y0_plus(constant("0.6").neg(), false);
         assert_eq!(atom.truth_at(&[0.6]), Truth::True);
         assert_eq!(atom.truth_at(&[0.6f64.next_up()]), Truth::False);
     }
@@ -346,12 +341,7 @@ mod tests {
     fn an_exact_constant_at_the_bound_leaves_a_strict_atom_open() {
         // Y_0 − 0.5 < 0 with Y_0 in [0, 0.5]: 0.5 is a binary64 value, so Y_0 = 0.5 is possible
         // and makes it false; only a decimal strictly between two neighbours would decide it.
-        let atom = |constant: Constant| Atom {
-            terms: vec![(0, Constant::exact(1.0))],
-            constants: vec![constant.neg()],
-            strict: true,
-            span: None,
-        };
+        let atom = |constant: Constant| y0_plus(constant.neg(), true);
         assert_eq!(atom(constant("0.5")).truth(&[Interval::new(0.0, 0.5)]), Truth::Unknown);
         // Y_0 − 0.6 < 0 with Y_0 in [0, 0.6f64]: 0.6f64 < 0.6, so it holds everywhere.
         assert_eq!(atom(constant("0.6")).truth(&[Interval::new(0.0, 0.6)]), Truth::True);
@@ -361,12 +351,7 @@ mod tests {
     fn a_non_strict_atom_reached_at_zero_is_not_refuted() {
         // Y_0 − 0.5 ≤ 0 with Y_0 in [0.5, 1]: true at Y_0 = 0.5, false above. A lower bound of
         // exactly 0 on the left side refutes nothing; one above 0 does.
-        let atom = Atom {
-            terms: vec![(0, Constant::exact(1.0))],
-            constants: vec![constant("0.5").neg()],
-            strict: false,
-            span: None,
-        };
+        let atom = y0_plus(constant("0.5").neg(), false);
         assert_eq!(atom.truth(&[Interval::new(0.5, 1.0)]), Truth::Unknown);
         assert_eq!(atom.truth(&[Interval::new(0.5f64.next_up(), 1.0)]), Truth::False);
         assert!(!atom.never_given(0.5, Interval::point(-0.5)));
@@ -377,12 +362,7 @@ mod tests {
     fn a_decimal_constant_decides_only_what_lies_on_one_side_of_it() {
         // With 0.6 (strictly between two binary64 values) a left side that reaches 0 is
         // decided, but one on both sides of 0, or wholly on the other side, is what it is.
-        let atom = |strict: bool| Atom {
-            terms: vec![(0, Constant::exact(1.0))],
-            constants: vec![constant("0.6").neg()],
-            strict,
-            span: None,
-        };
+        let atom = |strict: bool| y0_plus(constant("0.6").neg(), strict);
         // Y_0 = 1: Y_0 < 0.6 and Y_0 ≤ 0.6 are false.
         assert_eq!(atom(true).truth_at(&[1.0]), Truth::False);
         assert_eq!(atom(false).truth_at(&[1.0]), Truth::False);
