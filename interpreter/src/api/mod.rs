@@ -32,6 +32,6 @@ pub use batch::{BATCH_BLOCK, Batch};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
 pub use inputs::{parse_inline, parse_input};
 pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, load_with, read_source};
-pub(crate) use report::Wanted;
 pub use report::{Answer, EngineKind, Report};
+pub(crate) use report::{Wanted, limit_error};
 pub use source::{Place, Source};

@@ -165,8 +165,8 @@ pub fn report_json(report: &Report) -> Result<Value, KnnError> {
     Ok(out)
 }
 
-/// The `status` field.
-fn status(answer: &Answer) -> &'static str {
+/// The `status` field of the JSON report.
+pub fn status(answer: &Answer) -> &'static str {
     match answer {
         Answer::Value { .. } | Answer::Term(_) => "done",
         Answer::Empty => "empty",

@@ -194,7 +194,7 @@ fn aborted(reason: &str) -> KnnError {
 }
 
 /// A limit of the small-step engine, with the words that say which bound to raise.
-fn limit_error(limit: Limit) -> KnnError {
+pub(crate) fn limit_error(limit: Limit) -> KnnError {
     let message = match limit {
         Limit::Steps(n) => format!("stopped after {n} steps (raise --max-steps)"),
         Limit::States(n) => format!("stopped after exploring {n} states (raise --max-states)"),

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::program::{fail, parse_inputs, read_source};
 use super::{Exit, OutputFormat, PriorityChoice, SearchArgs};
-use crate::api::render::{config_text, explain, report_json, value_text};
-use crate::api::{Answer, KnnError, Program, Report};
+use crate::api::render::{config_text, explain, report_json, status, value_text};
+use crate::api::{KnnError, Program, Report, limit_error};
 
 pub fn search(args: SearchArgs) -> Exit {
     match search_program(&args) {
@@ -74,27 +74,11 @@ fn search_program(args: &SearchArgs) -> Result<Exit, Exit> {
     match searched.limit.or(too_large.map(Limit::Memory)) {
         Some(limit) => {
             if output != OutputFormat::Json {
-                let message = match limit {
-                    Limit::States(n) => format!("limit: stopped after exploring {n} states (raise --max-states)"),
-                    Limit::Steps(n) => format!("limit: stopped after {n} steps (raise --max-steps)"),
-                    Limit::Memory(e) => format!("limit: {e}"),
-                };
-                eprintln!("{message}");
+                eprint!("{}", limit_error(limit).render(false));
             }
             Ok(Exit::Limit)
         }
         None => Ok(Exit::Result),
-    }
-}
-
-/// The status of a final state, as the JSON report says it.
-fn status(report: &Report) -> &'static str {
-    match &report.answer {
-        Answer::Value { .. } | Answer::Term(_) => "done",
-        Answer::Empty => "empty",
-        Answer::Stuck(_) => "stuck",
-        Answer::Failed(e) if e.fault() == crate::api::Fault::Limit => "limit",
-        Answer::Failed(_) => "error",
     }
 }
 
@@ -103,10 +87,10 @@ fn status(report: &Report) -> &'static str {
 /// (docs/semantics.md §2.10): the counts say so before the reader scrolls through them.
 fn summary(finals: &[Report]) -> String {
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let count = |wanted: &str| finals.iter().filter(|f| status(f) == wanted).count();
+    let count = |wanted: &str| finals.iter().filter(|f| status(&f.answer) == wanted).count();
     let mut values: Vec<String> = finals
         .iter()
-        .filter(|f| status(f) == "done")
+        .filter(|f| status(&f.answer) == "done")
         .map(|f| match value_text(&f.answer) {
             Ok(text) => text.unwrap_or_default(),
             Err(e) => e.too_large.map(|t| t.to_string()).unwrap_or(e.message.clone()),
