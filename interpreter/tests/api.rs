@@ -174,4 +174,11 @@ fn search_reports_every_final_state() {
     let (code, printed) =
         knn(&["search", repo("examples/tanh_rank2.knn").to_str().unwrap(), "--semantics", "published"]);
     assert_eq!((code, printed.lines().count()), (Some(0), 48));
+    // A bound on the states: a limit, said once, with the flag to raise.
+    let example = repo("examples/tanh_rank2.knn");
+    let args = ["search", example.to_str().unwrap(), "--semantics", "published", "--max-states", "10"];
+    let out = Command::new(env!("CARGO_BIN_EXE_knn")).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.ends_with("limit: stopped after exploring 10 states (raise --max-states)\n"), "{stderr}");
 }
