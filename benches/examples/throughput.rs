@@ -6,9 +6,9 @@
 //!
 //! Usage: `cargo run --release -p knn-benches --example throughput [-- SECONDS_PER_POINT]`
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use knn_benches::bench_networks;
+use knn_benches::{bench_networks, best_time};
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 use knn_semantics::syntax::{Grammar, parse_program};
 
@@ -34,21 +34,4 @@ fn main() {
             }
         }
     }
-}
-
-/// The best mean time of one call over rounds of calls, within `budget` in all.
-fn best_time<T>(mut f: impl FnMut() -> T, budget: Duration) -> f64 {
-    let start = Instant::now();
-    f();
-    let once = start.elapsed().max(Duration::from_nanos(100));
-    let per_round = ((budget.as_secs_f64() / 10.0) / once.as_secs_f64()).ceil().max(1.0) as u32;
-    let mut best = f64::INFINITY;
-    while start.elapsed() < budget || best.is_infinite() {
-        let round = Instant::now();
-        for _ in 0..per_round {
-            f();
-        }
-        best = best.min(round.elapsed().as_secs_f64() / per_round as f64);
-    }
-    best
 }

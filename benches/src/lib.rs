@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use knn_interpreter::import::{Activation, ImportOptions, Network, Step, import_file};
 
@@ -184,6 +185,24 @@ pub const WIDE: [usize; 8] = [784, 256, 256, 256, 256, 256, 256, 10];
 pub fn inputs(count: usize, width: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut weights = Weights { state: seed, scale: 1.0 };
     (0..count).map(|_| (0..width).map(|_| weights.next()).collect()).collect()
+}
+
+/// The best mean time of one call over rounds of calls, within `budget` in all (the examples'
+/// quick measurements; the criterion benches are the record).
+pub fn best_time<T>(mut f: impl FnMut() -> T, budget: Duration) -> f64 {
+    let start = Instant::now();
+    f();
+    let once = start.elapsed().max(Duration::from_nanos(100));
+    let per_round = ((budget.as_secs_f64() / 10.0) / once.as_secs_f64()).ceil().max(1.0) as u32;
+    let mut best = f64::INFINITY;
+    while start.elapsed() < budget || best.is_infinite() {
+        let round = Instant::now();
+        for _ in 0..per_round {
+            f();
+        }
+        best = best.min(round.elapsed().as_secs_f64() / per_round as f64);
+    }
+    best
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod tensor;
 pub mod verify;
 
 pub use api::{
-    Answer, Batch, EngineKind, Failure, Fault, KnnError, Place, Program, Report, RunOptions, Semantics, Source, load,
-    load_source, load_with, parse_input,
+    Answer, Batch, Claim, Counterexample, Effort, EngineKind, Failure, Fault, InputBox, KnnError, Place, Program,
+    Property, Question, Report, RunOptions, Semantics, Source, Split, Unknown, VerifyOptions, load, load_source,
+    load_with, parse_input, read_instances, read_property,
 };

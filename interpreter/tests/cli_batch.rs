@@ -194,3 +194,26 @@ fn dtype_float32_rounds_each_result_to_the_nearest_float32() {
     let wrong = knn(&["batch", &program, "--input", &format!("x={inputs}"), "-o", &out_path, "--dtype", "f16"], None);
     assert_eq!(wrong.status.code(), Some(1), "{}", stderr(&wrong));
 }
+
+#[test]
+fn networks_run_and_batch_straight_from_nnet_and_onnx_as_imported() {
+    // `knn run NET.nnet` and `knn batch NET.onnx` give what the imported program gives.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (network, input) in [("data/small/fc_2-2-3.nnet", "x"), ("data/small/fc_2-2sigmoids-3.onnx", "dense_2_input")] {
+        let path = repo.join(network).to_string_lossy().into_owned();
+        let program = dir.path().join("imported.knn").to_string_lossy().into_owned();
+        let import = knn(&["import", &path, "-o", &program, "--force"], None);
+        assert_eq!(import.status.code(), Some(0), "{}", stderr(&import));
+        let x = format!("{input}=[0.25, -0.5]");
+        let direct = knn(&["run", &path, "--input", &x], None);
+        let via = knn(&["run", &program, "--input", &x], None);
+        assert_eq!(direct.status.code(), Some(0), "{network}: {}", stderr(&direct));
+        assert_eq!(stdout(&direct), stdout(&via), "{network}");
+        let inputs = temp_file(dir.path(), "x.npy", &npy_f64(&[2, 2], &[0.25, -0.5, 1.0, 0.0]));
+        let direct = knn(&["batch", &path, "--input", &format!("{input}={inputs}")], None);
+        let via = knn(&["batch", &program, "--input", &format!("{input}={inputs}")], None);
+        assert_eq!(direct.status.code(), Some(0), "{network}: {}", stderr(&direct));
+        assert_eq!(stdout(&direct), stdout(&via), "{network}");
+    }
+}

@@ -23,15 +23,23 @@
 mod batch;
 mod error;
 mod inputs;
+mod instances;
 mod program;
 pub mod render;
 mod report;
 mod source;
+mod verify;
 
+pub use crate::verify::claim::Claim;
+pub use crate::verify::property::{InputBox, Property};
+pub use crate::verify::split::Split;
+pub use crate::verify::{Counterexample, Question, Unknown};
 pub use batch::{BATCH_BLOCK, Batch};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
 pub use inputs::{parse_inline, parse_input};
+pub use instances::{Instance, read_instances};
 pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, load_with, read_source};
-pub use report::{Answer, EngineKind, Report};
+pub use report::{Answer, Effort, EngineKind, Report};
 pub(crate) use report::{Wanted, limit_error};
 pub use source::{Place, Source};
+pub use verify::{VerifyOptions, WORKER_STACK, read_property};

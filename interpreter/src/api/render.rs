@@ -1,7 +1,7 @@
 //! One renderer per output format, for every [`Report`]: the value as a user reads it
 //! (`--output value`), the final configuration as krun prints it (`--output config`), the JSON
 //! report (`--output json`, schema in docs/architecture.md), and the message on standard error
-//! that explains an answer without a value.
+//! that explains an answer without a value; the verifier's answers in `verification.rs`.
 
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::{Limit, Observed, Step};
@@ -14,6 +14,9 @@ use serde_json::{Map, Value, json};
 
 use super::error::{Failure, KnnError};
 use super::report::{Answer, Report, is_memory_limit};
+
+mod verification;
+pub use verification::{answer_word, results_text, verification_json, verification_note, verification_text, witness};
 
 /// The bytes the text of a tensor is counted for per element: the longest float literal
 /// (`-2.2250738585072014e-308`) and its separator.
@@ -32,6 +35,7 @@ pub fn value_text(answer: &Answer) -> Result<Option<String>, KnnError> {
         Answer::Value { value, .. } => observed_text(value).map_err(|e| KnnError::memory("printing the result", e))?,
         Answer::Term(term) => term.clone(),
         Answer::Empty | Answer::Stuck(_) | Answer::Failed(_) => return Ok(None),
+        Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => return Ok(None),
     }))
 }
 
@@ -96,6 +100,8 @@ pub fn config_text(report: &Report) -> Result<String, KnnError> {
 pub fn explain(answer: &Answer, color: bool) -> Option<String> {
     match answer {
         Answer::Value { .. } | Answer::Term(_) => None,
+        // The verifier's answers are printed whole (`verification_text`).
+        Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => None,
         Answer::Empty => Some(
             "note: the program ended with an empty <k> cell: no value (a result 0 is erased by \
              `drop-int-zero` under the published rules)\n"
@@ -124,6 +130,9 @@ pub fn step_text(number: usize, step: &Step) -> String {
 /// The JSON report. Its size is checked against the memory budget before it is built (the
 /// observables were checked when the report was made; here the result and the trace).
 pub fn report_json(report: &Report) -> Result<Value, KnnError> {
+    if let Some(verification) = verification_json(report) {
+        return Ok(verification);
+    }
     let result_elements = match &report.answer {
         Answer::Value { value: Observed::Tensor(t), .. } => t.data.len() as u64,
         _ => 0,
@@ -135,7 +144,7 @@ pub fn report_json(report: &Report) -> Result<Value, KnnError> {
     match &report.answer {
         Answer::Value { value, term } => out["result"] = value_json(value, term.as_deref()),
         Answer::Term(term) => out["result"] = json!({ "kind": "term", "value": term }),
-        Answer::Empty => {}
+        Answer::Empty | Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => {}
         Answer::Stuck(item) => out["stuck"] = json!(item),
         Answer::Failed(error) => {
             let (field, object) = error_json(error);
@@ -171,6 +180,9 @@ pub fn status(answer: &Answer) -> &'static str {
         Answer::Value { .. } | Answer::Term(_) => "done",
         Answer::Empty => "empty",
         Answer::Stuck(_) => "stuck",
+        Answer::Holds { .. } => "holds",
+        Answer::Violated(_) => "violated",
+        Answer::Unknown(_) => "unknown",
         Answer::Failed(error) if is_memory_limit(error) => "limit",
         Answer::Failed(error) => match error.failure {
             Failure::Limit(_) => "limit",

@@ -17,6 +17,7 @@ use knn_semantics::term::{Node, Term};
 
 use super::error::{Failure, KnnError};
 use super::source::Source;
+use crate::verify::{self, Counterexample, Unknown};
 
 /// Which engine runs a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,25 +42,47 @@ pub enum Answer {
     Stuck(String),
     /// No value: the program's run-time error, krun's abort, or a limit.
     Failed(KnnError),
+    /// Verified: the claim holds for every binary64 input of the region (`class`, for class
+    /// claims, is the class there).
+    Holds { class: Option<usize> },
+    /// Verified: the claim fails at this input, confirmed on both engines.
+    Violated(Counterexample),
+    /// Not verified either way, and why.
+    Unknown(Unknown),
+}
+
+impl From<verify::Answer> for Answer {
+    fn from(answer: verify::Answer) -> Answer {
+        match answer {
+            verify::Answer::Holds { class } => Answer::Holds { class },
+            verify::Answer::Violated(counterexample) => Answer::Violated(counterexample),
+            verify::Answer::Unknown(why) => Answer::Unknown(why),
+        }
+    }
 }
 
 impl Answer {
-    /// The exit code (docs/cli.md): 0 a result, else the error's.
+    /// The exit code (docs/cli.md): 0 a result or `holds`, 10 `violated`, 11 `unknown`, else
+    /// the error's.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Answer::Value { .. } | Answer::Term(_) | Answer::Empty => 0,
+            Answer::Value { .. } | Answer::Term(_) | Answer::Empty | Answer::Holds { .. } => 0,
             Answer::Stuck(_) => 3,
             Answer::Failed(error) => error.exit_code(),
+            Answer::Violated(_) => 10,
+            Answer::Unknown(_) => 11,
         }
     }
 
-    /// The answer as the engine contract compares answers (values bit for bit, errors by kind).
-    pub fn verdict(&self) -> Verdict {
-        match self {
+    /// The answer of a run as the engine contract compares answers (values bit for bit, errors
+    /// by kind); `None` for the verifier's answers.
+    pub fn verdict(&self) -> Option<Verdict> {
+        Some(match self {
             Answer::Value { value, .. } => Verdict::Value(value.clone()),
             Answer::Term(term) => Verdict::Value(Observed::Malformed(term.clone())),
             Answer::Empty => Verdict::Empty,
             Answer::Stuck(item) => Verdict::Stuck(item.clone()),
+            Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => return None,
             Answer::Failed(error) => match error.failure {
                 Failure::Runtime(kind) => Verdict::Error {
                     kind,
@@ -69,8 +92,18 @@ impl Answer {
                 Failure::Aborted => Verdict::Aborted(error.message.clone()),
                 _ => Verdict::Limit,
             },
-        }
+        })
     }
+}
+
+/// What a verification took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Effort {
+    pub seconds: f64,
+    /// Boxes that branch and bound examined.
+    pub boxes: u64,
+    /// The share of the region's volume proved (of the case searched last).
+    pub proved_share: f64,
 }
 
 /// A run's answer and what else was asked for.
@@ -89,6 +122,8 @@ pub struct Report {
     pub coverage: Option<Coverage>,
     /// The final configuration (small-step engine, when asked for).
     pub config: Option<Config>,
+    /// What a verification took (the verifier's reports).
+    pub effort: Option<Effort>,
     /// The program's source, for the places of errors.
     pub source: Arc<Source>,
 }
@@ -117,6 +152,23 @@ impl Report {
             trace: None,
             coverage: None,
             config: None,
+            effort: None,
+            source: source.clone(),
+        }
+    }
+
+    /// A report of the verifier's `answer` about `program`. (The verifier bounds the big-step
+    /// engine's plan and replays counterexamples on both engines.)
+    pub(super) fn of_verification(answer: Answer, effort: Effort, source: &Arc<Source>) -> Report {
+        Report {
+            answer,
+            engine: EngineKind::BigStep,
+            steps: None,
+            observables: None,
+            trace: None,
+            coverage: None,
+            config: None,
+            effort: Some(effort),
             source: source.clone(),
         }
     }
@@ -176,6 +228,7 @@ impl Report {
             trace,
             coverage,
             config: wanted.config.then_some(config),
+            effort: None,
             source: source.clone(),
         })
     }

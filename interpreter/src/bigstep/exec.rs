@@ -204,22 +204,22 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 f.iregs[*out as usize * lanes + lane] = value;
             }
         }
-        Op::Widen { a, out } => {
+        Op::Widen { a, out, .. } => {
             for lane in 0..lanes {
                 f.fregs[*out as usize * lanes + lane] = widen(f.iregs[*a as usize * lanes + lane]);
             }
         }
-        Op::Item { item: which, a, out } => {
+        Op::Item { item: which, a, out, .. } => {
             for lane in 0..lanes {
                 f.fregs[*out as usize * lanes + lane] = item(*which, f.fregs[*a as usize * lanes + lane]);
             }
         }
-        Op::Read { buf, at, out } => {
+        Op::Read { buf, at, out, .. } => {
             let start = f.offsets[*buf as usize] + at * lanes;
             let (out, data) = (*out as usize * lanes, &f.data[start..start + lanes]);
             f.fregs[out..out + lanes].copy_from_slice(data);
         }
-        Op::Write { buf, at, value } => {
+        Op::Write { buf, at, value, .. } => {
             let start = f.offsets[*buf as usize] + at * lanes;
             for lane in 0..lanes {
                 f.data[start + lane] = f.float(*value, lane);

@@ -123,12 +123,12 @@ impl Interpreter<'_> {
         let targets = self.stage.store.leaves(x_root, dims);
         for (k, target) in targets.into_iter().enumerate() {
             let index = row_major_index(k, dims);
-            let y = self.stage.read(y_loc);
+            let y = self.stage.read(y_loc, span);
             let y_element = self.index(y, &index, span)?;
-            let z = self.stage.read(z_loc);
+            let z = self.stage.read(z_loc, span);
             let z_element = self.index(z, &index, span)?;
             let sum = self.arith(Arith::Add, y_element, z_element, span)?;
-            self.stage.write(target, sum);
+            self.stage.write(target, sum, span);
         }
         Ok(())
     }
@@ -175,14 +175,14 @@ impl Interpreter<'_> {
             return Ok(());
         }
         for (k, target) in targets.into_iter().enumerate() {
-            let y = self.stage.read(y_loc);
+            let y = self.stage.read(y_loc, span);
             let element = self.index(y, &row_major_index(k, dims), span)?;
             let value = match activation {
                 Activation::Relu => self.arith(Arith::Max, element, Value::Float(0.0), span)?,
                 Activation::Tanh => self.stage.item(Item::Tanh, element, span)?,
                 Activation::Sigmoid => self.stage.item(Item::Sigmoid, element, span)?,
             };
-            self.stage.write(target, value);
+            self.stage.write(target, value, span);
         }
         Ok(())
     }
@@ -197,14 +197,14 @@ impl Interpreter<'_> {
         }
         for (i, &target) in targets.iter().enumerate() {
             for j in 0..cols {
-                let y_i = self.stage.read(target);
-                let w = self.stage.read(w_loc);
+                let y_i = self.stage.read(target, span);
+                let w = self.stage.read(w_loc, span);
                 let w_ij = self.index(w, &[i as i64, j as i64], span)?;
-                let x = self.stage.read(x_loc);
+                let x = self.stage.read(x_loc, span);
                 let x_j = self.index(x, &[j as i64], span)?;
                 let product = self.arith(Arith::Mul, w_ij, x_j, span)?;
                 let sum = self.arith(Arith::Add, y_i, product, span)?;
-                self.stage.write(target, sum);
+                self.stage.write(target, sum, span);
             }
         }
         Ok(())
@@ -231,7 +231,7 @@ impl Interpreter<'_> {
             return Ok(index);
         }
         let items: Vec<FOperand> =
-            (first..first + len).map(|l| self.stage.read(l).float_operand().expect("a Float element")).collect();
+            (first..first + len).map(|l| self.stage.read(l, span).float_operand().expect("a Float element")).collect();
         let constants: Option<Vec<f64>> = items
             .iter()
             .map(|o| match o {

@@ -181,9 +181,9 @@ fn fuse_biases(ops: Vec<Op>, result: &ResultSpec) -> Vec<Op> {
     let mut k = 0;
     while k < ops.len() {
         if let [
-            Op::Read { buf, at, out: r1 },
+            Op::Read { buf, at, out: r1, .. },
             Op::Float { op: Arith::Add, a: FOperand::Reg(a), b: FOperand::Const(c), out: r2, .. },
-            Op::Write { buf: wbuf, at: wat, value: FOperand::Reg(v) },
+            Op::Write { buf: wbuf, at: wat, value: FOperand::Reg(v), .. },
             ..,
         ] = &ops[k..]
             && a == r1

@@ -80,7 +80,7 @@ impl Interpreter<'_> {
                     ExpKind::Id(x) => {
                         // `lookup-id`; unbound, `rev-unbound-identifier`.
                         let loc = scope.lookup(x, e.span)?;
-                        values.push(self.stage.read(loc));
+                        values.push(self.stage.read(loc, e.span));
                     }
                     ExpKind::Index(base, ints) => {
                         tasks.push(Task::Index(ints, e.span));
@@ -172,11 +172,11 @@ impl Interpreter<'_> {
             // Mixed: the Int is widened, the operands keep their order (`rev-add-float-int`,
             // `rev-mul-float-int`, then `rev-add-int-float`, `rev-mul-int-float`).
             (Some(x), None, None, Some(y)) if matches!(op, Arith::Add | Arith::Mul) => {
-                let y = self.stage.widen(y);
+                let y = self.stage.widen(y, span);
                 self.stage.float_op(op, x, y, span).ok_or_else(invalid)
             }
             (None, Some(y), Some(x), None) if matches!(op, Arith::Add | Arith::Mul) => {
-                let x = self.stage.widen(x);
+                let x = self.stage.widen(x, span);
                 self.stage.float_op(op, x, y, span).ok_or_else(invalid)
             }
             _ => Err(invalid()),
@@ -198,7 +198,7 @@ impl Interpreter<'_> {
             if i >= len {
                 return Err(out_of_bounds(i, len, span));
             }
-            value = self.stage.read(loc + i);
+            value = self.stage.read(loc + i, span);
         }
         Ok(value)
     }
@@ -243,7 +243,7 @@ impl Interpreter<'_> {
             }
             cell = elements + i;
         }
-        self.stage.write(cell, value);
+        self.stage.write(cell, value, span);
         Ok(())
     }
 }

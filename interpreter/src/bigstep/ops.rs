@@ -148,13 +148,14 @@ pub enum Op {
     /// `out = a op b` on Ints; overflow is the row's error.
     Int { op: Arith, a: IOperand, b: IOperand, out: Reg, span: Span },
     /// `out = Int2Float(a)`.
-    Widen { a: Reg, out: Reg },
+    Widen { a: Reg, out: Reg, span: Span },
     /// `out = tanhItem(a)` or `sigmoidItem(a)`.
-    Item { item: Item, a: Reg, out: Reg },
+    Item { item: Item, a: Reg, out: Reg, span: Span },
     /// Reads element `at` of a buffer into a register (a snapshot: later writes do not change it).
-    Read { buf: BufId, at: usize, out: Reg },
+    /// The span (of every op that has one) is the construct's, for the verifier's messages.
+    Read { buf: BufId, at: usize, out: Reg, span: Span },
     /// Writes a Float into element `at` of a buffer.
-    Write { buf: BufId, at: usize, value: FOperand },
+    Write { buf: BufId, at: usize, value: FOperand, span: Span },
     /// `out[i] = ((0.0 + w[i][0]*x[0]) + w[i][1]*x[1]) + …` with `x` the elements
     /// `x_at .. x_at + J` of buffer `x` (`linear`, multiply then add, in order); then, where
     /// `bias[i]` is given, `out[i] = out[i] + bias[i]` (a bias `let` fused by the optimiser);

@@ -68,7 +68,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
             }
             *out = f(*out, false);
         }
-        Op::Widen { a, out } => {
+        Op::Widen { a, out, .. } => {
             *a = f(*a, false);
             *out = f(*out, true);
         }

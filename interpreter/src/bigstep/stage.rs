@@ -60,7 +60,7 @@ impl Stage {
 
     /// The value in a cell; a slot is read into a register (a snapshot).
     #[inline]
-    pub(super) fn read(&mut self, loc: usize) -> Value {
+    pub(super) fn read(&mut self, loc: usize, span: Span) -> Value {
         match self.store[loc] {
             Cell::Float(x) => Value::Float(x),
             Cell::Int(n) => Value::Int(n),
@@ -69,7 +69,7 @@ impl Stage {
             Cell::IReg(r) => Value::IReg(r),
             Cell::Slot { buf, at } => {
                 let out = self.new_freg();
-                self.ops.push(Op::Read { buf, at, out });
+                self.ops.push(Op::Read { buf, at, out, span });
                 Value::FReg(out)
             }
         }
@@ -77,9 +77,9 @@ impl Stage {
 
     /// `loc |-> (_ => V)`: a Float written into a slot stays in the buffer.
     #[inline]
-    pub(super) fn write(&mut self, loc: usize, value: Value) {
+    pub(super) fn write(&mut self, loc: usize, value: Value, span: Span) {
         match (self.store[loc], value.float_operand()) {
-            (Cell::Slot { buf, at }, Some(value)) => self.ops.push(Op::Write { buf, at, value }),
+            (Cell::Slot { buf, at }, Some(value)) => self.ops.push(Op::Write { buf, at, value, span }),
             _ => self.store[loc] = value.cell(),
         }
     }
@@ -112,12 +112,12 @@ impl Stage {
 
     /// `Int2Float(I, 53, 11)` of the Int operand of a mixed operation.
     #[inline]
-    pub(super) fn widen(&mut self, a: IOperand) -> FOperand {
+    pub(super) fn widen(&mut self, a: IOperand, span: Span) -> FOperand {
         match a {
             IOperand::Const(n) => FOperand::Const(widen(n)),
             IOperand::Reg(r) => {
                 let out = self.new_freg();
-                self.ops.push(Op::Widen { a: r, out });
+                self.ops.push(Op::Widen { a: r, out, span });
                 FOperand::Reg(out)
             }
         }
@@ -130,7 +130,7 @@ impl Stage {
             Value::Float(x) => Ok(Value::Float(item(which, x))),
             Value::FReg(a) => {
                 let out = self.new_freg();
-                self.ops.push(Op::Item { item: which, a, out });
+                self.ops.push(Op::Item { item: which, a, out, span });
                 Ok(Value::FReg(out))
             }
             _ => Err(error(

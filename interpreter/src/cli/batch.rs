@@ -13,9 +13,9 @@ use serde_json::json;
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::{fail, parse_inputs, read_source, usage};
+use super::program::{fail, parse_inputs, usage};
 use crate::api::render::{observed_text, report_json};
-use crate::api::{BATCH_BLOCK, Batch, KnnError, Program};
+use crate::api::{BATCH_BLOCK, Batch, KnnError, load};
 use crate::bigstep::RowResult;
 use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
 
@@ -78,7 +78,11 @@ pub fn batch(args: BatchArgs) -> Exit {
 
 fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().map_err(usage)?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(crate::api::WORKER_STACK)
+            .build_global()
+            .map_err(usage)?;
     }
     let (name, path) = args
         .input
@@ -109,7 +113,8 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         )));
     };
     let fixed = parse_inputs(&args.bind)?;
-    let program = Program::parse(read_source(&args.file)?, crate::api::Semantics::Revised).map_err(fail)?;
+    // A .nnet or ONNX network is imported as `knn import` does (without --normalize).
+    let program = load(&args.file).map_err(fail)?;
     let batch = program.batch(name, width, &fixed).map_err(fail)?;
     let progress = (count > BATCH_BLOCK && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(count as u64);

@@ -21,9 +21,8 @@ mod rules;
 mod run;
 mod search;
 mod verify;
+mod verify_flags;
 mod verify_instances;
-mod verify_report;
-mod verify_target;
 
 use std::io::Write;
 use std::path::PathBuf;

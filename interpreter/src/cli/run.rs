@@ -7,7 +7,8 @@ use knn_semantics::engine::Coverage;
 use super::program::{fail, parse_inputs};
 use super::{EngineChoice, Exit, OutputFormat, RunArgs};
 use crate::api::render::{config_text, explain, report_json, step_text, value_text};
-use crate::api::{self, EngineKind, Program, RunOptions};
+use crate::api::{self, EngineKind, RunOptions, load_with};
+use crate::import::ImportOptions;
 
 pub fn run(args: RunArgs) -> Exit {
     match run_program(&args) {
@@ -33,7 +34,8 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
     // Options the engine cannot honour are refused before any file is read.
     options.check(semantics).map_err(fail)?;
     let inputs = parse_inputs(&args.program.inputs)?;
-    let program = Program::parse(super::program::read_source(&args.program.file)?, semantics).map_err(fail)?;
+    // A .nnet or ONNX network is imported as `knn import` does (without --normalize).
+    let program = load_with(&args.program.file, semantics, &ImportOptions::default()).map_err(fail)?;
     let report = program.run(&inputs, &options).map_err(fail)?;
     match output {
         OutputFormat::Value => {

@@ -18,6 +18,28 @@ pub enum Claim {
     ArgmaxStable,
 }
 
+impl Claim {
+    /// `argmax=K`, `argmax!=K` or `argmax-stable`.
+    ///
+    /// ```
+    /// use knn_interpreter::verify::claim::Claim;
+    /// assert_eq!(Claim::parse("argmax!=2"), Ok(Claim::ArgmaxIsNot(2)));
+    /// assert!(Claim::parse("argmin=0").unwrap_err().contains("expected argmax=K"));
+    /// ```
+    pub fn parse(text: &str) -> Result<Claim, String> {
+        let class = |k: &str| k.trim().parse::<usize>().map_err(|_| format!("`{k}` is not a class index (0, 1, 2, …)"));
+        if text == "argmax-stable" {
+            Ok(Claim::ArgmaxStable)
+        } else if let Some(k) = text.strip_prefix("argmax!=") {
+            Ok(Claim::ArgmaxIsNot(class(k)?))
+        } else if let Some(k) = text.strip_prefix("argmax=") {
+            Ok(Claim::ArgmaxIs(class(k)?))
+        } else {
+            Err("expected argmax=K, argmax!=K or argmax-stable".to_string())
+        }
+    }
+}
+
 /// The outputs that make the class something other than `class`: some earlier score at least
 /// `Y_class`, or some later one strictly above it.
 pub fn class_is_not(class: usize, outputs: usize) -> Vec<Conjunction> {

@@ -113,6 +113,8 @@ pub enum Unknown {
     Limit(String),
     /// A candidate on which the engines disagree: a bug of knn, reported, never hidden.
     Bug(String),
+    /// The verifier cannot bound this program (input-dependent indexing, …): what, and where.
+    Unsupported(Unsupported),
 }
 
 /// Options of a verification.
@@ -125,7 +127,7 @@ pub struct Options<'a> {
     /// What branch and bound splits.
     pub split: split::Split,
     /// Hears of progress: the case, and its search's progress.
-    pub progress: Option<&'a mut dyn FnMut(usize, CaseProgress)>,
+    pub progress: Option<&'a mut (dyn FnMut(usize, CaseProgress) + Send)>,
 }
 
 impl Default for Options<'_> {

@@ -159,14 +159,18 @@ impl Network {
                 Op::Int { span, .. } => {
                     return Err(unsupported("integer arithmetic on values computed from the input", Some(*span)));
                 }
-                Op::Read { .. } | Op::Write { .. } => {
+                Op::Read { span, .. } | Op::Write { span, .. } => {
                     return Err(unsupported(
                         "reading or writing single elements of tensors computed from the input",
-                        None,
+                        Some(*span),
                     ));
                 }
-                Op::Widen { .. } => return Err(unsupported("an input-dependent Int used as a Float", None)),
-                Op::Item { .. } => return Err(unsupported("tanhItem/sigmoidItem on single elements", None)),
+                Op::Widen { span, .. } => {
+                    return Err(unsupported("an input-dependent Int used as a Float", Some(*span)));
+                }
+                Op::Item { span, .. } => {
+                    return Err(unsupported("tanhItem/sigmoidItem on single elements", Some(*span)));
+                }
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }

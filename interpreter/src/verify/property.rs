@@ -23,6 +23,26 @@ pub struct InputBox {
 }
 
 impl InputBox {
+    /// The box `lower[i] ≤ x[i] ≤ upper[i]` with binary64 bounds (exact, nothing to round);
+    /// refused when the lengths differ, a bound is NaN, or a lower bound is above its upper.
+    pub fn from_bounds(lower: &[f64], upper: &[f64]) -> Result<InputBox, String> {
+        if lower.len() != upper.len() {
+            return Err(format!("{} lower bounds but {} upper bounds", lower.len(), upper.len()));
+        }
+        for (i, (lo, hi)) in lower.iter().zip(upper).enumerate() {
+            if lo.is_nan() || hi.is_nan() {
+                return Err(format!("element {i}: a bound is NaN"));
+            }
+            if lo > hi {
+                return Err(format!("element {i}: the lower bound {lo:?} is above the upper bound {hi:?}"));
+            }
+        }
+        Ok(InputBox {
+            lower: lower.iter().map(|&v| Constant::exact(v)).collect(),
+            upper: upper.iter().map(|&v| Constant::exact(v)).collect(),
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.lower.len()
     }

@@ -1,0 +1,42 @@
+//! The library call the Python package makes (`Batch::run`, after `Program::batch`) on the
+//! benchmark networks, one JSON object per line (`net`, `threads`, `batch`, `latency_us`,
+//! `inputs_per_second`); also writes each network's program to `DIR/NET/net.knn` for the Python
+//! side (`benches/peers/python.py`), which puts its own calls beside these.
+//!
+//! Usage: `cargo run --release -p knn-benches --example api_call -- DIR [SECONDS_PER_POINT]`
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use knn_benches::{bench_networks, best_time};
+use knn_interpreter::{Semantics, load_source};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: api_call DIR [SECONDS]")?);
+    let budget = std::env::args().nth(2).and_then(|s| s.parse::<f64>().ok()).unwrap_or(1.0);
+    for net in bench_networks(4096) {
+        let text = net.mlp.program();
+        std::fs::create_dir_all(dir.join(net.name))?;
+        std::fs::write(dir.join(net.name).join("net.knn"), &text)?;
+        let program = load_source("net.knn", &text, Semantics::Revised)?;
+        let width = net.mlp.sizes[0];
+        let batch = program.batch("x", width, &[])?;
+        let rows: Vec<f64> = net.inputs.concat();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+            for count in [1usize, 4096] {
+                let slice = &rows[..count * width];
+                let run = || std::hint::black_box(batch.run(slice, false, |_| {}));
+                let per_call = pool.install(|| best_time(run, Duration::from_secs_f64(budget)));
+                println!(
+                    "{{\"net\": \"{}\", \"threads\": {threads}, \"batch\": {count}, \"latency_us\": {:.3}, \
+                     \"inputs_per_second\": {:.0}}}",
+                    net.name,
+                    per_call * 1e6,
+                    count as f64 / per_call
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! [`Program::verify`]: a claim about the program on a region of inputs, answered in a
+//! [`Report`] like a run — `holds`, `violated` with a counterexample confirmed on both engines,
+//! or `unknown` and why — with the effort it took. The method is in docs/verification.md; this
+//! file finds the input to range over, compiles the [`Target`], and tells a region that does
+//! not fit the program (the caller's error) from a program the verifier cannot bound (the
+//! answer `unknown`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use knn_semantics::check::check_program;
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::inputs::TensorInput;
+
+use super::error::{Diagnostic, Failure, KnnError};
+use super::program::{Program, Semantics, read_source};
+use super::report::{Answer, Effort, Report};
+use crate::bigstep::ops::Op;
+use crate::bigstep::{Binding, compile};
+use crate::verify::bab::CaseProgress;
+use crate::verify::property::Property;
+use crate::verify::split::Split;
+use crate::verify::vnnlib::parse_vnnlib;
+use crate::verify::{Options, Question, Target, Unknown, verify};
+
+/// How to verify. The default ranges over the program's only free input, with no other input
+/// bound, no time limit, and branch and bound splitting as `Split::Auto` chooses.
+#[derive(Default)]
+pub struct VerifyOptions<'a> {
+    /// The input the region ranges over (default: the network's declared input, or the
+    /// program's only free name besides `fixed`).
+    pub input_name: Option<String>,
+    /// The program's other inputs, bound to fixed values.
+    pub fixed: Vec<TensorInput>,
+    /// Give up after this long (the answer: unknown, timeout).
+    pub timeout: Option<Duration>,
+    /// Worker threads for this verification (default: rayon's pool, one per core).
+    pub threads: Option<usize>,
+    /// What branch and bound splits.
+    pub split: Split,
+    /// Hears of progress: the case, and its search's progress.
+    pub progress: Option<&'a mut (dyn FnMut(usize, CaseProgress) + Send)>,
+    /// How messages name the region's length (`--box gives 3 ranges`); default: the
+    /// property's or the region's own words.
+    pub region_words: Option<String>,
+}
+
+/// The stack of the worker threads the library starts. Cloning, checking and dropping a
+/// syntax tree recurse on its depth, and an imported network is a chain of thousands of
+/// `let`s: a thread needs the stack a main thread has (8 MiB), and gets room to spare. (Only
+/// the pages used are ever committed.)
+pub const WORKER_STACK: usize = 64 << 20;
+
+/// Reads a VNN-LIB property (`X_i` the program's input, `Y_i` its result vector); a file
+/// knn cannot read is an error at its line and column.
+pub fn read_property(path: &Path) -> Result<Property, KnnError> {
+    let source = Arc::new(read_source(path)?);
+    parse_vnnlib(&source.text).map_err(|e| {
+        let diagnostic = Diagnostic { span: e.span, message: e.message, label: "here".into(), hint: e.hint };
+        KnnError::located(Failure::Parse, &source, vec![diagnostic], 1)
+    })
+}
+
+impl Program {
+    /// Answers `question` about the program: `holds` for every binary64 input of the region,
+    /// `violated` with a counterexample replayed on the small-step reference and the big-step
+    /// engine, or `unknown` (timeout, limit, a construct the verifier cannot bound). A region
+    /// that does not fit the program, or a claim about a class it does not have, is an error.
+    ///
+    /// ```
+    /// use knn_interpreter::{Answer, Claim, InputBox, Question, VerifyOptions, load};
+    /// let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn"))?;
+    /// let region = InputBox::from_bounds(&[0.9, -2.1, 0.4], &[1.1, -1.9, 0.6])?;
+    /// let question = Question::Class { region, claim: Claim::ArgmaxStable };
+    /// let report = net.verify(&question, VerifyOptions::default())?;
+    /// assert!(matches!(report.answer, Answer::Holds { class: Some(0) }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Report, KnnError> {
+        // Checking, compiling and cloning the program recurse on its depth (an imported network
+        // is a chain of thousands of `let`s): the work runs on a thread with the stack of a
+        // main thread and more, whichever thread calls.
+        let (answer, effort) = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("knn-verify".into())
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, || self.verify_here(question, options))
+                .map_err(|e| KnnError::new(Failure::Limit(None), format!("cannot start a thread: {e}")))?;
+            worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })?;
+        Ok(Report::of_verification(answer, effort, &self.shared_source()))
+    }
+
+    /// [`Program::verify`] on the calling thread: the answer and what it took.
+    fn verify_here(&self, question: &Question, options: VerifyOptions<'_>) -> Result<(Answer, Effort), KnnError> {
+        if self.semantics() != Semantics::Revised {
+            return Err(KnnError::usage("the verifier works on programs under the revised rules"));
+        }
+        if options.threads == Some(0) {
+            return Err(KnnError::usage("threads: expected at least 1"));
+        }
+        let input_name = self.open_input(options.input_name.as_deref(), &options.fixed)?;
+        let mut bound: Vec<&str> = options.fixed.iter().map(|t| t.name.as_str()).collect();
+        bound.push(&input_name);
+        self.check(&bound)?;
+        let (input_len, own_words) = match question {
+            Question::Property(p) => (p.inputs, format!("the property declares {} inputs X_i", p.inputs)),
+            Question::Class { region, .. } => (region.len(), format!("the region has {} ranges", region.len())),
+        };
+        let region_words = options.region_words.unwrap_or(own_words);
+        let target = match self.target(&input_name, input_len, options.fixed, &region_words)? {
+            Ok(target) => target,
+            Err(unsupported) => return Ok((unsupported, Effort::default())),
+        };
+        let started = Instant::now();
+        let mut effort = Effort::default();
+        let mut user_progress = options.progress;
+        let mut on_progress = |case: usize, p: CaseProgress| {
+            effort.boxes = p.boxes;
+            effort.proved_share = p.proved_share;
+            if let Some(f) = user_progress.as_mut() {
+                f(case, p);
+            }
+        };
+        let run = Options {
+            timeout: options.timeout,
+            progress: Some(&mut on_progress),
+            split: options.split,
+            ..Options::default()
+        };
+        let answer = match options.threads {
+            None => verify(&target, question, run),
+            Some(threads) => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .stack_size(WORKER_STACK)
+                .build()
+                .map_err(|e| KnnError::usage(format!("cannot start {threads} threads: {e}")))?
+                .install(|| verify(&target, question, run)),
+        }
+        .map_err(|mismatch| KnnError::usage(mismatch.0))?;
+        effort.seconds = started.elapsed().as_secs_f64();
+        Ok((Answer::from(answer), effort))
+    }
+
+    /// The input that varies (the one a region ranges over, or a batch's rows fill): the one
+    /// asked for, the network's, or the only free name of the program besides `fixed`.
+    pub fn open_input(&self, asked: Option<&str>, fixed: &[TensorInput]) -> Result<String, KnnError> {
+        let name = &self.source().name;
+        if let Some((declared, _)) = self.declared_input() {
+            return match asked {
+                Some(asked) if asked != declared => {
+                    Err(KnnError::usage(format!("{name}: the network's input is `{declared}`, not `{asked}`")))
+                }
+                _ => Ok(declared.to_string()),
+            };
+        }
+        if let Some(asked) = asked {
+            return Ok(asked.to_string());
+        }
+        let bound: Vec<&str> = fixed.iter().map(|t| t.name.as_str()).collect();
+        let text = &self.source().text;
+        let mut free: Vec<String> = check_program(self.syntax(), &bound)
+            .into_iter()
+            .filter(|e| e.kind == ErrorKind::UnboundIdentifier)
+            .filter_map(|e| text.get(e.span.start as usize..e.span.end as usize).map(str::to_string))
+            .collect();
+        free.sort();
+        free.dedup();
+        match free.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(KnnError::usage(format!("{name}: the program has no free input"))),
+            many => Err(KnnError::usage(format!(
+                "{name}: the program has several free inputs ({}): name the one that varies \
+                 (--input-name) and bind the others (--input)",
+                many.join(", ")
+            ))),
+        }
+    }
+
+    /// The program compiled for an input of `input_len` elements, or the answer `unknown`
+    /// when the verifier cannot bound it. A length the program refuses is the caller's error:
+    /// `region_words` says where the length comes from.
+    fn target(
+        &self,
+        input_name: &str,
+        input_len: usize,
+        fixed: Vec<TensorInput>,
+        region_words: &str,
+    ) -> Result<Result<Target, Answer>, KnnError> {
+        let file = &self.source().name;
+        if let Some((_, expected)) = self.declared_input()
+            && expected != input_len
+        {
+            return Err(KnnError::usage(format!(
+                "{file}: the network's input `{input_name}` has {expected} elements, but {region_words}"
+            )));
+        }
+        let bindings = Binding::with_open_input(&fixed, input_name, vec![input_len]);
+        match Target::new(self.syntax().clone(), input_name, vec![input_len], fixed) {
+            Ok(target) => Ok(Ok(target)),
+            Err(unsupported) => {
+                // A program that fails before it reads its input fails on every input of this
+                // length, typically on a shape that does not fit: the region is wrong.
+                let plan = compile(self.syntax(), &bindings);
+                let failure = plan.ops.iter().find_map(|op| match op {
+                    Op::Raise { error } => Some((error.detail.to_string(), error.span)),
+                    _ => None,
+                });
+                match failure {
+                    Some((detail, span)) => {
+                        let message = format!(
+                            "the program fails on every input `{input_name}` of {input_len} elements \
+                             ({region_words}): {detail}"
+                        );
+                        let diagnostic = Diagnostic { span, message, label: "fails here".into(), hint: None };
+                        Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1))
+                    }
+                    None => Ok(Err(Answer::Unknown(Unknown::Unsupported(unsupported)))),
+                }
+            }
+        }
+    }
+}

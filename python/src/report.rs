@@ -1,0 +1,210 @@
+//! `knn.run_source`: a program's text run on either engine under either semantics, with what
+//! `knn run --output json` reports: the answer, the steps, the `<env>` observables, the trace,
+//! the rule counts, the final configuration.
+
+use knn_interpreter::Effort;
+use knn_interpreter::api::render::{config_text, report_json, status};
+use knn_interpreter::{Answer, EngineKind, KnnError, Report as RunReport, RunOptions, Semantics, load_source};
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::observables::DenseTensor;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::{observed, read_inputs, tensor_array};
+use crate::errors::{OrRaise, exception, usage};
+
+/// What a run gave.
+#[pyclass(module = "knn", frozen, get_all)]
+pub struct Report {
+    /// `done`, `empty`, `stuck`, `error` or `limit` (the JSON report's `status`).
+    status: &'static str,
+    /// The result: a float, an int or a numpy array (`None` without one).
+    value: Option<Py<PyAny>>,
+    /// The result as K writes it (`tensor(12, 2)`), from the small-step engine.
+    term: Option<String>,
+    /// The item no rule applies to (published rules).
+    stuck: Option<String>,
+    /// Why there is no value: a `knn.KnnError` (not raised; `raise_for_status` raises it).
+    error: Option<Py<PyAny>>,
+    /// `small-step` or `big-step`.
+    engine: &'static str,
+    /// Rewrite steps (small-step engine).
+    steps: Option<u64>,
+    /// The final `<env>`'s tensors by name (with observables=True).
+    observables: Option<Py<PyDict>>,
+    /// The rules applied, in order (with trace=True).
+    trace: Option<Vec<String>>,
+    /// How often each rule fired (small-step engine).
+    coverage: Option<Py<PyDict>>,
+    /// The final configuration as krun prints it (with config=True).
+    config: Option<String>,
+    /// The exit code of `knn run`.
+    exit_code: u8,
+    /// The JSON report of `knn run --output json`.
+    json: String,
+}
+
+#[pymethods]
+impl Report {
+    /// Raises the run's error, if it has one.
+    fn raise_for_status(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.error {
+            Some(error) => Err(PyErr::from_value(error.bind(py).clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<knn.Report {}>", self.status)
+    }
+}
+
+fn engine_of(text: Option<&str>) -> PyResult<Option<EngineKind>> {
+    match text {
+        None => Ok(None),
+        Some("small-step") => Ok(Some(EngineKind::SmallStep)),
+        Some("big-step") => Ok(Some(EngineKind::BigStep)),
+        Some(other) => Err(usage(format!("engine={other:?}: expected \"small-step\" or \"big-step\""))),
+    }
+}
+
+fn semantics_of(text: &str) -> PyResult<Semantics> {
+    match text {
+        "revised" => Ok(Semantics::Revised),
+        "published" => Ok(Semantics::Published),
+        other => Err(usage(format!("semantics={other:?}: expected \"revised\" or \"published\""))),
+    }
+}
+
+/// A report in values that may cross threads: the final configuration as text (its terms
+/// live on the thread that built them), the rules by name, the JSON rendered.
+pub struct Finished {
+    pub answer: Answer,
+    pub engine: EngineKind,
+    pub steps: Option<u64>,
+    pub observables: Option<Vec<(String, Result<DenseTensor, String>)>>,
+    pub trace: Option<Vec<String>>,
+    pub coverage: Option<Vec<(&'static str, u64)>>,
+    pub config: Option<String>,
+    pub effort: Option<Effort>,
+    pub json: String,
+}
+
+impl Finished {
+    /// Renders `run` on the thread that made it.
+    pub fn of(run: RunReport) -> Result<Finished, KnnError> {
+        let json = report_json(&run)?.to_string();
+        let config = if run.config.is_some() { Some(config_text(&run)?) } else { None };
+        let coverage = run.coverage.as_ref().map(|counts| {
+            let fired = counts.fired().map(|(rule, n)| (rule.id, n));
+            fired.chain(counts.never_fired().map(|rule| (rule.id, 0))).collect()
+        });
+        Ok(Finished {
+            trace: run.trace.as_ref().map(|t| t.iter().map(|s| s.rule.id.to_string()).collect()),
+            answer: run.answer,
+            engine: run.engine,
+            steps: run.steps,
+            observables: run.observables,
+            coverage,
+            config,
+            effort: run.effort,
+            json,
+        })
+    }
+
+    pub fn exit_code(&self) -> u8 {
+        self.answer.exit_code()
+    }
+}
+
+/// Runs `source` and renders what cannot leave the engine's thread.
+fn finish(
+    name: &str,
+    source: &str,
+    semantics: Semantics,
+    inputs: &[TensorInput],
+    options: &RunOptions,
+) -> Result<Finished, KnnError> {
+    Finished::of(load_source(name, source, semantics)?.run(inputs, options)?)
+}
+
+fn report(py: Python<'_>, run: Finished) -> PyResult<Report> {
+    let (value, term, stuck, error) = match &run.answer {
+        Answer::Value { value, term } => (observed(py, value)?.map(Bound::unbind), term.clone(), None, None),
+        Answer::Term(term) => (None, Some(term.clone()), None, None),
+        Answer::Stuck(item) => (None, None, Some(item.clone()), None),
+        Answer::Failed(e) => (None, None, None, Some(exception(py, e)?.unbind())),
+        _ => (None, None, None, None),
+    };
+    let observables = match &run.observables {
+        Some(list) => {
+            let dict = PyDict::new(py);
+            for (name, tensor) in list {
+                match tensor {
+                    Ok(t) => dict.set_item(name, tensor_array(py, t.clone())?)?,
+                    Err(why) => dict.set_item(name, format!("not a dense tensor: {why}"))?,
+                }
+            }
+            Some(dict.unbind())
+        }
+        None => None,
+    };
+    let coverage = match &run.coverage {
+        Some(counts) => {
+            let dict = PyDict::new(py);
+            for (rule, n) in counts {
+                dict.set_item(*rule, *n)?;
+            }
+            Some(dict.unbind())
+        }
+        None => None,
+    };
+    Ok(Report {
+        status: status(&run.answer),
+        value,
+        term,
+        stuck,
+        error,
+        engine: match run.engine {
+            EngineKind::SmallStep => "small-step",
+            EngineKind::BigStep => "big-step",
+        },
+        steps: run.steps,
+        observables,
+        exit_code: run.exit_code(),
+        trace: run.trace,
+        coverage,
+        config: run.config,
+        json: run.json,
+    })
+}
+
+/// Parses and runs `source`. Parse and static errors, bad inputs and options raise; the
+/// program's own run-time error is the report's `error` (status `error`).
+#[pyfunction]
+#[pyo3(signature = (
+    source, *, inputs = None, semantics = "revised", engine = None, trace = false, coverage = false,
+    observables = false, config = false, max_steps = None, fast_math = false, name = "<source>"
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn run_source(
+    py: Python<'_>,
+    source: &str,
+    inputs: Option<&Bound<'_, PyAny>>,
+    semantics: &str,
+    engine: Option<&str>,
+    trace: bool,
+    coverage: bool,
+    observables: bool,
+    config: bool,
+    max_steps: Option<u64>,
+    fast_math: bool,
+    name: &str,
+) -> PyResult<Report> {
+    let semantics = semantics_of(semantics)?;
+    let options = RunOptions { engine: engine_of(engine)?, max_steps, trace, config, coverage, observables, fast_math };
+    options.check(semantics).or_raise()?;
+    let inputs = read_inputs(inputs)?;
+    let finished = py.detach(|| finish(name, source, semantics, &inputs, &options)).or_raise()?;
+    report(py, finished)
+}

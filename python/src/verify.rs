@@ -1,0 +1,258 @@
+//! `Network.verify`, `Network.verify_vnnlib` and `knn.verify_vnnlib`: the verifier's answer as
+//! a `knn.VerifyResult` (the fields of `knn verify --output json`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use knn_interpreter::api::render::{answer_word, results_text};
+use knn_interpreter::verify::claim::ball;
+use knn_interpreter::verify::property::Constant;
+use knn_interpreter::{Answer, Claim, InputBox, Question, Split, Unknown, VerifyOptions, load, read_property};
+use pyo3::prelude::*;
+
+use crate::arrays::{read_inputs, read_vector};
+use crate::errors::{OrRaise, usage};
+use crate::network::Network;
+use crate::pools::in_pool;
+use crate::report::Finished;
+
+/// A counterexample, confirmed on the small-step reference and the big-step engine.
+#[pyclass(module = "knn", frozen, get_all)]
+pub struct Counterexample {
+    /// Which case of the property (which box of a VNN-LIB disjunction).
+    case: usize,
+    /// The input (float64 array).
+    input: Py<PyAny>,
+    /// The outputs the reference computed there (the scores).
+    output: Py<PyAny>,
+    /// The class there, for class claims and ArgMax programs.
+    class_: Option<usize>,
+    /// The class that was claimed (argmax=K and argmax-stable).
+    expected_class: Option<usize>,
+    /// The VNN-COMP witness `((X_0 v) … (Y_0 v) …)`.
+    witness: String,
+}
+
+/// The verifier's answer.
+#[pyclass(module = "knn", frozen, get_all)]
+pub struct VerifyResult {
+    /// `holds`, `violated` or `unknown`.
+    answer: &'static str,
+    /// The answer column of an instance list's results: `holds`, `violated`, `unknown:REASON`.
+    word: &'static str,
+    /// Why `unknown`: `timeout`, `limit`, `bug` or `unsupported`.
+    reason: Option<&'static str>,
+    /// What the reason says (the construct, for `unsupported`).
+    detail: Option<String>,
+    /// The class on the whole region (`holds` of a class claim).
+    class_: Option<usize>,
+    counterexample: Option<Py<Counterexample>>,
+    seconds: f64,
+    /// Boxes that branch and bound examined.
+    boxes: u64,
+    /// The share of the region's volume proved.
+    proved_share: f64,
+    /// The exit code of `knn verify`: 0 holds, 10 violated, 11 unknown.
+    exit_code: u8,
+    /// The JSON report of `knn verify --output json`.
+    json: String,
+    /// The VNN-COMP results file: `unsat`, `sat` and the witness, `timeout` or `unknown`.
+    results: String,
+}
+
+#[pymethods]
+impl VerifyResult {
+    fn __repr__(&self) -> String {
+        match (self.answer, self.reason, self.class_) {
+            ("holds", _, Some(k)) => format!("<knn.VerifyResult holds (class {k})>"),
+            (answer, Some(reason), _) => format!("<knn.VerifyResult {answer} ({reason})>"),
+            (answer, _, _) => format!("<knn.VerifyResult {answer}>"),
+        }
+    }
+
+    fn __bool__(&self) -> bool {
+        self.answer == "holds"
+    }
+}
+
+fn result(py: Python<'_>, report: Finished) -> PyResult<VerifyResult> {
+    let effort = report.effort.unwrap_or_default();
+    let results = results_text(&report.answer).unwrap_or_default();
+    let word = answer_word(&report.answer).unwrap_or("error");
+    let (answer, reason, detail, class_, counterexample) = match &report.answer {
+        Answer::Holds { class } => ("holds", None, None, *class, None),
+        Answer::Violated(c) => {
+            let witness = knn_interpreter::api::render::witness(&c.input, &c.output);
+            let counterexample = Counterexample {
+                case: c.case,
+                input: numpy::PyArray1::from_slice(py, &c.input).into_any().unbind(),
+                output: numpy::PyArray1::from_slice(py, &c.output).into_any().unbind(),
+                class_: c.class,
+                expected_class: c.expected_class,
+                witness,
+            };
+            ("violated", None, None, None, Some(Py::new(py, counterexample)?))
+        }
+        Answer::Unknown(why) => {
+            let (reason, detail) = match why {
+                Unknown::Timeout => ("timeout", None),
+                Unknown::Limit(d) => ("limit", Some(d.clone())),
+                Unknown::Bug(d) => ("bug", Some(d.clone())),
+                Unknown::Unsupported(u) => ("unsupported", Some(u.what.clone())),
+            };
+            ("unknown", Some(reason), detail, None, None)
+        }
+        other => return Err(usage(format!("not an answer of the verifier: {other:?}"))),
+    };
+    Ok(VerifyResult {
+        answer,
+        word,
+        reason,
+        detail,
+        class_,
+        counterexample,
+        seconds: effort.seconds,
+        boxes: effort.boxes,
+        proved_share: effort.proved_share,
+        exit_code: report.exit_code(),
+        json: report.json,
+        results,
+    })
+}
+
+fn timeout_of(seconds: Option<f64>) -> PyResult<Option<Duration>> {
+    match seconds {
+        None => Ok(None),
+        Some(t) if t > 0.0 && t <= 1e9 => Ok(Some(Duration::from_secs_f64(t))),
+        Some(t) => Err(usage(format!("timeout={t}: expected a positive number of seconds"))),
+    }
+}
+
+fn split_of(text: &str) -> PyResult<Split> {
+    match text {
+        "auto" => Ok(Split::Auto),
+        "inputs" => Ok(Split::Inputs),
+        "relus" => Ok(Split::Relus),
+        other => Err(usage(format!("split={other:?}: expected \"auto\", \"inputs\" or \"relus\""))),
+    }
+}
+
+/// Answers `question` about `network` with the GIL released.
+fn answer(
+    py: Python<'_>,
+    network: &Network,
+    question: &Question,
+    options: VerifyOptions<'static>,
+) -> PyResult<VerifyResult> {
+    let threads = options.threads;
+    let options = VerifyOptions { threads: None, ..options };
+    let verify = || network.program.verify(question, options).and_then(Finished::of);
+    let report = py.detach(|| in_pool(threads, verify)).or_raise()?.or_raise()?;
+    result(py, report)
+}
+
+#[pymethods]
+impl Network {
+    /// Proves or refutes `claim` (`argmax-stable`, `argmax=K`, `argmax!=K`) on a box
+    /// `box=(lower, upper)` or an L∞ ball `around=centre, eps=E` (cut to `clip=(lo, hi)`).
+    #[pyo3(signature = (
+        *, r#box = None, around = None, eps = None, clip = None, claim = "argmax-stable", timeout = None,
+        threads = None, split = "auto", input_name = None, inputs = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn verify(
+        &self,
+        py: Python<'_>,
+        r#box: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
+        around: Option<Bound<'_, PyAny>>,
+        eps: Option<f64>,
+        clip: Option<(f64, f64)>,
+        claim: &str,
+        timeout: Option<f64>,
+        threads: Option<usize>,
+        split: &str,
+        input_name: Option<String>,
+        inputs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<VerifyResult> {
+        let claim = Claim::parse(claim).map_err(|e| usage(format!("claim={claim:?}: {e}")))?;
+        let region = match (r#box, around) {
+            (Some((lower, upper)), None) => {
+                if eps.is_some() || clip.is_some() {
+                    return Err(usage("eps= and clip= go with around=, not box="));
+                }
+                let (lower, upper) = (read_vector(&lower, "box[0]")?, read_vector(&upper, "box[1]")?);
+                InputBox::from_bounds(&lower, &upper).map_err(|e| usage(format!("box: {e}")))?
+            }
+            (None, Some(centre)) => {
+                let centre = read_vector(&centre, "around")?;
+                let eps = match eps {
+                    Some(e) if e >= 0.0 && e.is_finite() => e,
+                    Some(e) => return Err(usage(format!("eps={e}: expected a non-negative number"))),
+                    None => return Err(usage("around= needs eps=")),
+                };
+                if let Some((lo, hi)) = clip
+                    && (lo.is_nan() || hi.is_nan() || lo > hi)
+                {
+                    return Err(usage(format!("clip=({lo}, {hi}): the range is empty")));
+                }
+                let centre: Vec<Constant> = centre.into_iter().map(Constant::exact).collect();
+                let clip = clip.map(|(lo, hi)| (Constant::exact(lo), Constant::exact(hi)));
+                ball(&centre, &Constant::exact(eps), clip.as_ref().map(|(l, h)| (l, h)))
+            }
+            (Some(_), Some(_)) => return Err(usage("give box= or around=, not both")),
+            (None, None) => return Err(usage("say where: box=(lower, upper) or around=centre with eps=")),
+        };
+        let options = VerifyOptions {
+            input_name,
+            fixed: read_inputs(inputs)?,
+            timeout: timeout_of(timeout)?,
+            threads,
+            split: split_of(split)?,
+            ..VerifyOptions::default()
+        };
+        answer(py, self, &Question::Class { region, claim }, options)
+    }
+
+    /// Proves or refutes a VNN-LIB property (`X_i` the input's elements, `Y_i` the result's).
+    #[pyo3(signature = (property, *, timeout = None, threads = None, split = "auto"))]
+    fn verify_vnnlib(
+        &self,
+        py: Python<'_>,
+        property: PathBuf,
+        timeout: Option<f64>,
+        threads: Option<usize>,
+        split: &str,
+    ) -> PyResult<VerifyResult> {
+        let property = read_property(&property).or_raise()?;
+        let options = VerifyOptions {
+            timeout: timeout_of(timeout)?,
+            threads,
+            split: split_of(split)?,
+            ..VerifyOptions::default()
+        };
+        answer(py, self, &Question::Property(property), options)
+    }
+}
+
+/// Loads `network` and answers the VNN-LIB `property` about it (a VNN-COMP instance).
+#[pyfunction]
+#[pyo3(signature = (network, property, *, timeout = None, threads = None, split = "auto"))]
+pub fn verify_vnnlib(
+    py: Python<'_>,
+    network: PathBuf,
+    property: PathBuf,
+    timeout: Option<f64>,
+    threads: Option<usize>,
+    split: &str,
+) -> PyResult<VerifyResult> {
+    let program = py.detach(|| load(&network)).or_raise()?;
+    Network::new(program).verify_vnnlib(py, property, timeout, threads, split)
+}
+
+/// The lines of a VNN-COMP instance list: `(network, property, timeout)` with the paths as
+/// written and the timeout in seconds.
+#[pyfunction]
+pub fn read_instances(path: PathBuf) -> PyResult<Vec<(String, String, f64)>> {
+    let instances = knn_interpreter::read_instances(&path).or_raise()?;
+    Ok(instances.into_iter().map(|i| (i.network, i.property, i.timeout.as_secs_f64())).collect())
+}

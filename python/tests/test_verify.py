@@ -1,0 +1,137 @@
+"""Network.verify and verify_vnnlib: the answers `knn verify` gives, counterexamples that the
+package's own run confirms, the VNN-COMP results text, and the GIL released while it works."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import knn
+from conftest import cli, cli_json, repo
+
+MLP = repo("examples/mlp.knn")
+FIXTURES = "interpreter/tests/fixtures/verify/"
+
+# examples/mlp.knn (derivation in interpreter/tests/cli_verify.rs): class 0 on this box ...
+CLASS_0 = ([0.9, -2.1, 0.4], [1.1, -1.9, 0.6])
+# ... and this one holds (0, 1, 0), of class 1, while its centre is of class 0.
+MIXED = ([0, -2, 0], [1, 1, 0.5])
+
+
+def box_flag(box) -> str:
+    return "x=" + ",".join(f"{lo}:{hi}" for lo, hi in zip(*box))
+
+
+@pytest.mark.parametrize("box,claim", [(CLASS_0, "argmax-stable"), (CLASS_0, "argmax=0"), (MIXED, "argmax=0"),
+                                       (MIXED, "argmax-stable"), (CLASS_0, "argmax!=1")])
+def test_the_answer_is_the_commands(box, claim):
+    net = knn.load(MLP)
+    result = net.verify(box=box, claim=claim)
+    command = cli_json("verify", MLP, "--box", box_flag(box), "--claim", claim, "--output", "json", "--quiet",
+                       check_codes=(0, 10))
+    assert result.answer == command["answer"]
+    assert result.exit_code == (0 if command["answer"] == "holds" else 10)
+    mine = json.loads(result.json)
+    for field in ("schema_version", "answer", "class"):
+        assert mine.get(field) == command.get(field), field
+
+
+def test_a_counterexample_is_in_the_box_and_replays_on_the_run():
+    net = knn.load(MLP)
+    result = net.verify(box=MIXED, claim="argmax=0")
+    assert result.answer == "violated" and not result
+    c = result.counterexample
+    assert np.all(np.array(MIXED[0]) <= c.input) and np.all(c.input <= np.array(MIXED[1]))
+    assert net.run(c.input) == c.class_ == 1 and c.expected_class == 0
+    assert result.results.startswith("sat\n((X_0 ")
+    assert c.witness.startswith("((X_0 ")
+
+
+def test_a_ball_around_a_point():
+    net = knn.load(MLP)
+    result = net.verify(around=[1.0, -2.0, 0.5], eps=0.1)
+    assert result.answer == "holds" and result.class_ == 0 and bool(result)
+    command = cli_json("verify", MLP, "--around", "x=[1.0, -2.0, 0.5]", "--eps", "0.1", "--output", "json")
+    assert command["answer"] == "holds" and command["class"] == 0
+    clipped = net.verify(around=[1.0, -2.0, 0.5], eps=0.1, clip=(0.95, 1.0))
+    assert clipped.answer == "holds"
+
+
+def test_vnnlib_properties_on_imported_networks(tmp_path):
+    for network in ["fc_2-2-3.nnet", "fc_2-2sigmoids-3.onnx"]:
+        result = knn.verify_vnnlib(repo(FIXTURES + network), repo(FIXTURES + "fc_unsat.vnnlib"))
+        assert (result.answer, result.word, result.results) == ("holds", "holds", "unsat\n")
+    net = knn.load(repo(FIXTURES + "fc_2-2-3.nnet"))
+    violated = net.verify_vnnlib(repo(FIXTURES + "fc_sat.vnnlib"))
+    assert violated.answer == "violated"
+    out = tmp_path / "results.txt"
+    cli("verify", repo(FIXTURES + "fc_2-2-3.nnet"), "--vnnlib", repo(FIXTURES + "fc_sat.vnnlib"),
+        "--results", str(out), check_codes=(10,))
+    assert out.read_text() == violated.results
+    timeout = net.verify_vnnlib(repo(FIXTURES + "fc_tie.vnnlib"), timeout=0.5)
+    assert (timeout.answer, timeout.reason, timeout.word, timeout.exit_code) == ("unknown", "timeout",
+                                                                                 "unknown:timeout", 11)
+
+
+def test_acas_xu_instances_match_the_command():
+    for network, prop in [("1_1", "prop_1"), ("1_7", "prop_3"), ("1_1", "prop_2")]:
+        path = repo(f"data/acasxu/ACASXU_experimental_v2a_{network}.nnet")
+        result = knn.verify_vnnlib(path, repo(f"data/acasxu/vnnlib/{prop}.vnnlib"), timeout=60)
+        command = cli_json("verify", path, "--vnnlib", repo(f"data/acasxu/vnnlib/{prop}.vnnlib"), "--timeout", "60",
+                           "--output", "json", "--quiet", check_codes=(0, 10, 11))
+        assert result.answer == command["answer"], (network, prop)
+
+
+def test_what_cannot_be_bounded_is_unknown_unsupported():
+    result = knn.load(repo(FIXTURES + "element_write.knn")).verify(box=([0, 0], [1, 1]))
+    assert (result.answer, result.reason, result.exit_code) == ("unknown", "unsupported", 11)
+    assert "single elements" in result.detail
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({}, "say where"),
+        ({"box": ([0, 0, 0], [1, 1])}, "3 lower bounds but 2 upper"),
+        ({"box": ([1, 0, 0], [0, 1, 1])}, "above the upper bound"),
+        ({"box": ([0, 0], [1, 1])}, "has 3 elements|3 inputs|ranges"),
+        ({"box": CLASS_0, "claim": "argmin=0"}, "expected argmax=K"),
+        ({"box": CLASS_0, "claim": "argmax=7"}, "class 7 does not exist"),
+        ({"box": CLASS_0, "timeout": -1}, "timeout=-1"),
+        ({"box": CLASS_0, "split": "halves"}, 'split="halves"'),
+        ({"box": CLASS_0, "threads": 0}, "threads=0"),
+        ({"around": [1.0, -2.0, 0.5]}, "needs eps="),
+        ({"box": ([2**60, 0, 0], [2**61, 1, 1])}, "not exactly a float64"),
+    ],
+)
+def test_bad_questions_are_usage_errors(kwargs, message):
+    with pytest.raises(knn.UsageError, match=message):
+        knn.load(MLP).verify(**kwargs)
+
+
+def test_the_gil_is_released_while_the_verifier_works():
+    # fc_tie.vnnlib is never decided (fixtures README): the search runs to its timeout, and
+    # this thread keeps counting meanwhile.
+    net = knn.load(repo(FIXTURES + "fc_2-2-3.nnet"))
+    done = threading.Event()
+
+    def work():
+        net.verify_vnnlib(repo(FIXTURES + "fc_tie.vnnlib"), timeout=1.0, threads=1)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    started = time.perf_counter()
+    worker.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    elapsed = time.perf_counter() - started
+    assert elapsed >= 0.9, "the instance should run until its timeout"
+    # Holding the GIL for the whole second would leave this loop at a handful of ticks.
+    assert ticks > 100, ticks
