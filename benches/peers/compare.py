@@ -81,13 +81,19 @@ def best_time(run, budget: float) -> float:
     return best
 
 
+def read_points(path: Path) -> dict:
+    """JSON lines of measurements, by (network, threads, batch)."""
+    points = {}
+    for line in path.read_text().splitlines():
+        point = json.loads(line)
+        points[(point["net"], point["threads"], point["batch"])] = point
+    return points
+
+
 def main() -> int:
     data_dir, knn_results = Path(sys.argv[1]), Path(sys.argv[2])
     budget = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
-    knn = {}
-    for line in knn_results.read_text().splitlines():
-        point = json.loads(line)
-        knn[(point["net"], point["threads"], point["batch"])] = point
+    knn = read_points(knn_results)
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}; f64; knn in exact mode")
     print(f"{'network':8} {'threads':>7} {'batch':>5} {'knn inputs/s':>14} {'ort inputs/s':>14} {'knn/ort':>8}")
     status = 0

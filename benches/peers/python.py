@@ -11,7 +11,6 @@ Usage: python.py DATA_DIR API_CALL.jsonl [SECONDS_PER_POINT]
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare import best_time, load_network, onnx_model, session  # noqa: E402
+from compare import best_time, load_network, onnx_model, read_points, session  # noqa: E402
 
 import knn  # noqa: E402
 
@@ -52,10 +51,7 @@ def dask_speedup(network: str, rows: int) -> list[tuple[int, float]]:
 def main() -> int:
     data_dir, api_results = Path(sys.argv[1]), Path(sys.argv[2])
     budget = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
-    rust = {}
-    for line in api_results.read_text().splitlines():
-        point = json.loads(line)
-        rust[(point["net"], point["threads"], point["batch"])] = point
+    rust = read_points(api_results)
     import onnxruntime as ort
 
     print(f"knn {knn.__version__}, onnxruntime {ort.__version__}, numpy {np.__version__}")

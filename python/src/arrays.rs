@@ -167,26 +167,14 @@ pub fn stack<'py>(py: Python<'py>, values: Vec<Observed>, single: bool) -> PyRes
     match values.first() {
         None => Ok(numpy::PyArray1::<f64>::zeros(py, [0], false).into_any()),
         Some(Observed::Int(_)) => {
-            let ints: Vec<i64> = values
-                .iter()
-                .map(|v| match v {
-                    Observed::Int(k) => Ok(*k),
-                    other => Err(usage(format!("rows give results of different kinds ({other})"))),
-                })
-                .collect::<PyResult<_>>()?;
+            let ints = scalars(&values, |v| if let Observed::Int(k) = v { Some(*k) } else { None })?;
             if single {
                 return Ok(PyInt::new(py, ints[0]).into_any());
             }
             Ok(ints.into_pyarray(py).into_any())
         }
         Some(Observed::Float(_)) => {
-            let floats: Vec<f64> = values
-                .iter()
-                .map(|v| match v {
-                    Observed::Float(x) => Ok(*x),
-                    other => Err(usage(format!("rows give results of different kinds ({other})"))),
-                })
-                .collect::<PyResult<_>>()?;
+            let floats = scalars(&values, |v| if let Observed::Float(x) = v { Some(*x) } else { None })?;
             if single {
                 return Ok(PyFloat::new(py, floats[0]).into_any());
             }
@@ -211,4 +199,9 @@ pub fn stack<'py>(py: Python<'py>, values: Vec<Observed>, single: bool) -> PyRes
         }
         Some(Observed::Malformed(why)) => Err(usage(format!("the result is not a dense tensor ({why})"))),
     }
+}
+
+/// Every row's scalar of one kind (`pick`), or an error naming a row of another kind.
+fn scalars<T>(values: &[Observed], pick: impl Fn(&Observed) -> Option<T>) -> PyResult<Vec<T>> {
+    values.iter().map(|v| pick(v).ok_or_else(|| usage(format!("rows give results of different kinds ({v})")))).collect()
 }

@@ -144,6 +144,17 @@ impl Report {
             Verdict::Aborted(reason) => Answer::Failed(aborted(&reason)),
             Verdict::Limit => Answer::Failed(KnnError::new(Failure::Limit(None), "limit reached")),
         };
+        Report::bare(answer, source)
+    }
+
+    /// A report of the verifier's `answer` about `program`. (The verifier bounds the big-step
+    /// engine's plan and replays counterexamples on both engines.)
+    pub(super) fn of_verification(answer: Answer, effort: Effort, source: &Arc<Source>) -> Report {
+        Report { effort: Some(effort), ..Report::bare(answer, source) }
+    }
+
+    /// The big-step engine's `answer` and nothing else.
+    fn bare(answer: Answer, source: &Arc<Source>) -> Report {
         Report {
             answer,
             engine: EngineKind::BigStep,
@@ -153,22 +164,6 @@ impl Report {
             coverage: None,
             config: None,
             effort: None,
-            source: source.clone(),
-        }
-    }
-
-    /// A report of the verifier's `answer` about `program`. (The verifier bounds the big-step
-    /// engine's plan and replays counterexamples on both engines.)
-    pub(super) fn of_verification(answer: Answer, effort: Effort, source: &Arc<Source>) -> Report {
-        Report {
-            answer,
-            engine: EngineKind::BigStep,
-            steps: None,
-            observables: None,
-            trace: None,
-            coverage: None,
-            config: None,
-            effort: Some(effort),
             source: source.clone(),
         }
     }
