@@ -172,3 +172,7 @@ impl Falsifier<'_> {
         g
     }
 }
+
+#[cfg(test)]
+#[path = "falsify_tests.rs"]
+mod tests;
