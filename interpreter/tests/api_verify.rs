@@ -179,3 +179,19 @@ fn a_deep_imported_network_verifies_on_worker_threads() {
     let report = net.verify(&Question::Property(property), options).unwrap();
     assert!(matches!(report.answer, Answer::Violated(_)), "{:?}", report.answer);
 }
+
+#[test]
+fn argmax_stable_claims_the_class_at_the_centre() {
+    // y0 = 0.1 − |x − 0.4|, y1 = 0: class 0 exactly when |x − 0.4| ≤ 0.1 (a tie goes to 0). On
+    // [−0.2, 1] the centre 0.4 is of class 0 and most of the box of class 1: the claim is
+    // "class 0 everywhere", refuted by a point of class 1.
+    let program = "let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let W[1, 0] = -1.0 in \
+        let z = linear(W, x) in let z[0] = z[0] + -0.4 in let z[1] = z[1] + 0.4 in let h = reluTensor(z) in \
+        let V = initTensor(2, 2) in let V[0, 0] = -1.0 in let V[0, 1] = -1.0 in let o = linear(V, h) in \
+        let o[0] = o[0] + 0.1 in ArgMax(o)";
+    let net = load_source("band.knn", program, Semantics::Revised).unwrap();
+    let report = net.verify(&class_question(&[-0.2], &[1.0], Claim::ArgmaxStable), VerifyOptions::default()).unwrap();
+    let Answer::Violated(c) = &report.answer else { panic!("{:?}", report.answer) };
+    assert_eq!((c.expected_class, c.class), (Some(0), Some(1)), "{c:?}");
+    assert!((c.input[0] - 0.4).abs() > 0.1, "{c:?}");
+}

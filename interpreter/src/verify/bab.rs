@@ -324,3 +324,6 @@ fn add_sensitivity(weights: &mut [f64], coefficients: &[f64]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

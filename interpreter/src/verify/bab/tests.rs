@@ -1,0 +1,120 @@
+//! Unit tests of `bab.rs` and `queue.rs`: the search's account of the volume it proves, boxes
+//! too narrow to split decided point by point, a box unsafe everywhere, the centre, and the
+//! sensitivity weights that choose the side to split.
+
+use knn_semantics::syntax::{Grammar, parse_program};
+
+use super::*;
+use crate::verify::Target;
+use crate::verify::property::Property;
+use crate::verify::queue::{CaseOutcome, CaseProgress};
+use crate::verify::vnnlib::parse_vnnlib;
+
+fn setup(program: &str, inputs: usize, vnnlib: &str) -> (Target, Property) {
+    let program = parse_program(program, Grammar::Relaxed).expect("the test program parses");
+    let target = Target::new(program, "x", vec![inputs], Vec::new()).expect("a chain of layers");
+    (target, parse_vnnlib(vnnlib).expect("the test property parses"))
+}
+
+/// `y = x` on two inputs (and the same with an ArgMax after it).
+const IDENTITY: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
+                        let y = linear(W, x) in y";
+const IDENTITY_ARGMAX: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
+                               let y = linear(W, x) in ArgMax(y)";
+
+/// `y0 = relu(x0 − 0.5) − relu(x0 − 0.5)`, `y1 = 0`.
+const TWIN_RELUS: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 0] = 1.0 in \
+    let z = linear(W, x) in let z[0] = z[0] + -0.5 in let z[1] = z[1] + -0.5 in let h = reluTensor(z) in \
+    let V = initTensor(2, 2) in let V[0, 0] = 1.0 in let V[0, 1] = -1.0 in let y = linear(V, h) in y";
+
+fn property_2d(lo: [&str; 2], hi: [&str; 2], unsafe_when: &str) -> String {
+    format!(
+        "(declare-const X_0 Real) (declare-const X_1 Real) (declare-const Y_0 Real) (declare-const Y_1 Real)
+         (assert (>= X_0 {})) (assert (<= X_0 {})) (assert (>= X_1 {})) (assert (<= X_1 {}))
+         {unsafe_when}",
+        lo[0], hi[0], lo[1], hi[1]
+    )
+}
+
+#[test]
+fn the_search_accounts_for_the_whole_volume_it_proves() {
+    // y0 = relu(x0 − 0.5) − relu(x0 − 0.5) = 0 everywhere, so "y0 ≥ 0.001" never holds; but
+    // bounds relax the two relus apart, and only boxes narrow around x0 = 0.5 show it: the
+    // search splits, and proves every part.
+    let (target, property) =
+        setup(TWIN_RELUS, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 0.001))"));
+    let case = &property.cases[0];
+    let search = CaseSearch::new(&target.net, &target.plan, case).expect("points in the box");
+    let mut reports: Vec<CaseProgress> = Vec::new();
+    let outcome = search.run(None, 4, &|_| false, &mut |p| reports.push(p));
+    assert!(matches!(outcome, CaseOutcome::Holds), "{outcome:?}");
+    let last = reports.last().expect("progress was reported");
+    assert!(last.boxes > 1, "the box needed splitting: {last:?}");
+    assert!((last.proved_share - 1.0).abs() < 1e-9, "the parts proved add up to the box: {last:?}");
+    for pair in reports.windows(2) {
+        assert!(pair[1].boxes > pair[0].boxes && pair[1].proved_share >= pair[0].proved_share, "{pair:?}");
+    }
+    assert!(reports.iter().all(|p| p.proved_share <= 1.0 + 1e-9));
+}
+
+// One ulp above 1 and above 2, written out exactly.
+const ONE_UP: &str = "1.0000000000000002220446049250313080847263336181640625";
+const TWO_UP: &str = "2.000000000000000444089209850062616169452667236328125";
+
+#[test]
+fn a_box_too_narrow_to_split_is_decided_point_by_point() {
+    let region = [Interval::new(1.0, 1.0f64.next_up()), Interval::new(2.0, 2.0f64.next_up())];
+    let unsafe_at_the_top = format!("(assert (>= Y_0 {ONE_UP})) (assert (>= Y_1 {TWO_UP}))");
+    for program in [IDENTITY, IDENTITY_ARGMAX] {
+        let (target, property) = setup(program, 2, &property_2d(["1.0", "2.0"], [ONE_UP, TWO_UP], &unsafe_at_the_top));
+        let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
+        assert_eq!(input_to_split(&region, search.root(), &[]), None, "no side can be halved");
+        match search.exhaust(&region) {
+            Examined::Candidate(x) => assert_eq!(x, vec![1.0f64.next_up(), 2.0f64.next_up()]),
+            other => panic!("the top corner is unsafe: {other:?}"),
+        }
+        // No point reaches 5: all four decided safe.
+        let (target, property) =
+            setup(program, 2, &property_2d(["1.0", "2.0"], [ONE_UP, TWO_UP], "(assert (>= Y_0 5.0))"));
+        let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
+        assert!(matches!(search.exhaust(&region), Examined::Proved));
+        // Only the bottom corner is unsafe: the points with a side at `lo` are tried too.
+        let (target, property) = setup(
+            program,
+            2,
+            &property_2d(["1.0", "2.0"], [ONE_UP, TWO_UP], "(assert (<= Y_0 1.0)) (assert (<= Y_1 2.0))"),
+        );
+        let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
+        match search.exhaust(&region) {
+            Examined::Candidate(x) => assert_eq!(x, vec![1.0, 2.0]),
+            other => panic!("the bottom corner is unsafe: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_box_unsafe_everywhere_gives_its_centre() {
+    let (target, property) =
+        setup(IDENTITY, 2, &property_2d(["0.0", "-4.0"], ["2.0", "-2.0"], "(assert (>= Y_0 -10.0))"));
+    let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
+    let root = search.root().to_vec();
+    match search.examine(&root, None, 0, &[]) {
+        Examined::Candidate(x) => assert_eq!(x, vec![1.0, -3.0]),
+        other => panic!("every point is unsafe: {other:?}"),
+    }
+    assert_eq!(search.centre(&root), vec![1.0, -3.0]);
+    // A centre outside the box as written is clamped into it.
+    assert_eq!(search.centre(&[Interval::new(1.0, 5.0), Interval::new(-3.0, -3.0)]), vec![2.0, -3.0]);
+    assert!(search.is_unsafe(&[0.5, -2.5]));
+}
+
+#[test]
+fn sensitivity_adds_each_coefficients_share_of_the_total() {
+    let mut weights = vec![0.5, 0.0, 0.0];
+    add_sensitivity(&mut weights, &[1.0, -3.0, 0.0]);
+    assert_eq!(weights, vec![0.75, 0.75, 0.0]);
+    // No coefficient, or an infinite one, adds nothing.
+    add_sensitivity(&mut weights, &[0.0, 0.0, 0.0]);
+    add_sensitivity(&mut weights, &[f64::INFINITY, 1.0, 0.0]);
+    assert_eq!(weights, vec![0.75, 0.75, 0.0]);
+}
