@@ -1,5 +1,6 @@
 //! The library call the Python package makes (`Batch::run`, after `Program::batch`) on the
-//! benchmark networks, one JSON object per line (`net`, `threads`, `batch`, `latency_us`,
+//! benchmark networks, from a thread outside the pool as the package and the `knn` command
+//! make it, one JSON object per line (`net`, `threads`, `batch`, `latency_us`,
 //! `inputs_per_second`); also writes each network's program to `DIR/NET/net.knn` for the Python
 //! side (`benches/peers/python.py`), which puts its own calls beside these.
 //!
@@ -26,8 +27,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
             for count in [1usize, 4096] {
                 let slice = &rows[..count * width];
-                let run = || std::hint::black_box(batch.run(slice, false, |_| {}));
-                let per_call = pool.install(|| best_time(run, Duration::from_secs_f64(budget)));
+                let budget = Duration::from_secs_f64(budget);
+                // As a caller outside the pool makes it (the `knn` command's main thread, or
+                // Python's): one row runs on the calling thread, more are handed to the pool.
+                let per_call = if count == 1 {
+                    best_time(|| std::hint::black_box(batch.run(slice, false, |_| {})), budget)
+                } else {
+                    best_time(|| pool.install(|| std::hint::black_box(batch.run(slice, false, |_| {}))), budget)
+                };
                 println!(
                     "{{\"net\": \"{}\", \"threads\": {threads}, \"batch\": {count}, \"latency_us\": {:.3}, \
                      \"inputs_per_second\": {:.0}}}",
