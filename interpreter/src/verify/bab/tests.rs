@@ -118,3 +118,17 @@ fn sensitivity_adds_each_coefficients_share_of_the_total() {
     add_sensitivity(&mut weights, &[f64::INFINITY, 1.0, 0.0]);
     assert_eq!(weights, vec![0.75, 0.75, 0.0]);
 }
+
+#[test]
+fn a_box_without_bounds_is_proved_only_when_relu_signs_leave_no_point() {
+    // Bounds that do not meet in a part cut out by relu signs: no point has those signs. Any
+    // other failure (a NaN bound, or bounds not meeting on a whole box) proves nothing.
+    let (target, property) = setup(IDENTITY, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 2.0))"));
+    let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
+    let region = search.root().to_vec();
+    assert!(matches!(search.without_bounds(NoBound::Empty, &region, true), Examined::Proved));
+    for (failure, relu_part) in [(NoBound::Empty, false), (NoBound::NotANumber, true), (NoBound::NotANumber, false)] {
+        let examined = search.without_bounds(failure, &region, relu_part);
+        assert!(matches!(examined, Examined::Split { .. }), "{failure:?}, relu part {relu_part}: {examined:?}");
+    }
+}
