@@ -109,13 +109,14 @@ const DIAMOND: &str = "let W = initTensor(4, 2) in let W[0, 0] = 1.0 in let W[1,
 
 #[test]
 fn the_descent_finds_a_small_region_that_sampling_misses() {
-    let (target, property) = setup(DIAMOND, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 -0.01))"));
+    // On [−1, 1]²: the steps are fractions of a side of width 2.
+    let (target, property) = setup(DIAMOND, 2, &box_2d([-1.0, -1.0], [1.0, 1.0], "(assert (>= Y_0 -0.01))"));
     let search = falsifier(&target, &property.cases[0]);
     let (found, points) = search.sample(3);
     assert_eq!(found, None, "sampling alone should miss the diamond");
     let x = search.descend(&points, None).expect("the descent reaches the diamond");
     assert!((x[0] - 0.3).abs() + (x[1] - 0.6).abs() <= 0.01, "{x:?} is outside the diamond");
-    assert!(x.iter().all(|v| (0.0..=1.0).contains(v)));
+    assert!(x.iter().all(|v| (-1.0..=1.0).contains(v)));
     // A deadline already passed stops it at once.
     assert_eq!(search.descend(&points, Some(Instant::now())), None);
 }
@@ -162,5 +163,32 @@ fn the_gradient_is_the_margins_slope() {
                 g[j]
             );
         }
+    }
+}
+
+/// `y = x` on `n` inputs, and the box `[0, 1]^n` with an output bound nothing reaches.
+fn wide_identity(n: usize) -> (Target, crate::verify::property::Property) {
+    let mut program = format!("let W = initTensor({n}, {n}) in ");
+    for k in 0..n {
+        program.push_str(&format!("let W[{k}, {k}] = 1.0 in "));
+    }
+    program.push_str("let y = linear(W, x) in y");
+    let mut property = String::new();
+    for k in 0..n {
+        property.push_str(&format!("(declare-const X_{k} Real) (declare-const Y_{k} Real) "));
+        property.push_str(&format!("(assert (>= X_{k} 0.0)) (assert (<= X_{k} 1.0)) "));
+    }
+    property.push_str("(assert (>= Y_0 2.0))");
+    setup(&program, n, &property)
+}
+
+#[test]
+fn corners_are_tried_only_when_there_are_few() {
+    // 2^10 corners are tried; 2^11 and 2^64 are too many (and 2^64 does not fit a usize).
+    for (n, corners) in [(10, 1 << 10), (11, 0), (64, 0)] {
+        let (target, property) = wide_identity(n);
+        let (found, points) = falsifier(&target, &property.cases[0]).sample(5);
+        assert_eq!(found, None);
+        assert_eq!(points.len(), 1 + corners + RANDOM_POINTS, "{n} inputs");
     }
 }
