@@ -60,6 +60,11 @@ fn the_cheap_search_tries_the_centre_and_every_corner() {
     for corner in [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] {
         assert!(corners.contains(&&corner.to_vec()), "{corner:?} in {corners:?}");
     }
+    // The same through an ArgMax: the scores are read from the chain.
+    let argmax = IDENTITY.replace("in y", "in ArgMax(y)");
+    let (target, property) =
+        setup(&argmax, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 1.0)) (assert (>= Y_1 1.0))"));
+    assert_eq!(falsifier(&target, &property.cases[0]).sample(7).0, Some(vec![1.0, 1.0]));
     // Only the centre is unsafe.
     let (target, property) = setup(
         IDENTITY,
