@@ -149,24 +149,27 @@ fn the_gradient_is_the_margins_slope() {
         let V[0, 0] = 1.1 in let V[0, 1] = -0.8 in let V[0, 2] = 0.5 in let V[1, 0] = 0.3 in \
         let V[1, 1] = 0.6 in let V[1, 2] = -1.2 in let u = linear(V, t) in let s = sigmoidTensor(u) in \
         let r = reluTensor(s) in r";
-    let (target, property) = setup(program, 2, &box_2d([-1.0, -1.0], [1.0, 1.0], "(assert (>= Y_0 Y_1))"));
-    let case = &property.cases[0];
-    let search = falsifier(&target, case);
-    let conjunction = &case.unsafe_when[0];
-    let margin = |x: &[f64]| search.margin(conjunction, &target.net.eval(x));
-    for x in [[0.2, -0.4], [-0.7, 0.5], [0.9, 0.9]] {
-        let g = search.gradient(conjunction, &x);
-        for j in 0..2 {
-            let h = 1e-6;
-            let (mut up, mut down) = (x, x);
-            up[j] += h;
-            down[j] -= h;
-            let numeric = (margin(&up) - margin(&down)) / (2.0 * h);
-            assert!(
-                (g[j] - numeric).abs() < 1e-6 * (1.0 + numeric.abs()),
-                "at {x:?}, element {j}: {} vs {numeric}",
-                g[j]
-            );
+    // One dense layer alone too: an even number of them would hide a sign error in each.
+    let single = "let W = initTensor(2, 2) in let W[0, 0] = 0.7 in let W[0, 1] = -1.3 in \
+        let W[1, 0] = 0.4 in let W[1, 1] = 0.9 in let z = linear(W, x) in let t = tanhTensor(z) in t";
+    for program in [program, single] {
+        let (target, property) = setup(program, 2, &box_2d([-1.0, -1.0], [1.0, 1.0], "(assert (>= Y_0 Y_1))"));
+        let case = &property.cases[0];
+        let search = falsifier(&target, case);
+        let conjunction = &case.unsafe_when[0];
+        let margin = |x: &[f64]| search.margin(conjunction, &target.net.eval(x));
+        for x in [[0.2, -0.4], [-0.7, 0.5], [0.9, 0.9]] {
+            let g = search.gradient(conjunction, &x);
+            for j in 0..2 {
+                let h = 1e-6;
+                let (mut up, mut down) = (x, x);
+                up[j] += h;
+                down[j] -= h;
+                let numeric = (margin(&up) - margin(&down)) / (2.0 * h);
+                let close = (g[j] - numeric).abs() < 1e-6 * (1.0 + numeric.abs());
+                assert!(close, "at {x:?}, element {j}: {} vs {numeric}", g[j]);
+                assert!(numeric.abs() > 1e-3, "a test point where the margin moves");
+            }
         }
     }
 }
