@@ -132,3 +132,27 @@ fn a_box_without_bounds_is_proved_only_when_relu_signs_leave_no_point() {
         assert!(matches!(examined, Examined::Split { .. }), "{failure:?}, relu part {relu_part}: {examined:?}");
     }
 }
+
+/// `y0 = relu(x0 − 0.5) − relu(x0 − 0.5)`, `y1 = relu(x0)`.
+const TWIN_RELUS_AND_X: &str = "let W = initTensor(3, 2) in let W[0, 0] = 1.0 in let W[1, 0] = 1.0 in \
+    let W[2, 0] = 1.0 in let z = linear(W, x) in let z[0] = z[0] + -0.5 in let z[1] = z[1] + -0.5 in \
+    let h = reluTensor(z) in let V = initTensor(2, 3) in let V[0, 0] = 1.0 in let V[0, 1] = -1.0 in \
+    let V[1, 2] = 1.0 in let y = linear(V, h) in y";
+
+#[test]
+fn the_volume_cut_away_by_the_bounds_counts_as_proved() {
+    // Unsafe needs y1 = x0 ≤ 0.25: the bounds cut the box to x0 ≤ 0.25 at once (three quarters
+    // proved), where both twin relus are off and y0 = 0 < 0.001 (the rest proved). Splitting
+    // inputs or relus, the shares proved add up to the whole box.
+    let unsafe_when = "(assert (>= Y_0 0.001)) (assert (<= Y_1 0.25))";
+    let (target, property) = setup(TWIN_RELUS_AND_X, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], unsafe_when));
+    for split in [crate::verify::split::Split::Inputs, crate::verify::split::Split::Relus] {
+        let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points").splitting(split);
+        let mut reports: Vec<CaseProgress> = Vec::new();
+        let outcome = search.run(None, 1, &|_| false, &mut |p| reports.push(p));
+        assert!(matches!(outcome, CaseOutcome::Holds), "{split:?}: {outcome:?}");
+        let last = reports.last().expect("progress was reported");
+        assert!((last.proved_share - 1.0).abs() < 1e-9, "{split:?}: {reports:?}");
+        assert!(reports.iter().all(|p| (-1e-9..=1.0 + 1e-9).contains(&p.proved_share)), "{split:?}: {reports:?}");
+    }
+}
