@@ -95,3 +95,36 @@ pub fn relu_to_split(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> Option<(
     }
     best.map(|(at, _)| at)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(sides: &[(f64, f64)]) -> Vec<Interval> {
+        sides.iter().map(|&(lo, hi)| Interval::new(lo, hi)).collect()
+    }
+
+    #[test]
+    fn auto_splits_relus_beyond_sixteen_inputs() {
+        assert!(!Split::Auto.relus_first(SPLITTABLE_INPUTS));
+        assert!(Split::Auto.relus_first(SPLITTABLE_INPUTS + 1));
+        assert!(Split::Relus.relus_first(1) && !Split::Inputs.relus_first(1000));
+    }
+
+    #[test]
+    fn the_side_split_is_the_widest_or_the_most_sensitive() {
+        let root = boxed(&[(2.0, 3.0), (0.0, 4.0)]);
+        // No weights: the wider side (widths 1 and 4; not their ends' sums 5 and 4).
+        assert_eq!(input_to_split(&root, &root, &[]), Some(1));
+        // Weights: width × weight, 1 × 1 against 4 × 0.1.
+        assert_eq!(input_to_split(&root, &root, &[1.0, 0.1]), Some(0));
+        // A side left more than 256 times wider, relative to the case's box, is split instead.
+        let region = boxed(&[(2.0, 3.0), (0.0, 4.0 / 512.0)]);
+        assert_eq!(input_to_split(&region, &root, &[0.0, 1.0]), Some(0));
+        let region = boxed(&[(2.0, 2.5), (0.0, 4.0 / 256.0)]);
+        assert_eq!(input_to_split(&region, &root, &[0.0, 1.0]), Some(1));
+        // A side of one binary64 point cannot be halved.
+        let point = boxed(&[(1.0, 1.0), (1.0, 1.0f64.next_up())]);
+        assert_eq!(input_to_split(&point, &point, &[]), None);
+    }
+}
