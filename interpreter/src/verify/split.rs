@@ -116,6 +116,9 @@ mod tests {
         let root = boxed(&[(2.0, 3.0), (0.0, 4.0)]);
         // No weights: the wider side (widths 1 and 4; not their ends' sums 5 and 4).
         assert_eq!(input_to_split(&root, &root, &[]), Some(1));
+        // Weights that are all zero count as none: the wider side, here the first.
+        let wide_first = boxed(&[(0.0, 4.0), (2.0, 3.0)]);
+        assert_eq!(input_to_split(&wide_first, &wide_first, &[0.0, 0.0]), Some(0));
         // Weights: width × weight, 1 × 1 against 4 × 0.1.
         assert_eq!(input_to_split(&root, &root, &[1.0, 0.1]), Some(0));
         // A side left more than 256 times wider, relative to the case's box, is split instead.
