@@ -195,3 +195,30 @@ fn argmax_stable_claims_the_class_at_the_centre() {
     assert_eq!((c.expected_class, c.class), (Some(0), Some(1)), "{c:?}");
     assert!((c.input[0] - 0.4).abs() > 0.1, "{c:?}");
 }
+
+#[test]
+fn the_search_runs_on_as_many_threads_as_asked() {
+    // fc_tie.vnnlib is never decided (fixtures README): the search reports progress until its
+    // timeout, from inside the pool it runs in.
+    let net = load(fixture("fc_2-2-3.nnet")).unwrap();
+    let property = read_property(&fixture("fc_tie.vnnlib")).unwrap();
+    for threads in [1, 3] {
+        let mut pool_sizes = Vec::new();
+        let mut progress = |_: usize, _: knn_interpreter::verify::bab::CaseProgress| {
+            pool_sizes.push(rayon::current_num_threads());
+        };
+        let options = VerifyOptions {
+            threads: Some(threads),
+            timeout: Some(std::time::Duration::from_millis(300)),
+            progress: Some(&mut progress),
+            ..VerifyOptions::default()
+        };
+        let report = net.verify(&Question::Property(property.clone()), options).unwrap();
+        assert!(matches!(report.answer, Answer::Unknown(Unknown::Timeout)), "{:?}", report.answer);
+        assert!(!pool_sizes.is_empty() && pool_sizes.iter().all(|&n| n == threads), "{threads}: {pool_sizes:?}");
+    }
+    let error = net
+        .verify(&Question::Property(property), VerifyOptions { threads: Some(5000), ..VerifyOptions::default() })
+        .unwrap_err();
+    assert_eq!(error.message, "threads=5000: expected 1 to 4096");
+}

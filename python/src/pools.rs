@@ -5,24 +5,19 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use knn_interpreter::KnnError;
-use knn_interpreter::api::WORKER_STACK;
+use knn_interpreter::api::{self, WORKER_STACK};
 use rayon::ThreadPool;
-
-/// The most threads a call may ask for (as `knn --threads`).
-pub const MAX_THREADS: usize = 4096;
 
 fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
     POOLS.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Refuses a number of threads outside 1 to [`MAX_THREADS`].
+/// Refuses a number of threads outside the library's bound, in the words of `threads=`.
 pub fn check_threads(threads: Option<usize>) -> Result<(), KnnError> {
     match threads {
-        Some(n) if n == 0 || n > MAX_THREADS => {
-            Err(KnnError::usage(format!("threads={n}: expected 1 to {MAX_THREADS}")))
-        }
-        _ => Ok(()),
+        Some(n) => api::check_threads(n).map_err(|e| KnnError::usage(format!("threads={n}: {e}"))),
+        None => Ok(()),
     }
 }
 

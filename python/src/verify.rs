@@ -13,7 +13,6 @@ use pyo3::prelude::*;
 use crate::arrays::{read_inputs, read_vector};
 use crate::errors::{OrRaise, usage};
 use crate::network::Network;
-use crate::pools::in_pool;
 use crate::report::Finished;
 
 /// A counterexample, confirmed on the small-step reference and the big-step engine.
@@ -137,17 +136,16 @@ fn split_of(text: &str) -> PyResult<Split> {
     }
 }
 
-/// Answers `question` about `network` with the GIL released.
+/// Answers `question` about `network` with the GIL released. (The library starts the pool of
+/// `options.threads` itself, on the thread it verifies on: a pool entered here would not
+/// reach that thread.)
 fn answer(
     py: Python<'_>,
     network: &Network,
     question: &Question,
     options: VerifyOptions<'static>,
 ) -> PyResult<VerifyResult> {
-    let threads = options.threads;
-    let options = VerifyOptions { threads: None, ..options };
-    let verify = || network.program.verify(question, options).and_then(Finished::of);
-    let report = py.detach(|| in_pool(threads, verify)).or_raise()?.or_raise()?;
+    let report = py.detach(|| network.program.verify(question, options).and_then(Finished::of)).or_raise()?;
     result(py, report)
 }
 
@@ -193,7 +191,7 @@ impl Network {
                 if let Some((lo, hi)) = clip
                     && (lo.is_nan() || hi.is_nan() || lo > hi)
                 {
-                    return Err(usage(format!("clip=({lo}, {hi}): the range is empty")));
+                    return Err(usage(format!("clip=({lo:?}, {hi:?}): the range is empty")));
                 }
                 let centre: Vec<Constant> = centre.into_iter().map(Constant::exact).collect();
                 let clip = clip.map(|(lo, hi)| (Constant::exact(lo), Constant::exact(hi)));

@@ -81,6 +81,7 @@ def test_a_step_bound_is_a_limit():
         ({"inputs": {"x": 1.0}}, "is a scalar"),
         ({"inputs": {"x": [[1.0, 2.0], [3.0]]}}, "inhomogeneous"),
         ({"inputs": [1.0]}, "expected a dict"),
+        ({"inputs": {1: [1.0]}}, "the names must be strings"),
     ],
 )
 def test_bad_options_are_usage_errors(kwargs, message):

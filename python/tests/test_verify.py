@@ -105,6 +105,10 @@ def test_what_cannot_be_bounded_is_unknown_unsupported():
         ({"box": CLASS_0, "split": "halves"}, 'split="halves"'),
         ({"box": CLASS_0, "threads": 0}, "threads=0"),
         ({"around": [1.0, -2.0, 0.5]}, "needs eps="),
+        ({"box": CLASS_0, "eps": 0.1}, "eps= and clip= go with around="),
+        ({"box": CLASS_0, "around": [1.0, -2.0, 0.5], "eps": 0.1}, "not both"),
+        ({"around": [1.0, -2.0, 0.5], "eps": -0.1}, "eps=-0.1: expected a non-negative number"),
+        ({"around": [1.0, -2.0, 0.5], "eps": 0.1, "clip": (1.0, 0.0)}, r"clip=\(1.0, 0.0\): the range is empty"),
         ({"box": ([2**60, 0, 0], [2**61, 1, 1])}, "not exactly a float64"),
     ],
 )

@@ -28,6 +28,7 @@ mod program;
 pub mod render;
 mod report;
 mod source;
+mod threads;
 mod verify;
 
 pub use crate::verify::claim::Claim;
@@ -42,4 +43,5 @@ pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, l
 pub use report::{Answer, Effort, EngineKind, Report};
 pub(crate) use report::{Wanted, limit_error};
 pub use source::{Place, Source};
-pub use verify::{VerifyOptions, WORKER_STACK, read_property};
+pub use threads::{MAX_THREADS, WORKER_STACK, check_threads};
+pub use verify::{VerifyOptions, read_property};

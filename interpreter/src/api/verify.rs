@@ -16,8 +16,8 @@ use knn_semantics::inputs::TensorInput;
 use super::error::{Diagnostic, Failure, KnnError};
 use super::program::{Program, Semantics, read_source};
 use super::report::{Answer, Effort, Report};
+use super::threads::{WORKER_STACK, check_threads};
 use crate::bigstep::ops::Op;
-use crate::bigstep::{Binding, compile};
 use crate::verify::bab::CaseProgress;
 use crate::verify::property::Property;
 use crate::verify::split::Split;
@@ -45,12 +45,6 @@ pub struct VerifyOptions<'a> {
     /// property's or the region's own words.
     pub region_words: Option<String>,
 }
-
-/// The stack of the worker threads the library starts. Cloning, checking and dropping a
-/// syntax tree recurse on its depth, and an imported network is a chain of thousands of
-/// `let`s: a thread needs the stack a main thread has (8 MiB), and gets room to spare. (Only
-/// the pages used are ever committed.)
-pub const WORKER_STACK: usize = 64 << 20;
 
 /// Reads a VNN-LIB property (`X_i` the program's input, `Y_i` its result vector); a file
 /// knn cannot read is an error at its line and column.
@@ -97,8 +91,8 @@ impl Program {
         if self.semantics() != Semantics::Revised {
             return Err(KnnError::usage("the verifier works on programs under the revised rules"));
         }
-        if options.threads == Some(0) {
-            return Err(KnnError::usage("threads: expected at least 1"));
+        if let Some(threads) = options.threads {
+            check_threads(threads).map_err(|e| KnnError::usage(format!("threads={threads}: {e}")))?;
         }
         let input_name = self.open_input(options.input_name.as_deref(), &options.fixed)?;
         let mut bound: Vec<&str> = options.fixed.iter().map(|t| t.name.as_str()).collect();
@@ -196,29 +190,20 @@ impl Program {
                 "{file}: the network's input `{input_name}` has {expected} elements, but {region_words}"
             )));
         }
-        let bindings = Binding::with_open_input(&fixed, input_name, vec![input_len]);
-        match Target::new(self.syntax().clone(), input_name, vec![input_len], fixed) {
-            Ok(target) => Ok(Ok(target)),
-            Err(unsupported) => {
-                // A program that fails before it reads its input fails on every input of this
-                // length, typically on a shape that does not fit: the region is wrong.
-                let plan = compile(self.syntax(), &bindings);
-                let failure = plan.ops.iter().find_map(|op| match op {
-                    Op::Raise { error } => Some((error.detail.to_string(), error.span)),
-                    _ => None,
-                });
-                match failure {
-                    Some((detail, span)) => {
-                        let message = format!(
-                            "the program fails on every input `{input_name}` of {input_len} elements \
-                             ({region_words}): {detail}"
-                        );
-                        let diagnostic = Diagnostic { span, message, label: "fails here".into(), hint: None };
-                        Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1))
-                    }
-                    None => Ok(Err(Answer::Unknown(Unknown::Unsupported(unsupported)))),
-                }
-            }
+        // A program that fails before it reads its input fails on every input of this length,
+        // typically on a shape that does not fit: the region is wrong, not the verifier short.
+        let plan = Target::plan(self.syntax(), input_name, &[input_len], &fixed);
+        if let Some((detail, span)) = plan.ops.iter().find_map(|op| match op {
+            Op::Raise { error } => Some((error.detail.to_string(), error.span)),
+            _ => None,
+        }) {
+            let message = format!(
+                "the program fails on every input `{input_name}` of {input_len} elements ({region_words}): {detail}"
+            );
+            let diagnostic = Diagnostic { span, message, label: "fails here".into(), hint: None };
+            return Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1));
         }
+        Ok(Target::from_plan(self.syntax().clone(), input_name, vec![input_len], fixed, plan)
+            .map_err(|unsupported| Answer::Unknown(Unknown::Unsupported(unsupported))))
     }
 }

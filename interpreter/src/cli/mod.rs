@@ -28,6 +28,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::api::{MAX_THREADS, check_threads};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Exit codes (docs/cli.md).
@@ -107,14 +108,10 @@ pub struct Cli {
     command: Command,
 }
 
-/// The most worker threads `--threads` accepts (`verify` has the same bound): more than any
-/// machine knn runs on has cores, and few enough that the pool starts at once.
-pub const MAX_THREADS: usize = 4096;
-
-/// Parses `--threads N`: 1 to [`MAX_THREADS`].
+/// Parses `--threads N`: 1 to [`MAX_THREADS`] (the library's bound).
 pub fn parse_threads(text: &str) -> Result<usize, String> {
     match text.trim().parse::<u128>() {
-        Ok(n) if (1..=MAX_THREADS as u128).contains(&n) => Ok(n as usize),
+        Ok(n) if n <= MAX_THREADS as u128 && check_threads(n as usize).is_ok() => Ok(n as usize),
         Ok(_) => Err(format!("the number of threads must be between 1 and {MAX_THREADS}")),
         Err(_) => Err(format!("`{text}` is not a number of threads (1 to {MAX_THREADS})")),
     }

@@ -15,7 +15,7 @@ use super::program::{fail, parse_inputs, usage};
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use crate::api::render::{report_json, results_text, verification_note, verification_text};
-use crate::api::{Report, VerifyOptions, load};
+use crate::api::{Report, VerifyOptions, check_threads, load};
 use crate::verify::bab::CaseProgress;
 use crate::verify::split::Split;
 
@@ -103,10 +103,8 @@ pub fn verify(args: VerifyArgs) -> Exit {
 }
 
 fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
-    if let Some(threads) = args.threads
-        && (threads == 0 || threads > super::MAX_THREADS)
-    {
-        return Err(usage(format!("--threads {threads}: expected 1 to {}", super::MAX_THREADS)));
+    if let Some(threads) = args.threads {
+        check_threads(threads).map_err(|e| usage(format!("--threads {threads}: {e}")))?;
     }
     let timeout = match args.timeout {
         Some(t) if !(t > 0.0 && t <= 1e9) => {

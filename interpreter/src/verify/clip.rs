@@ -107,10 +107,7 @@ pub fn hull(boxes: impl IntoIterator<Item = Vec<Interval>>) -> Option<Vec<Interv
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn boxed(sides: &[(f64, f64)]) -> Vec<Interval> {
-        sides.iter().map(|&(lo, hi)| Interval::new(lo, hi)).collect()
-    }
+    use crate::verify::test_support::boxed;
 
     #[test]
     fn a_corner_half_space_cuts_both_sides() {

@@ -1,34 +1,12 @@
 //! Unit tests of `falsify.rs`: the generator's published sequence, the points the cheap search
 //! tries, the descent that finds what sampling misses, the margin and its gradient.
 
-use knn_semantics::syntax::{Grammar, parse_program};
-
 use super::*;
 use crate::verify::Target;
-use crate::verify::vnnlib::parse_vnnlib;
-
-/// `program` compiled with `x` (of `inputs` elements) symbolic, and the property `vnnlib`.
-fn setup(program: &str, inputs: usize, vnnlib: &str) -> (Target, crate::verify::property::Property) {
-    let program = parse_program(program, Grammar::Relaxed).expect("the test program parses");
-    let target = Target::new(program, "x", vec![inputs], Vec::new()).expect("a chain of layers");
-    (target, parse_vnnlib(vnnlib).expect("the test property parses"))
-}
+use crate::verify::test_support::{IDENTITY, IDENTITY_ARGMAX, property_2d, target_and_property as setup};
 
 fn falsifier<'a>(target: &'a Target, case: &'a Case) -> Falsifier<'a> {
     Falsifier { net: &target.net, plan: &target.plan, case, inner: case.input.inner().expect("points") }
-}
-
-/// `y = x` on two inputs.
-const IDENTITY: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
-                        let y = linear(W, x) in y";
-
-fn box_2d(lo: [f64; 2], hi: [f64; 2], unsafe_when: &str) -> String {
-    format!(
-        "(declare-const X_0 Real) (declare-const X_1 Real) (declare-const Y_0 Real) (declare-const Y_1 Real)
-         (assert (>= X_0 {:?})) (assert (<= X_0 {:?})) (assert (>= X_1 {:?})) (assert (<= X_1 {:?}))
-         {unsafe_when}",
-        lo[0], hi[0], lo[1], hi[1]
-    )
 }
 
 #[test]
@@ -50,7 +28,7 @@ fn splitmix_gives_the_published_sequence() {
 fn the_cheap_search_tries_the_centre_and_every_corner() {
     // Only the corner (1, 1) is unsafe: no random point is exactly there.
     let (target, property) =
-        setup(IDENTITY, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 1.0)) (assert (>= Y_1 1.0))"));
+        setup(IDENTITY, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 1.0)) (assert (>= Y_1 1.0))"));
     let case = &property.cases[0];
     let (found, points) = falsifier(&target, case).sample(7);
     assert_eq!(found, Some(vec![1.0, 1.0]));
@@ -61,29 +39,32 @@ fn the_cheap_search_tries_the_centre_and_every_corner() {
         assert!(corners.contains(&&corner.to_vec()), "{corner:?} in {corners:?}");
     }
     // The same through an ArgMax: the scores are read from the chain.
-    let argmax = IDENTITY.replace("in y", "in ArgMax(y)");
-    let (target, property) =
-        setup(&argmax, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 1.0)) (assert (>= Y_1 1.0))"));
+    let (target, property) = setup(
+        IDENTITY_ARGMAX,
+        2,
+        &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 1.0)) (assert (>= Y_1 1.0))"),
+    );
     assert_eq!(falsifier(&target, &property.cases[0]).sample(7).0, Some(vec![1.0, 1.0]));
     // Only the centre is unsafe.
     let (target, property) = setup(
         IDENTITY,
         2,
-        &box_2d(
-            [-1.0, 2.0],
-            [3.0, 4.0],
+        &property_2d(
+            ["-1.0", "2.0"],
+            ["3.0", "4.0"],
             "(assert (>= Y_0 1.0)) (assert (<= Y_0 1.0)) (assert (>= Y_1 3.0)) (assert (<= Y_1 3.0))",
         ),
     );
     assert_eq!(falsifier(&target, &property.cases[0]).sample(7).0, Some(vec![1.0, 3.0]));
     // Nothing is unsafe.
-    let (target, property) = setup(IDENTITY, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 2.0))"));
+    let (target, property) = setup(IDENTITY, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 2.0))"));
     assert_eq!(falsifier(&target, &property.cases[0]).sample(7).0, None);
 }
 
 #[test]
 fn random_points_spread_over_the_box_and_stay_inside() {
-    let (target, property) = setup(IDENTITY, 2, &box_2d([-3.0, 10.0], [5.0, 10.5], "(assert (>= Y_0 100.0))"));
+    let (target, property) =
+        setup(IDENTITY, 2, &property_2d(["-3.0", "10.0"], ["5.0", "10.5"], "(assert (>= Y_0 100.0))"));
     let (_, points) = falsifier(&target, &property.cases[0]).sample(11);
     let random = &points[5..];
     for (j, (lo, hi)) in [(-3.0, 5.0), (10.0, 10.5)].into_iter().enumerate() {
@@ -115,7 +96,8 @@ const DIAMOND: &str = "let W = initTensor(4, 2) in let W[0, 0] = 1.0 in let W[1,
 #[test]
 fn the_descent_finds_a_small_region_that_sampling_misses() {
     // On [−1, 1]²: the steps are fractions of a side of width 2.
-    let (target, property) = setup(DIAMOND, 2, &box_2d([-1.0, -1.0], [1.0, 1.0], "(assert (>= Y_0 -0.01))"));
+    let (target, property) =
+        setup(DIAMOND, 2, &property_2d(["-1.0", "-1.0"], ["1.0", "1.0"], "(assert (>= Y_0 -0.01))"));
     let search = falsifier(&target, &property.cases[0]);
     let (found, points) = search.sample(3);
     assert_eq!(found, None, "sampling alone should miss the diamond");
@@ -130,7 +112,7 @@ fn the_descent_finds_a_small_region_that_sampling_misses() {
 fn the_margin_is_the_largest_left_side() {
     // Unsafe when Y_0 ≥ 2 and Y_1 ≤ 5: the atoms 2 − Y_0 ≤ 0 and Y_1 − 5 ≤ 0.
     let (target, property) =
-        setup(IDENTITY, 2, &box_2d([0.0, 0.0], [1.0, 1.0], "(assert (>= Y_0 2.0)) (assert (<= Y_1 5.0))"));
+        setup(IDENTITY, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (>= Y_0 2.0)) (assert (<= Y_1 5.0))"));
     let case = &property.cases[0];
     let search = falsifier(&target, case);
     let conjunction = &case.unsafe_when[0];
@@ -153,7 +135,8 @@ fn the_gradient_is_the_margins_slope() {
     let single = "let W = initTensor(2, 2) in let W[0, 0] = 0.7 in let W[0, 1] = -1.3 in \
         let W[1, 0] = 0.4 in let W[1, 1] = 0.9 in let z = linear(W, x) in let t = tanhTensor(z) in t";
     for program in [program, single] {
-        let (target, property) = setup(program, 2, &box_2d([-1.0, -1.0], [1.0, 1.0], "(assert (>= Y_0 Y_1))"));
+        let (target, property) =
+            setup(program, 2, &property_2d(["-1.0", "-1.0"], ["1.0", "1.0"], "(assert (>= Y_0 Y_1))"));
         let case = &property.cases[0];
         let search = falsifier(&target, case);
         let conjunction = &case.unsafe_when[0];

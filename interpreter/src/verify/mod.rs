@@ -21,6 +21,8 @@ pub mod queue;
 pub mod relax;
 pub mod replay;
 pub mod split;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod tighten;
 pub mod vnnlib;
 
@@ -58,8 +60,23 @@ impl Target {
         input_shape: Vec<usize>,
         fixed: Vec<TensorInput>,
     ) -> Result<Target, Unsupported> {
-        let bindings = Binding::with_open_input(&fixed, input_name, input_shape.clone());
-        let plan = compile(&program, &bindings);
+        let plan = Target::plan(&program, input_name, &input_shape, &fixed);
+        Target::from_plan(program, input_name, input_shape, fixed, plan)
+    }
+
+    /// The plan of `program` with `input_name` (of `input_shape`) symbolic and `fixed` bound.
+    pub fn plan(program: &Exp, input_name: &str, input_shape: &[usize], fixed: &[TensorInput]) -> Plan {
+        compile(program, &Binding::with_open_input(fixed, input_name, input_shape.to_vec()))
+    }
+
+    /// The target of `plan`, compiled by [`Target::plan`] from the other arguments.
+    pub fn from_plan(
+        program: Exp,
+        input_name: &str,
+        input_shape: Vec<usize>,
+        fixed: Vec<TensorInput>,
+        plan: Plan,
+    ) -> Result<Target, Unsupported> {
         let net = Network::from_plan(&plan)?;
         Ok(Target { program, input_name: input_name.to_string(), input_shape, fixed, plan, net })
     }

@@ -99,10 +99,7 @@ pub fn relu_to_split(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> Option<(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn boxed(sides: &[(f64, f64)]) -> Vec<Interval> {
-        sides.iter().map(|&(lo, hi)| Interval::new(lo, hi)).collect()
-    }
+    use crate::verify::test_support::boxed;
 
     #[test]
     fn auto_splits_relus_beyond_sixteen_inputs() {

@@ -2,39 +2,14 @@
 //! too narrow to split decided point by point, a box unsafe everywhere, the centre, and the
 //! sensitivity weights that choose the side to split.
 
-use knn_semantics::syntax::{Grammar, parse_program};
-
 use super::*;
-use crate::verify::Target;
-use crate::verify::property::Property;
 use crate::verify::queue::{CaseOutcome, CaseProgress};
-use crate::verify::vnnlib::parse_vnnlib;
-
-fn setup(program: &str, inputs: usize, vnnlib: &str) -> (Target, Property) {
-    let program = parse_program(program, Grammar::Relaxed).expect("the test program parses");
-    let target = Target::new(program, "x", vec![inputs], Vec::new()).expect("a chain of layers");
-    (target, parse_vnnlib(vnnlib).expect("the test property parses"))
-}
-
-/// `y = x` on two inputs (and the same with an ArgMax after it).
-const IDENTITY: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
-                        let y = linear(W, x) in y";
-const IDENTITY_ARGMAX: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
-                               let y = linear(W, x) in ArgMax(y)";
+use crate::verify::test_support::{IDENTITY, IDENTITY_ARGMAX, property_2d, target_and_property as setup};
 
 /// `y0 = relu(x0 − 0.5) − relu(x0 − 0.5)`, `y1 = 0`.
 const TWIN_RELUS: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 0] = 1.0 in \
     let z = linear(W, x) in let z[0] = z[0] + -0.5 in let z[1] = z[1] + -0.5 in let h = reluTensor(z) in \
     let V = initTensor(2, 2) in let V[0, 0] = 1.0 in let V[0, 1] = -1.0 in let y = linear(V, h) in y";
-
-fn property_2d(lo: [&str; 2], hi: [&str; 2], unsafe_when: &str) -> String {
-    format!(
-        "(declare-const X_0 Real) (declare-const X_1 Real) (declare-const Y_0 Real) (declare-const Y_1 Real)
-         (assert (>= X_0 {})) (assert (<= X_0 {})) (assert (>= X_1 {})) (assert (<= X_1 {}))
-         {unsafe_when}",
-        lo[0], hi[0], lo[1], hi[1]
-    )
-}
 
 #[test]
 fn the_search_accounts_for_the_whole_volume_it_proves() {

@@ -1,0 +1,21 @@
+//! The library's worker threads: how many a caller may ask for, and the stack each gets.
+
+/// The most worker threads a call may ask for (`--threads`, `threads=`): more than any machine
+/// knn runs on has cores, and few enough that a pool starts at once.
+pub const MAX_THREADS: usize = 4096;
+
+/// The stack of the worker threads the library starts. Cloning, checking and dropping a
+/// syntax tree recurse on its depth, and an imported network is a chain of thousands of
+/// `let`s: a thread needs the stack a main thread has (8 MiB), and gets room to spare. (Only
+/// the pages used are ever committed.)
+pub const WORKER_STACK: usize = 64 << 20;
+
+/// Refuses a number of threads outside 1 to [`MAX_THREADS`]; the caller names the option.
+///
+/// ```
+/// assert_eq!(knn_interpreter::api::check_threads(0).unwrap_err(), "expected 1 to 4096");
+/// assert!(knn_interpreter::api::check_threads(2).is_ok());
+/// ```
+pub fn check_threads(threads: usize) -> Result<(), String> {
+    if (1..=MAX_THREADS).contains(&threads) { Ok(()) } else { Err(format!("expected 1 to {MAX_THREADS}")) }
+}

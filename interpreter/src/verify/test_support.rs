@@ -1,0 +1,40 @@
+//! Networks and properties written out for the verifier's unit tests (`falsify_tests.rs`,
+//! `bab/tests.rs`, `split.rs`, `clip.rs`).
+
+use knn_semantics::syntax::{Grammar, parse_program};
+
+use super::Target;
+use super::float::Interval;
+use super::property::Property;
+use super::vnnlib::parse_vnnlib;
+
+/// `program` compiled with `x` (of `inputs` elements) symbolic, and the property `vnnlib`.
+pub fn target_and_property(program: &str, inputs: usize, vnnlib: &str) -> (Target, Property) {
+    let program = parse_program(program, Grammar::Relaxed).expect("the test program parses");
+    let target = Target::new(program, "x", vec![inputs], Vec::new()).expect("a chain of layers");
+    (target, parse_vnnlib(vnnlib).expect("the test property parses"))
+}
+
+/// `y = x` on two inputs.
+pub const IDENTITY: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
+                            let y = linear(W, x) in y";
+
+/// `IDENTITY` with an ArgMax after it.
+pub const IDENTITY_ARGMAX: &str = "let W = initTensor(2, 2) in let W[0, 0] = 1.0 in let W[1, 1] = 1.0 in \
+                                   let y = linear(W, x) in ArgMax(y)";
+
+/// A VNN-LIB property over two inputs and two outputs: the box `lo ≤ X ≤ hi` (bounds as
+/// written) and the unsafe outputs `unsafe_when` (asserts over `Y_0`, `Y_1`).
+pub fn property_2d(lo: [&str; 2], hi: [&str; 2], unsafe_when: &str) -> String {
+    format!(
+        "(declare-const X_0 Real) (declare-const X_1 Real) (declare-const Y_0 Real) (declare-const Y_1 Real)
+         (assert (>= X_0 {})) (assert (<= X_0 {})) (assert (>= X_1 {})) (assert (<= X_1 {}))
+         {unsafe_when}",
+        lo[0], hi[0], lo[1], hi[1]
+    )
+}
+
+/// The box with these sides.
+pub fn boxed(sides: &[(f64, f64)]) -> Vec<Interval> {
+    sides.iter().map(|&(lo, hi)| Interval::new(lo, hi)).collect()
+}
