@@ -1,7 +1,8 @@
-//! The library call the Python package makes (`Batch::run`, after `Program::batch`) on the
-//! benchmark networks, from a thread outside the pool as the package and the `knn` command
-//! make it, one JSON object per line (`net`, `threads`, `batch`, `latency_us`,
-//! `inputs_per_second`); also writes each network's program to `DIR/NET/net.knn` for the Python
+//! The library calls under the `knn` command and the Python package on the benchmark networks:
+//! `Batch::run` (a result per row, what `knn batch` makes) and `Batch::run_values` (one array,
+//! what `Network.run` makes), after `Program::batch`, from a thread outside the pool as callers
+//! make them, one JSON object per line (`net`, `threads`, `batch`, `latency_us` and
+//! `inputs_per_second` of `Batch::run`, `values_latency_us` of `Batch::run_values`); also writes each network's program to `DIR/NET/net.knn` for the Python
 //! side (`benches/peers/python.py`), which puts its own calls beside these.
 //!
 //! Usage: `cargo run --release -p knn-benches --example api_call -- DIR [SECONDS_PER_POINT]`
@@ -30,17 +31,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let budget = Duration::from_secs_f64(budget);
                 // As a caller outside the pool makes it (the `knn` command's main thread, or
                 // Python's): one row runs on the calling thread, more are handed to the pool.
-                let per_call = if count == 1 {
-                    best_time(|| std::hint::black_box(batch.run(slice, false, |_| {})), budget)
-                } else {
-                    best_time(|| pool.install(|| std::hint::black_box(batch.run(slice, false, |_| {}))), budget)
+                let time = |call: &(dyn Fn() + Sync)| {
+                    if count == 1 { best_time(call, budget) } else { best_time(|| pool.install(call), budget) }
                 };
+                let per_call = time(&|| {
+                    std::hint::black_box(batch.run(slice, false, |_| {}).ok());
+                });
+                let values_call = time(&|| {
+                    std::hint::black_box(batch.run_values(slice, false).ok());
+                });
                 println!(
                     "{{\"net\": \"{}\", \"threads\": {threads}, \"batch\": {count}, \"latency_us\": {:.3}, \
-                     \"inputs_per_second\": {:.0}}}",
+                     \"inputs_per_second\": {:.0}, \"values_latency_us\": {:.3}}}",
                     net.name,
                     per_call * 1e6,
-                    count as f64 / per_call
+                    count as f64 / per_call,
+                    values_call * 1e6
                 );
             }
         }

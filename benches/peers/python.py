@@ -1,10 +1,10 @@
 """The Python package's costs, in one run: its call overhead at batch 1 over the library call
-it makes, its throughput at batch 4096 against onnxruntime's Python InferenceSession on the
-same arrays (beside the ratio of the library call itself), and knn.dask's speed-up from one
-worker to two on 2^20 rows.
+it makes (`Batch::run_values`), its throughput at batch 4096 against onnxruntime's Python
+InferenceSession on the same arrays (beside the ratio of the command's library call,
+`Batch::run`), and knn.dask's speed-up from one worker to two on 2^20 rows.
 
 Reads the networks of `peer_data` and the JSON lines of the `api_call` example (the Rust
-call); `benches/peers/python-run` does it all in one command.
+calls); `benches/peers/python-run` does it all in one command.
 
 Usage: python.py DATA_DIR API_CALL.jsonl [SECONDS_PER_POINT]
 """
@@ -55,8 +55,8 @@ def main() -> int:
     import onnxruntime as ort
 
     print(f"knn {knn.__version__}, onnxruntime {ort.__version__}, numpy {np.__version__}")
-    print(f"{'network':8} {'threads':>7} {'batch':>5} {'Rust call':>12} {'Python call':>12} {'overhead':>9} "
-          f"{'ort':>12} {'Python/ort':>10} {'Rust/ort':>9}")
+    print(f"{'network':8} {'threads':>7} {'batch':>5} {'command call':>12} {'values call':>12} "
+          f"{'Python call':>12} {'overhead':>9} {'ort':>12} {'ort/Python':>10} {'ort/command':>11}")
     for net in dict.fromkeys(name for name, _, _ in rust):
         program = knn.load(str(data_dir / net / "net.knn"))
         inputs = np.load(data_dir / net / "inputs.npy")
@@ -67,10 +67,11 @@ def main() -> int:
                 rows = np.ascontiguousarray(inputs[:batch])
                 ours = best_time(lambda: program.run(rows, threads=threads), budget)
                 theirs = best_time(lambda: runner.run(None, {"x": rows}), budget)
-                call = rust[(net, threads, batch)]["latency_us"] * 1e-6
-                print(f"{net:8} {threads:>7} {batch:>5} {call * 1e6:>10.2f}µs {ours * 1e6:>10.2f}µs "
-                      f"{(ours - call) * 1e6:>7.2f}µs {theirs * 1e6:>10.2f}µs {theirs / ours:>9.2f}x "
-                      f"{theirs / call:>8.2f}x")
+                point = rust[(net, threads, batch)]
+                command, values = point["latency_us"] * 1e-6, point["values_latency_us"] * 1e-6
+                print(f"{net:8} {threads:>7} {batch:>5} {command * 1e6:>10.2f}µs {values * 1e6:>10.2f}µs "
+                      f"{ours * 1e6:>10.2f}µs {(ours - values) * 1e6:>7.2f}µs {theirs * 1e6:>10.2f}µs "
+                      f"{theirs / ours:>9.2f}x {theirs / command:>10.2f}x")
     acas = str(Path(__file__).resolve().parents[2] / "data/acasxu/ACASXU_experimental_v2a_1_1.nnet")
     times = dask_speedup(acas, 1 << 20)
     for workers, seconds in times:

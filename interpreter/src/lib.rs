@@ -12,7 +12,7 @@ pub mod tensor;
 pub mod verify;
 
 pub use api::{
-    Answer, Batch, Claim, Counterexample, Effort, EngineKind, Failure, Fault, InputBox, KnnError, Place, Program,
-    Property, Question, Report, RunOptions, Semantics, Source, Split, Unknown, VerifyOptions, load, load_source,
-    load_with, parse_input, read_instances, read_property,
+    Answer, Batch, BatchFailure, Claim, Counterexample, Effort, EngineKind, Failure, Fault, InputBox, KnnError, Place,
+    Program, Property, Question, Report, RowValues, RunOptions, Semantics, Source, Split, Unknown, VerifyOptions, load,
+    load_source, load_with, parse_input, read_instances, read_property,
 };

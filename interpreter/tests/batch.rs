@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use knn_interpreter::bigstep::exec::FRAME_BUDGET;
 use knn_interpreter::bigstep::ops::Op;
+use knn_interpreter::bigstep::rows::FRAME_BUDGET;
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
 use knn_interpreter::tensor::LANE_GROUP;
 use knn_interpreter::tensor::Precision;

@@ -3,6 +3,7 @@
 //! complex, object and boolean arrays are refused, as are NaNs: a NaN input is almost always a bug upstream, and
 //! the message names its place.
 
+use knn_interpreter::RowValues;
 use knn_semantics::engine::Observed;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::observables::DenseTensor;
@@ -160,48 +161,21 @@ pub fn observed<'py>(py: Python<'py>, value: &Observed) -> PyResult<Option<Bound
     }))
 }
 
-/// `rows` results of one shape, stacked: `(n, *shape)` (float64), or `(n,)` of classes (int64)
-/// or floats.
-pub fn stack<'py>(py: Python<'py>, values: Vec<Observed>, single: bool) -> PyResult<Bound<'py, PyAny>> {
-    let n = values.len();
-    match values.first() {
-        None => Ok(numpy::PyArray1::<f64>::zeros(py, [0], false).into_any()),
-        Some(Observed::Int(_)) => {
-            let ints = scalars(&values, |v| if let Observed::Int(k) = v { Some(*k) } else { None })?;
-            if single {
-                return Ok(PyInt::new(py, ints[0]).into_any());
-            }
-            Ok(ints.into_pyarray(py).into_any())
+/// Every row's value as one array, without copying the elements: `(n, *shape)` float64 or
+/// `(n,)` of classes (int64) or floats; for one row given as a vector (`single`), its value
+/// alone (a float, an int, or an array of the row's shape).
+pub fn rows_array(py: Python<'_>, values: RowValues, single: bool) -> PyResult<Bound<'_, PyAny>> {
+    match values {
+        RowValues::Ints(classes) if single && !classes.is_empty() => Ok(PyInt::new(py, classes[0]).into_any()),
+        RowValues::Ints(classes) => Ok(classes.into_pyarray(py).into_any()),
+        RowValues::Floats { shape, data } if single && !data.is_empty() && shape.len() == 1 => {
+            Ok(PyFloat::new(py, data[0]).into_any())
         }
-        Some(Observed::Float(_)) => {
-            let floats = scalars(&values, |v| if let Observed::Float(x) = v { Some(*x) } else { None })?;
-            if single {
-                return Ok(PyFloat::new(py, floats[0]).into_any());
+        RowValues::Floats { mut shape, data } => {
+            if single && !data.is_empty() {
+                shape.remove(0);
             }
-            Ok(floats.into_pyarray(py).into_any())
+            tensor_array(py, DenseTensor { shape, data })
         }
-        Some(Observed::Tensor(first)) => {
-            let shape = first.shape.clone();
-            let size: usize = shape.iter().product();
-            let mut data = Vec::with_capacity(n * size);
-            for v in values {
-                match v {
-                    Observed::Tensor(t) if t.shape == shape => data.extend_from_slice(&t.data),
-                    other => return Err(usage(format!("rows give results of different shapes ({other})"))),
-                }
-            }
-            let mut full = Vec::with_capacity(shape.len() + 1);
-            if !single {
-                full.push(n);
-            }
-            full.extend_from_slice(&shape);
-            tensor_array(py, DenseTensor { shape: full, data })
-        }
-        Some(Observed::Malformed(why)) => Err(usage(format!("the result is not a dense tensor ({why})"))),
     }
-}
-
-/// Every row's scalar of one kind (`pick`), or an error naming a row of another kind.
-fn scalars<T>(values: &[Observed], pick: impl Fn(&Observed) -> Option<T>) -> PyResult<Vec<T>> {
-    values.iter().map(|v| pick(v).ok_or_else(|| usage(format!("rows give results of different kinds ({v})")))).collect()
 }

@@ -10,7 +10,7 @@ use knn_interpreter::{Batch, Program, Semantics, load_with};
 use knn_semantics::inputs::TensorInput;
 use pyo3::prelude::*;
 
-use crate::arrays::{read_array, read_inputs, stack};
+use crate::arrays::{read_array, read_inputs, rows_array};
 use crate::errors::{OrRaise, to_py, usage};
 use crate::pools::{check_threads, in_pool};
 
@@ -132,21 +132,15 @@ impl Network {
         check_threads(threads).or_raise()?;
         // One row has nothing to share: it runs on this thread, not handed to a pool and back.
         let threads = if rows.len() <= width { None } else { threads };
-        let results = py.detach(|| in_pool(threads, || batch.run(rows, fast_math, |_| {}))).or_raise()?.or_raise()?;
-        let mut values = Vec::with_capacity(results.len());
-        for (row, result) in results.into_iter().enumerate() {
-            match result {
-                Ok(value) => values.push(value),
-                Err(e) => {
-                    let mut error = batch.error(&e);
-                    if !single {
-                        error.message = format!("row {row}: {}", error.message);
-                    }
-                    return Err(to_py(error));
-                }
+        let values = py.detach(|| in_pool(threads, || batch.run_values(rows, fast_math))).or_raise()?;
+        let values = values.map_err(|failure| {
+            let mut error = failure.error;
+            if let (Some(row), false) = (failure.row, single) {
+                error.message = format!("row {row}: {}", error.message);
             }
-        }
-        stack(py, values, single)
+            to_py(error)
+        })?;
+        rows_array(py, values, single)
     }
 
     fn __repr__(&self) -> String {

@@ -50,6 +50,21 @@ def test_a_program_of_classes_gives_int64_classes(tmp_path):
     assert net.run([0.0, 1.0, 0.0]) == 1
 
 
+def test_every_kind_of_result_keeps_its_shape_and_dtype_even_with_no_rows(tmp_path):
+    acas = knn.load(repo("data/acasxu/ACASXU_experimental_v2a_1_1.nnet"))
+    none = acas.run(np.zeros((0, 5)))
+    assert none.shape == (0, 5) and none.dtype == np.float64
+    classes = knn.load(repo("examples/mlp.knn")).run(np.zeros((0, 3)))
+    assert classes.shape == (0,) and classes.dtype == np.int64
+    path = tmp_path / "sum.knn"
+    path.write_text("x[0] + x[1]")
+    total = knn.load(str(path))
+    sums = total.run(np.array([[1.0, 2.0], [3.0, 0.5]]))
+    assert sums.dtype == np.float64 and sums.tolist() == [3.0, 3.5]
+    one = total.run(np.array([0.5, 0.25]))
+    assert isinstance(one, float) and one == 0.75
+
+
 def test_float32_strided_and_fortran_arrays_give_the_same_bits():
     net = knn.load(repo("data/acasxu/ACASXU_experimental_v2a_1_1.nnet"))
     rng = np.random.default_rng(1)

@@ -13,11 +13,29 @@ use super::program::{Program, Semantics};
 use super::report::{Answer, Report};
 use crate::bigstep::ops::RowError;
 use crate::bigstep::plan::ResultSpec;
-use crate::bigstep::{Binding, ExecOptions, Plan, RowResult, compile, run_rows, verdict};
+use crate::bigstep::rows::{ByRow, Destination, Packed, run_inputs, run_inputs_into, values_per_row};
+use crate::bigstep::{Binding, ExecOptions, Plan, RowResult, compile, verdict};
 use crate::tensor::Precision;
 
 /// Rows run between two calls of the progress callback.
 pub const BATCH_BLOCK: usize = 8192;
+
+/// Every row's value of a batch in one row-major array ([`Batch::run_values`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RowValues {
+    /// Floats or tensors of floats: `shape` is the rows, then the shape of a row's tensor.
+    Floats { shape: Vec<usize>, data: Vec<f64> },
+    /// Integers (classes), one a row.
+    Ints(Vec<i64>),
+}
+
+/// Why [`Batch::run_values`] gave no array: a row's run-time error (`row`, the first in row
+/// order) or, before any row ran, the rows or the result.
+#[derive(Clone, Debug)]
+pub struct BatchFailure {
+    pub row: Option<usize>,
+    pub error: KnnError,
+}
 
 /// A program compiled for rows of one input.
 #[derive(Debug)]
@@ -70,13 +88,7 @@ impl Batch {
     /// rows done after each block of [`BATCH_BLOCK`]. The results are counted against the
     /// memory budget before any row runs.
     pub fn run(&self, rows: &[f64], fast_math: bool, progress: impl Fn(usize)) -> Result<Vec<RowResult>, KnnError> {
-        let count = match self.width {
-            0 => 0,
-            w if rows.len().is_multiple_of(w) => rows.len() / w,
-            w => {
-                return Err(KnnError::usage(format!("{} numbers do not make rows of {w} elements", rows.len())));
-            }
-        };
+        let count = self.row_count(rows)?;
         self.run_rows(count, |r| &rows[r * self.width..(r + 1) * self.width], fast_math, progress)
     }
 
@@ -85,7 +97,7 @@ impl Batch {
     pub fn run_rows<'r>(
         &self,
         count: usize,
-        row: impl Fn(usize) -> &'r [f64],
+        row: impl Fn(usize) -> &'r [f64] + Sync,
         fast_math: bool,
         progress: impl Fn(usize),
     ) -> Result<Vec<RowResult>, KnnError> {
@@ -97,15 +109,66 @@ impl Batch {
         let per_row = std::mem::size_of::<RowResult>().saturating_add(elements.saturating_mul(8));
         memory::check(memory::bytes_for(count as u64, per_row))
             .map_err(|e| KnnError::memory("the results of the batch", e))?;
-        let precision = if fast_math { Precision::Fast } else { Precision::Exact };
-        let options = ExecOptions { precision, ..ExecOptions::default() };
+        let options = exec_options(fast_math);
         let mut results: Vec<RowResult> = Vec::with_capacity(count);
         for start in (0..count).step_by(BATCH_BLOCK) {
-            let refs: Vec<Vec<&[f64]>> = (start..count.min(start + BATCH_BLOCK)).map(|r| vec![row(r)]).collect();
-            results.extend(run_rows(&self.plan, &refs, options));
+            let block = ByRow::new(count.min(start + BATCH_BLOCK) - start, |r| row(start + r));
+            results.extend(run_inputs(&self.plan, &block, options));
             progress(results.len());
         }
         Ok(results)
+    }
+
+    /// Runs every row of `rows` (row-major, `width` elements a row) and gives every row's
+    /// value in one array, written as the rows finish: what an array library wants, without a
+    /// value per row on the way. It stops at a failing row (the first in row order, with its
+    /// error located in the program), and a result that is not a dense tensor is refused before
+    /// any row runs.
+    ///
+    /// ```
+    /// use knn_interpreter::{RowValues, load};
+    /// let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn")).unwrap();
+    /// let batch = net.batch("x", 3, &[]).unwrap();
+    /// let rows = [1.0, -2.0, 0.5, /* second row */ 0.0, 1.0, 0.0];
+    /// assert!(matches!(batch.run_values(&rows, false), Ok(RowValues::Ints(classes)) if classes == [0, 1]));
+    /// ```
+    pub fn run_values(&self, rows: &[f64], fast_math: bool) -> Result<RowValues, BatchFailure> {
+        let before_rows = |error| BatchFailure { row: None, error };
+        let count = self.row_count(rows).map_err(before_rows)?;
+        let per_row = values_per_row(&self.plan);
+        let int_result = matches!(self.plan.result, ResultSpec::Int(_));
+        let mut shape = vec![count];
+        match &self.plan.result {
+            ResultSpec::Tensor { shape: row_shape, .. } => shape.extend_from_slice(row_shape),
+            ResultSpec::Malformed(why) => {
+                return Err(before_rows(KnnError::usage(format!("the result is not a dense tensor ({why})"))));
+            }
+            ResultSpec::Float(_) | ResultSpec::Int(_) | ResultSpec::Failed => {}
+        }
+        let elements = count.saturating_mul(per_row);
+        memory::check(memory::bytes_for(elements as u64, 8))
+            .map_err(|e| before_rows(KnnError::memory("the results of the batch", e)))?;
+        let inputs = Packed { data: rows, width: self.width, count };
+        let options = exec_options(fast_math);
+        let failed = |(row, e): (usize, RowError)| BatchFailure { row: Some(row), error: self.error(&e) };
+        if int_result {
+            let mut classes = vec![0; elements];
+            run_inputs_into(&self.plan, &inputs, options, Destination::Ints(&mut classes)).map_err(failed)?;
+            Ok(RowValues::Ints(classes))
+        } else {
+            let mut data = vec![0.0; elements];
+            run_inputs_into(&self.plan, &inputs, options, Destination::Floats(&mut data)).map_err(failed)?;
+            Ok(RowValues::Floats { shape, data })
+        }
+    }
+
+    /// The rows in `rows`, or why its length is not a whole number of rows.
+    fn row_count(&self, rows: &[f64]) -> Result<usize, KnnError> {
+        match self.width {
+            0 => Ok(0),
+            w if rows.len().is_multiple_of(w) => Ok(rows.len() / w),
+            w => Err(KnnError::usage(format!("{} numbers do not make rows of {w} elements", rows.len()))),
+        }
     }
 
     /// A row's result as an [`Answer`], its error located in the program.
@@ -125,4 +188,9 @@ impl Batch {
     pub fn error(&self, e: &RowError) -> KnnError {
         KnnError::runtime(e.kind, &e.detail, e.span, &self.source)
     }
+}
+
+fn exec_options(fast_math: bool) -> ExecOptions {
+    let precision = if fast_math { Precision::Fast } else { Precision::Exact };
+    ExecOptions { precision, ..ExecOptions::default() }
 }

@@ -1,63 +1,42 @@
-//! Running a plan on rows of inputs. Rows are processed in groups of lanes laid out
-//! feature-major (element `k` of every row side by side), so each operation is a loop over
-//! lanes: the kernels vectorise across rows, never across the terms of one sum, and every row
-//! gets the reference's bits. Groups run in parallel (rayon); a row that fails keeps its first
-//! error, the others go on.
+//! Running a plan on one group of rows. A group's rows are lanes laid out feature-major
+//! (element `k` of every row side by side), so each operation is a loop over lanes: the kernels
+//! vectorise across rows, never across the terms of one sum, and every row gets the reference's
+//! bits. A row that fails keeps its first error, the others go on. `rows.rs` hands groups to
+//! threads and reads their results.
 
 use std::cell::RefCell;
 use std::ops::Range;
 
-use rayon::prelude::*;
-
-use knn_semantics::engine::Observed;
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{revised_tanh, sigmoid};
-use knn_semantics::observables::DenseTensor;
 use knn_semantics::syntax::Span;
 
 use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
-use super::plan::{Leaf, Plan, ResultSpec};
+use super::plan::Plan;
 use crate::tensor::{AlignedFloats, Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
 
-/// The result of one row.
-pub type RowResult = Result<Observed, RowError>;
-
-/// Options for running a plan.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ExecOptions {
-    pub precision: Precision,
-    /// Rows per group a thread processes at once, rounded up to a multiple of [`LANE_GROUP`];
-    /// by default as many as keep a group's frame within [`FRAME_BUDGET`] bytes.
-    pub group: Option<usize>,
+/// Rows of inputs for a plan: for each row, one vector per input of the plan, in order. Each
+/// vector must have the length its input was compiled with.
+pub trait RowInputs: Sync {
+    /// The rows.
+    fn count(&self) -> usize;
+    /// Row `row`'s vector for the plan's input `k`.
+    fn input(&self, row: usize, k: usize) -> &[f64];
 }
 
-/// The bytes of buffers a group of rows should need at most, so that a layer's input and
-/// output stay in a core's L2 cache while the weights stream past them.
-pub const FRAME_BUDGET: usize = 256 * 1024;
-
-/// The most rows a group holds.
-const MAX_GROUP: usize = 256;
-
-impl ExecOptions {
-    /// The rows of a group for `plan`.
-    pub fn group_for(&self, plan: &Plan) -> usize {
-        let per_row = (plan.layout.len * size_of::<f64>()).max(1);
-        match self.group {
-            Some(group) => group.max(1).next_multiple_of(LANE_GROUP),
-            None => (FRAME_BUDGET / per_row / LANE_GROUP * LANE_GROUP).clamp(LANE_GROUP, MAX_GROUP),
-        }
-    }
-}
-
-/// Runs `plan` on `rows` (for each row, one vector per input of the plan, in order). Groups
-/// of rows run in parallel on the current rayon pool, each worker reusing one frame.
-pub fn run_rows(plan: &Plan, rows: &[Vec<&[f64]>], options: ExecOptions) -> Vec<RowResult> {
-    let group = options.group_for(plan);
-    let run = |chunk: &[Vec<&[f64]>]| FRAME.with_borrow_mut(|frame| run_group(plan, chunk, frame, options.precision));
-    if rows.len() <= group {
-        return run(rows);
-    }
-    rows.par_chunks(group).flat_map_iter(run).collect()
+/// The state of one group, lane by lane: register `r` is `fregs[r * lanes .. (r + 1) * lanes]`,
+/// buffer `b` starts at `offsets[b]` (element `k`, lane `l` at `offsets[b] + k * lanes + l`).
+/// A worker reuses its frame from group to group: every buffer and register is written before
+/// it is read, so nothing needs clearing but the errors and the padding lanes of the inputs.
+#[derive(Default)]
+pub(super) struct Frame {
+    lanes: usize,
+    fregs: Vec<f64>,
+    iregs: Vec<i64>,
+    data: AlignedFloats,
+    offsets: Vec<usize>,
+    /// Each lane's first error.
+    pub(super) errors: Vec<Option<RowError>>,
 }
 
 thread_local! {
@@ -66,18 +45,19 @@ thread_local! {
     static FRAME: RefCell<Frame> = RefCell::new(Frame::default());
 }
 
-/// The state of one group, lane by lane: register `r` is `fregs[r * lanes .. (r + 1) * lanes]`,
-/// buffer `b` starts at `offsets[b]` (element `k`, lane `l` at `offsets[b] + k * lanes + l`).
-/// A worker reuses its frame from group to group: every buffer and register is written before
-/// it is read, so nothing needs clearing but the errors and the padding lanes of the inputs.
-#[derive(Default)]
-struct Frame {
-    lanes: usize,
-    fregs: Vec<f64>,
-    iregs: Vec<i64>,
-    data: AlignedFloats,
-    offsets: Vec<usize>,
-    errors: Vec<Option<RowError>>,
+/// Runs `plan` on rows `rows` of `inputs` in this thread's frame, then `read` reads the
+/// results from the frame (lane `l` is row `rows.start + l`).
+pub(super) fn with_group<R: RowInputs + ?Sized, T>(
+    plan: &Plan,
+    inputs: &R,
+    rows: Range<usize>,
+    precision: Precision,
+    read: impl FnOnce(&Frame) -> T,
+) -> T {
+    FRAME.with_borrow_mut(|frame| {
+        run_group(plan, inputs, rows, frame, precision);
+        read(frame)
+    })
 }
 
 impl Frame {
@@ -92,14 +72,14 @@ impl Frame {
         self.errors.resize(lanes, None);
     }
 
-    fn float(&self, operand: FOperand, lane: usize) -> f64 {
+    pub(super) fn float(&self, operand: FOperand, lane: usize) -> f64 {
         match operand {
             FOperand::Const(x) => x,
             FOperand::Reg(r) => self.fregs[r as usize * self.lanes + lane],
         }
     }
 
-    fn int(&self, operand: IOperand, lane: usize) -> i64 {
+    pub(super) fn int(&self, operand: IOperand, lane: usize) -> i64 {
         match operand {
             IOperand::Const(n) => n,
             IOperand::Reg(r) => self.iregs[r as usize * self.lanes + lane],
@@ -112,7 +92,7 @@ impl Frame {
         start..start + len * self.lanes
     }
 
-    fn buffer(&self, buf: u32, from: usize, len: usize) -> &[f64] {
+    pub(super) fn buffer(&self, buf: u32, from: usize, len: usize) -> &[f64] {
         &self.data[self.range(buf, from, len)]
     }
 
@@ -145,31 +125,42 @@ impl Frame {
     }
 }
 
-fn run_group(plan: &Plan, rows: &[Vec<&[f64]>], frame: &mut Frame, precision: Precision) -> Vec<RowResult> {
+fn run_group<R: RowInputs + ?Sized>(
+    plan: &Plan,
+    inputs: &R,
+    rows: Range<usize>,
+    frame: &mut Frame,
+    precision: Precision,
+) {
     // One row runs alone (its kernels vectorise across output rows); a group is padded to a
     // whole number of lane groups (its kernels vectorise across rows of the batch).
-    let lanes = if rows.len() == 1 { 1 } else { rows.len().next_multiple_of(LANE_GROUP) };
+    let count = rows.len();
+    let lanes = if count == 1 { 1 } else { count.next_multiple_of(LANE_GROUP) };
     frame.prepare(plan, lanes);
     for (k, input) in plan.inputs.iter().enumerate() {
         let start = frame.offsets[input.buf as usize];
         let elements = &mut frame.data[start..start + input.len * lanes];
         // Transposed 8 rows at a time: 8 rows read in order, 8 adjacent lanes written.
-        for (block, chunk) in rows.chunks(8).enumerate() {
+        for block in (0..count).step_by(8) {
+            let here = (count - block).min(8);
+            let mut vectors: [&[f64]; 8] = [&[]; 8];
+            for (l, vector) in vectors[..here].iter_mut().enumerate() {
+                *vector = inputs.input(rows.start + block + l, k);
+            }
             for (at, lanes_here) in elements.chunks_exact_mut(lanes).enumerate() {
-                for (l, row) in chunk.iter().enumerate() {
-                    lanes_here[block * 8 + l] = row[k][at];
+                for (l, vector) in vectors[..here].iter().enumerate() {
+                    lanes_here[block + l] = vector[at];
                 }
             }
         }
         // Padding lanes compute from zeros, not from a previous group's leftovers.
         for lanes_here in elements.chunks_exact_mut(lanes) {
-            lanes_here[rows.len()..].fill(0.0);
+            lanes_here[count..].fill(0.0);
         }
     }
     for op in &plan.ops {
         execute(op, frame, precision);
     }
-    (0..rows.len()).map(|lane| row_result(plan, frame, lane)).collect()
 }
 
 fn execute(op: &Op, f: &mut Frame, precision: Precision) {
@@ -300,27 +291,4 @@ fn add_bias(buffer: &mut [f64], at: usize, values: &[Option<f64>], lanes: usize)
             }
         }
     }
-}
-
-fn row_result(plan: &Plan, f: &Frame, lane: usize) -> RowResult {
-    if let Some(error) = &f.errors[lane] {
-        return Err(error.clone());
-    }
-    Ok(match &plan.result {
-        ResultSpec::Float(o) => Observed::Float(f.float(*o, lane)),
-        ResultSpec::Int(o) => Observed::Int(f.int(*o, lane)),
-        ResultSpec::Tensor { shape, leaves } => Observed::Tensor(DenseTensor {
-            shape: shape.clone(),
-            data: leaves
-                .iter()
-                .map(|leaf| match *leaf {
-                    Leaf::Const(x) => x,
-                    Leaf::Reg(r) => f.fregs[r as usize * f.lanes + lane],
-                    Leaf::Slot(buf, at) => f.buffer(buf, at, 1)[lane],
-                })
-                .collect(),
-        }),
-        ResultSpec::Malformed(why) => Observed::Malformed(why.clone()),
-        ResultSpec::Failed => unreachable!("a failed plan ends with Raise, which fails every row"),
-    })
 }

@@ -10,6 +10,7 @@ pub mod layout;
 pub mod ops;
 pub mod plan;
 mod registers;
+pub mod rows;
 mod stage;
 mod store;
 
@@ -18,8 +19,8 @@ use knn_semantics::inputs::{InputError, TensorInput};
 use knn_semantics::syntax::Exp;
 
 pub use compile::compile;
-pub use exec::{ExecOptions, RowResult, run_rows};
 pub use plan::Plan;
+pub use rows::{ExecOptions, RowResult, run_rows};
 pub use store::{Binding, InputData};
 
 use crate::tensor::Precision;
