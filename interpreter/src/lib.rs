@@ -13,6 +13,6 @@ pub mod verify;
 
 pub use api::{
     Answer, Batch, BatchFailure, Claim, Counterexample, Effort, EngineKind, Failure, Fault, InputBox, KnnError, Place,
-    Program, Property, Question, Report, RowValues, RunOptions, Semantics, Source, Split, Unknown, VerifyOptions, load,
-    load_source, load_with, parse_input, read_instances, read_property,
+    Program, Property, Question, Report, RowValues, RunOptions, Semantics, Source, Split, Unknown, ValuesOptions,
+    VerifyOptions, load, load_source, load_with, parse_input, read_instances, read_property,
 };

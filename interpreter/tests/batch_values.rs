@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use knn_interpreter::{Answer, Batch, RowValues, Semantics, load_source};
+use knn_interpreter::{Answer, Batch, Failure, RowValues, Semantics, ValuesOptions, load_source};
 use knn_semantics::engine::Observed;
 
 /// A seeded stream in `[-1, 1)`.
@@ -59,7 +59,7 @@ fn one_by_one(batch: &Batch, rows: &[f64]) -> Vec<Observed> {
 fn tensors_are_written_row_after_row_with_the_rows_shape() {
     let batch = network("OUT");
     let rows = rows();
-    let Ok(RowValues::Floats { shape, data }) = batch.run_values(&rows, false) else { panic!("floats expected") };
+    let Ok(RowValues::Floats { shape, data }) = batch.run_values(&rows, Default::default()) else { panic!("floats expected") };
     assert_eq!(shape, [700, 4]);
     let expected: Vec<u64> = one_by_one(&batch, &rows)
         .into_iter()
@@ -79,7 +79,7 @@ fn tensors_are_written_row_after_row_with_the_rows_shape() {
 fn classes_are_integers_and_floats_are_scalars() {
     let rows = rows();
     let classes = network("ArgMax(OUT)");
-    let Ok(RowValues::Ints(ints)) = classes.run_values(&rows, false) else { panic!("integers expected") };
+    let Ok(RowValues::Ints(ints)) = classes.run_values(&rows, Default::default()) else { panic!("integers expected") };
     let expected: Vec<i64> =
         one_by_one(&classes, &rows).into_iter().map(|v| if let Observed::Int(k) = v { k } else { panic!() }).collect();
     assert_eq!(ints, expected);
@@ -87,7 +87,7 @@ fn classes_are_integers_and_floats_are_scalars() {
     assert!(reached >= 2, "the seeded rows reach several classes, not {reached}");
 
     let first = network("OUT[2]");
-    let Ok(RowValues::Floats { shape, data }) = first.run_values(&rows, false) else { panic!("floats expected") };
+    let Ok(RowValues::Floats { shape, data }) = first.run_values(&rows, Default::default()) else { panic!("floats expected") };
     assert_eq!(shape, [700]);
     let expected: Vec<u64> = one_by_one(&first, &rows)
         .into_iter()
@@ -105,7 +105,7 @@ fn the_first_failing_row_in_row_order_stops_it_with_its_place() {
         for row in failing {
             rows[row * 5 + 1] = f64::NAN;
         }
-        let failure = batch.run_values(&rows, false).unwrap_err();
+        let failure = batch.run_values(&rows, Default::default()).unwrap_err();
         let first = *failing.iter().min().unwrap();
         assert_eq!(failure.row, Some(first));
         let results = batch.run(&rows, false, |_| {}).unwrap();
@@ -119,16 +119,44 @@ fn the_first_failing_row_in_row_order_stops_it_with_its_place() {
 #[test]
 fn what_cannot_make_an_array_is_refused_before_any_row() {
     let batch = network("OUT");
-    let ragged = batch.run_values(&[1.0; 7], false).unwrap_err();
+    let ragged = batch.run_values(&[1.0; 7], Default::default()).unwrap_err();
     assert_eq!(ragged.row, None);
     assert_eq!(ragged.error.message, "7 numbers do not make rows of 5 elements");
 
     let program = load_source("t.knn", "let t = initTensor(2) in let t[0] = 1 in t", Semantics::Revised);
     let program = program.unwrap_or_else(|e| panic!("{}", e.message));
-    let not_dense = program.batch("x", 1, &[]).unwrap().run_values(&[1.0], false).unwrap_err();
+    let not_dense = program.batch("x", 1, &[]).unwrap().run_values(&[1.0], Default::default()).unwrap_err();
     assert_eq!(not_dense.row, None);
     assert!(not_dense.error.message.starts_with("the result is not a dense tensor"), "{}", not_dense.error.message);
 
-    let none = batch.run_values(&[], false).unwrap();
+    let none = batch.run_values(&[], Default::default()).unwrap();
     assert_eq!(none, RowValues::Floats { shape: vec![0, 4], data: vec![] });
+}
+
+#[test]
+fn refused_nans_fail_their_row_in_row_order_with_the_program_errors() {
+    let batch = network("OUT");
+    let refuse = ValuesOptions { refuse_nan: true, ..ValuesOptions::default() };
+    let mut rows = rows();
+    rows[650 * 5 + 4] = f64::NAN;
+    rows[300 * 5 + 1] = f64::NAN;
+    let failure = batch.run_values(&rows, refuse).unwrap_err();
+    assert_eq!((failure.row, failure.nan_element), (Some(300), Some(1)));
+    assert_eq!(failure.error.failure, Failure::Usage);
+    assert_eq!(failure.error.message, "row 300: element 1 is NaN");
+    // Unrefused, the same NaN is the program's error (relu of NaN), at the same row.
+    let unrefused = batch.run_values(&rows, ValuesOptions::default()).unwrap_err();
+    assert_eq!((unrefused.row, unrefused.nan_element), (Some(300), None));
+    assert!(matches!(unrefused.error.failure, Failure::Runtime(_)));
+
+    // A run-time error in an earlier row (infinities that meet as inf - inf) comes first, in
+    // the same group as the NaN and in an earlier one.
+    for errs_at in [290, 10] {
+        let mut rows = rows.clone();
+        rows[errs_at * 5..errs_at * 5 + 5].copy_from_slice(&[f64::INFINITY, f64::NEG_INFINITY, 1e308, -1e308, 0.0]);
+        let one = batch.run(&rows[errs_at * 5..errs_at * 5 + 5], false, |_| {}).unwrap();
+        assert!(one[0].is_err(), "row {errs_at} fails in the program");
+        let failure = batch.run_values(&rows, refuse).unwrap_err();
+        assert_eq!((failure.row, failure.nan_element), (Some(errs_at), None));
+    }
 }

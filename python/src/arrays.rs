@@ -1,9 +1,10 @@
 //! numpy arrays in and out. An aligned C-ordered float64 array is read in place; float32 is
 //! widened (exactly) and other layouts are copied in row-major order, by numpy. Integer,
-//! complex, object and boolean arrays are refused, as are NaNs: a NaN input is almost always a bug upstream, and
-//! the message names its place.
+//! complex, object and boolean arrays are refused, as are NaNs: a NaN input is almost always a
+//! bug upstream, and the message names its place.
 
 use knn_interpreter::RowValues;
+use knn_interpreter::bigstep::rows::first_nan;
 use knn_semantics::engine::Observed;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::observables::DenseTensor;
@@ -28,13 +29,29 @@ pub struct Input<'py> {
 impl Input<'_> {
     /// The elements, row-major.
     pub fn values(&self) -> &[f64] {
-        // `read_array` keeps only arrays whose slice it has taken.
+        // `read_rows` keeps only arrays whose slice it has taken.
         self.data.as_slice().unwrap_or(&[])
     }
 }
 
-/// Reads `value` (a numpy array, or anything `numpy.asarray` takes) named `what` in messages.
+/// Reads `value` (a numpy array, or anything `numpy.asarray` takes) named `what` in messages,
+/// refusing a NaN with its place.
 pub fn read_array<'py>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
+    let input = read_rows(value, what)?;
+    if let Some(k) = first_nan(input.values()) {
+        return Err(nan_error(what, k, &input.shape));
+    }
+    Ok(input)
+}
+
+/// The error for a NaN at the `k`-th element (row-major) of `what`, an array of `shape`.
+pub fn nan_error(what: &str, k: usize, shape: &[usize]) -> PyErr {
+    usage(format!("{what}{} is NaN", index_text(k, shape)))
+}
+
+/// [`read_array`] without the check for NaNs, for rows that the batch checks group by group as
+/// it runs them (`ValuesOptions::refuse_nan`).
+pub fn read_rows<'py>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<'py>> {
     let py = value.py();
     let array = match value.cast::<PyUntypedArray>() {
         Ok(array) => array.clone(),
@@ -75,11 +92,7 @@ pub fn read_array<'py>(value: &Bound<'py, PyAny>, what: &str) -> PyResult<Input<
             in_place(&copy)?.ok_or_else(|| usage(format!("{what}: numpy gave no aligned row-major copy")))?
         }
     };
-    let input = Input { shape, data: readonly };
-    if let Some(k) = input.values().iter().position(|v| v.is_nan()) {
-        return Err(usage(format!("{what}{} is NaN", index_text(k, &input.shape))));
-    }
-    Ok(input)
+    Ok(Input { shape, data: readonly })
 }
 
 /// A vector of bounds or a centre: floats, or integers (converted when exact, as a written

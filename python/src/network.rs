@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use knn_interpreter::import::ImportOptions;
-use knn_interpreter::{Batch, Program, Semantics, load_with};
+use knn_interpreter::{Batch, Program, Semantics, ValuesOptions, load_with};
 use knn_semantics::inputs::TensorInput;
 use pyo3::prelude::*;
 
-use crate::arrays::{read_array, read_inputs, rows_array};
+use crate::arrays::{nan_error, read_inputs, read_rows, rows_array};
 use crate::errors::{OrRaise, to_py, usage};
 use crate::pools::{check_threads, in_pool};
 
@@ -109,7 +109,8 @@ impl Network {
     ) -> PyResult<Bound<'py, PyAny>> {
         let fixed = read_inputs(inputs)?;
         let name = self.open_input(input_name.as_deref(), &fixed)?;
-        let input = read_array(x, "x")?;
+        // NaNs are refused group by group as the rows run (below), not in a pass of their own.
+        let input = read_rows(x, "x")?;
         let (single, width) = match input.shape.as_slice() {
             [width] => (true, *width),
             [_, width] => (false, *width),
@@ -132,8 +133,12 @@ impl Network {
         check_threads(threads).or_raise()?;
         // One row has nothing to share: it runs on this thread, not handed to a pool and back.
         let threads = if rows.len() <= width { None } else { threads };
-        let values = py.detach(|| in_pool(threads, || batch.run_values(rows, fast_math))).or_raise()?;
+        let options = ValuesOptions { fast_math, refuse_nan: true };
+        let values = py.detach(|| in_pool(threads, || batch.run_values(rows, options))).or_raise()?;
         let values = values.map_err(|failure| {
+            if let (Some(row), Some(element)) = (failure.row, failure.nan_element) {
+                return nan_error("x", row * width + element, &input.shape);
+            }
             let mut error = failure.error;
             if let (Some(row), false) = (failure.row, single) {
                 error.message = format!("row {row}: {}", error.message);

@@ -100,6 +100,10 @@ def test_fixed_inputs_and_the_input_name(tmp_path):
         (np.zeros((2, 4)), "rows of 4 elements, but the network's input `x` has 5"),
         (np.zeros((2, 5), dtype=np.int64), "dtype int64: expected float64 or float32"),
         (np.array([[0.0, 0.0, np.nan, 0.0, 0.0]]), r"x\[0, 2\] is NaN"),
+        # The first NaN, in a later block of the scan than the first.
+        (np.where(np.arange(1500).reshape(300, 5) % 1001 == 1000, np.nan, 0.0), r"x\[200, 0\] is NaN"),
+        # Rows run in groups, in parallel: the first NaN in row order, not the first found.
+        (np.where(np.isin(np.arange(3500), [3001, 1403]), np.nan, 0.0).reshape(700, 5), r"x\[280, 3\] is NaN"),
         (np.array(["a", "b"]), "dtype"),
     ],
 )

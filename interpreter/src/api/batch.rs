@@ -13,7 +13,7 @@ use super::program::{Program, Semantics};
 use super::report::{Answer, Report};
 use crate::bigstep::ops::RowError;
 use crate::bigstep::plan::ResultSpec;
-use crate::bigstep::rows::{ByRow, Destination, Packed, run_inputs, run_inputs_into, values_per_row};
+use crate::bigstep::rows::{ByRow, Destination, Packed, RowFailure, run_inputs, run_inputs_into, values_per_row};
 use crate::bigstep::{Binding, ExecOptions, Plan, RowResult, compile, verdict};
 use crate::tensor::Precision;
 
@@ -29,12 +29,25 @@ pub enum RowValues {
     Ints(Vec<i64>),
 }
 
-/// Why [`Batch::run_values`] gave no array: a row's run-time error (`row`, the first in row
-/// order) or, before any row ran, the rows or the result.
+/// Why [`Batch::run_values`] gave no array: a row's run-time error or refused input (`row`,
+/// the first in row order) or, before any row ran, the rows or the result.
 #[derive(Clone, Debug)]
 pub struct BatchFailure {
     pub row: Option<usize>,
+    /// The element of the row that is NaN, when that is why it failed.
+    pub nan_element: Option<usize>,
     pub error: KnnError,
+}
+
+/// How [`Batch::run_values`] runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValuesOptions {
+    /// Fused multiply-adds and reassociated sums (`--fast-math`): not the reference's bits.
+    pub fast_math: bool,
+    /// Refuse a row with a NaN element, as a caller's error, instead of running it (a NaN
+    /// input is almost always a bug upstream). Each group of rows is checked just before it
+    /// runs, while its rows are in cache.
+    pub refuse_nan: bool,
 }
 
 /// A program compiled for rows of one input.
@@ -122,18 +135,19 @@ impl Batch {
     /// Runs every row of `rows` (row-major, `width` elements a row) and gives every row's
     /// value in one array, written as the rows finish: what an array library wants, without a
     /// value per row on the way. It stops at a failing row (the first in row order, with its
-    /// error located in the program), and a result that is not a dense tensor is refused before
-    /// any row runs.
+    /// error located in the program, or its NaN when `options` refuse NaNs), and a result that
+    /// is not a dense tensor is refused before any row runs.
     ///
     /// ```
     /// use knn_interpreter::{RowValues, load};
     /// let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn")).unwrap();
     /// let batch = net.batch("x", 3, &[]).unwrap();
     /// let rows = [1.0, -2.0, 0.5, /* second row */ 0.0, 1.0, 0.0];
-    /// assert!(matches!(batch.run_values(&rows, false), Ok(RowValues::Ints(classes)) if classes == [0, 1]));
+    /// let classes = batch.run_values(&rows, Default::default());
+    /// assert!(matches!(classes, Ok(RowValues::Ints(classes)) if classes == [0, 1]));
     /// ```
-    pub fn run_values(&self, rows: &[f64], fast_math: bool) -> Result<RowValues, BatchFailure> {
-        let before_rows = |error| BatchFailure { row: None, error };
+    pub fn run_values(&self, rows: &[f64], options: ValuesOptions) -> Result<RowValues, BatchFailure> {
+        let before_rows = |error| BatchFailure { row: None, nan_element: None, error };
         let count = self.row_count(rows).map_err(before_rows)?;
         let per_row = values_per_row(&self.plan);
         let int_result = matches!(self.plan.result, ResultSpec::Int(_));
@@ -149,15 +163,22 @@ impl Batch {
         memory::check(memory::bytes_for(elements as u64, 8))
             .map_err(|e| before_rows(KnnError::memory("the results of the batch", e)))?;
         let inputs = Packed { data: rows, width: self.width, count };
-        let options = exec_options(fast_math);
-        let failed = |(row, e): (usize, RowError)| BatchFailure { row: Some(row), error: self.error(&e) };
+        let (exec, refuse_nan) = (exec_options(options.fast_math), options.refuse_nan);
+        let failed = |(row, failure): (usize, RowFailure)| match failure {
+            RowFailure::Error(e) => BatchFailure { row: Some(row), nan_element: None, error: self.error(&e) },
+            RowFailure::NanInput { element, .. } => BatchFailure {
+                row: Some(row),
+                nan_element: Some(element),
+                error: KnnError::usage(format!("row {row}: element {element} is NaN")),
+            },
+        };
         if int_result {
             let mut classes = vec![0; elements];
-            run_inputs_into(&self.plan, &inputs, options, Destination::Ints(&mut classes)).map_err(failed)?;
+            run_inputs_into(&self.plan, &inputs, exec, refuse_nan, Destination::Ints(&mut classes)).map_err(failed)?;
             Ok(RowValues::Ints(classes))
         } else {
             let mut data = vec![0.0; elements];
-            run_inputs_into(&self.plan, &inputs, options, Destination::Floats(&mut data)).map_err(failed)?;
+            run_inputs_into(&self.plan, &inputs, exec, refuse_nan, Destination::Floats(&mut data)).map_err(failed)?;
             Ok(RowValues::Floats { shape, data })
         }
     }

@@ -35,7 +35,7 @@ pub use crate::verify::claim::Claim;
 pub use crate::verify::property::{InputBox, Property};
 pub use crate::verify::split::Split;
 pub use crate::verify::{Counterexample, Question, Unknown};
-pub use batch::{BATCH_BLOCK, Batch, BatchFailure, RowValues};
+pub use batch::{BATCH_BLOCK, Batch, BatchFailure, RowValues, ValuesOptions};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
 pub use inputs::{parse_inline, parse_input};
 pub use instances::{Instance, read_instances};

@@ -125,22 +125,47 @@ pub enum Destination<'a> {
     Ints(&'a mut [i64]),
 }
 
-/// A row that failed and its error: the first in row order when several fail.
-pub type FirstFailure = (usize, RowError);
+/// Why a row gave no value.
+#[derive(Clone, Debug)]
+pub enum RowFailure {
+    /// The program's run-time error.
+    Error(RowError),
+    /// A NaN among the row's inputs, which the caller asked to refuse: the plan's input and
+    /// the element.
+    NanInput { input: usize, element: usize },
+}
+
+/// A row that failed and why: the first in row order when several fail.
+pub type FirstFailure = (usize, RowFailure);
+
+/// Where the first NaN of `values` is. A block is checked with no exit inside, which the
+/// compiler vectorises; a scan stopping at the first NaN does not vectorise and took longer
+/// than reading the elements from memory.
+pub fn first_nan(values: &[f64]) -> Option<usize> {
+    const BLOCK: usize = 512;
+    values.chunks(BLOCK).enumerate().find_map(|(b, block)| {
+        let any = block.iter().fold(false, |seen, v| seen | v.is_nan());
+        any.then(|| b * BLOCK + block.iter().position(|v| v.is_nan()).unwrap_or(0))
+    })
+}
 
 /// Runs `plan` on `inputs` as [`run_inputs`] does, writing row `r`'s value into
 /// `out[r * per_row .. (r + 1) * per_row]`, where `per_row` is [`values_per_row`] of the plan.
 /// `out` must be a float array for a float or tensor result and an integer array for an
 /// integer one, of `per_row` times the rows' numbers (the caller checks: [`crate::api::Batch`]
-/// does). A failed row's place in `out` is left as it was.
+/// does). A failed row's place in `out` is left as it was. With `refuse_nan`, a row with a NaN
+/// among its inputs fails: each group's rows are scanned just before the group reads them,
+/// while they are in cache, which costs less than a scan of the whole array first.
 pub(crate) fn run_inputs_into<R: RowInputs + ?Sized>(
     plan: &Plan,
     inputs: &R,
     options: ExecOptions,
+    refuse_nan: bool,
     out: Destination,
 ) -> Result<(), FirstFailure> {
+    let rows = WrittenRows { plan, inputs, options, refuse_nan };
     match out {
-        Destination::Floats(out) => write_rows(plan, inputs, options, out, |frame, lane, to| match &plan.result {
+        Destination::Floats(out) => rows.write(out, |frame, lane, to| match &plan.result {
             ResultSpec::Float(o) => to[0] = frame.float(*o, lane),
             ResultSpec::Tensor { leaves, .. } => {
                 for (to, leaf) in to.iter_mut().zip(leaves) {
@@ -150,7 +175,7 @@ pub(crate) fn run_inputs_into<R: RowInputs + ?Sized>(
             // The caller checked the result's kind; every row of a failed plan has an error.
             ResultSpec::Int(_) | ResultSpec::Malformed(_) | ResultSpec::Failed => {}
         }),
-        Destination::Ints(out) => write_rows(plan, inputs, options, out, |frame, lane, to| {
+        Destination::Ints(out) => rows.write(out, |frame, lane, to| {
             if let ResultSpec::Int(o) = &plan.result {
                 to[0] = frame.int(*o, lane);
             }
@@ -172,42 +197,61 @@ fn groups(count: usize, group: usize) -> Vec<Range<usize>> {
     (0..count).step_by(group).map(|start| start..count.min(start + group)).collect()
 }
 
-fn write_rows<R: RowInputs + ?Sized, T: Send>(
-    plan: &Plan,
-    inputs: &R,
+/// What [`run_inputs_into`] runs.
+struct WrittenRows<'a, R: ?Sized> {
+    plan: &'a Plan,
+    inputs: &'a R,
     options: ExecOptions,
-    out: &mut [T],
-    write: impl Fn(&Frame, usize, &mut [T]) + Sync,
-) -> Result<(), FirstFailure> {
-    let per_row = values_per_row(plan);
-    let run = |rows: Range<usize>, to: &mut [T]| {
-        let start = rows.start;
-        let lanes = rows.len();
-        with_group(plan, inputs, rows, options.precision, |frame| {
-            for lane in 0..lanes {
-                if let Some(error) = &frame.errors[lane] {
-                    return Some((start + lane, error.clone()));
+    refuse_nan: bool,
+}
+
+impl<R: RowInputs + ?Sized> WrittenRows<'_, R> {
+    fn write<T: Send>(
+        &self,
+        out: &mut [T],
+        write: impl Fn(&Frame, usize, &mut [T]) + Sync,
+    ) -> Result<(), FirstFailure> {
+        let per_row = values_per_row(self.plan);
+        let groups = groups(self.inputs.count(), self.options.group_for(self.plan));
+        let mut outs: Vec<&mut [T]> = Vec::with_capacity(groups.len());
+        let mut rest = out;
+        for rows in &groups {
+            let (here, after) = rest.split_at_mut(rows.len() * per_row);
+            outs.push(here);
+            rest = after;
+        }
+        let run = |rows: Range<usize>, to: &mut [T]| {
+            let nan = if self.refuse_nan { self.first_nan(rows.clone()) } else { None };
+            let start = rows.start;
+            let lanes = rows.len();
+            with_group(self.plan, self.inputs, rows, self.options.precision, |frame| {
+                for lane in 0..lanes {
+                    match (&nan, &frame.errors[lane]) {
+                        (Some((row, failure)), _) if *row == start + lane => return Some((*row, failure.clone())),
+                        (_, Some(error)) => return Some((start + lane, RowFailure::Error(error.clone()))),
+                        _ => write(frame, lane, &mut to[lane * per_row..(lane + 1) * per_row]),
+                    }
                 }
-                write(frame, lane, &mut to[lane * per_row..(lane + 1) * per_row]);
-            }
-            None
-        })
-    };
-    let groups = groups(inputs.count(), options.group_for(plan));
-    let mut outs: Vec<&mut [T]> = Vec::with_capacity(groups.len());
-    let mut rest = out;
-    for rows in &groups {
-        let (here, after) = rest.split_at_mut(rows.len() * per_row);
-        outs.push(here);
-        rest = after;
+                None
+            })
+        };
+        let first = if groups.len() <= 1 {
+            groups.into_iter().zip(outs).find_map(|(rows, to)| run(rows, to))
+        } else {
+            // The first failure in row order, whichever group finds one first.
+            groups.into_par_iter().zip(outs).filter_map(|(rows, to)| run(rows, to)).min_by_key(|(row, _)| *row)
+        };
+        first.map_or(Ok(()), Err)
     }
-    let first = if groups.len() <= 1 {
-        groups.into_iter().zip(outs).find_map(|(rows, to)| run(rows, to))
-    } else {
-        // The first failure in row order, whichever group finds one first.
-        groups.into_par_iter().zip(outs).filter_map(|(rows, to)| run(rows, to)).min_by_key(|(row, _)| *row)
-    };
-    first.map_or(Ok(()), Err)
+
+    /// The first row of `rows` with a NaN among its inputs, and where.
+    fn first_nan(&self, rows: Range<usize>) -> Option<FirstFailure> {
+        rows.into_iter().find_map(|row| {
+            (0..self.plan.inputs.len()).find_map(|input| {
+                first_nan(self.inputs.input(row, input)).map(|element| (row, RowFailure::NanInput { input, element }))
+            })
+        })
+    }
 }
 
 fn leaf_value(f: &Frame, leaf: Leaf, lane: usize) -> f64 {
