@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use knn_benches::{bench_networks, best_time};
-use knn_interpreter::{Semantics, load_source};
+use knn_interpreter::{Semantics, ValuesOptions, load_source};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: api_call DIR [SECONDS]")?);
@@ -31,6 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let budget = Duration::from_secs_f64(budget);
                 // As a caller outside the pool makes it (the `knn` command's main thread, or
                 // Python's): one row runs on the calling thread, more are handed to the pool.
+                // As the package calls it: NaNs refused, group by group.
+                let values_options = ValuesOptions { refuse_nan: true, ..ValuesOptions::default() };
                 let time = |call: &(dyn Fn() + Sync)| {
                     if count == 1 { best_time(call, budget) } else { best_time(|| pool.install(call), budget) }
                 };
@@ -38,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     std::hint::black_box(batch.run(slice, false, |_| {}).ok());
                 });
                 let values_call = time(&|| {
-                    std::hint::black_box(batch.run_values(slice, false).ok());
+                    std::hint::black_box(batch.run_values(slice, values_options).ok());
                 });
                 println!(
                     "{{\"net\": \"{}\", \"threads\": {threads}, \"batch\": {count}, \"latency_us\": {:.3}, \

@@ -59,7 +59,9 @@ fn one_by_one(batch: &Batch, rows: &[f64]) -> Vec<Observed> {
 fn tensors_are_written_row_after_row_with_the_rows_shape() {
     let batch = network("OUT");
     let rows = rows();
-    let Ok(RowValues::Floats { shape, data }) = batch.run_values(&rows, Default::default()) else { panic!("floats expected") };
+    let Ok(RowValues::Floats { shape, data }) = batch.run_values(&rows, Default::default()) else {
+        panic!("floats expected")
+    };
     assert_eq!(shape, [700, 4]);
     let expected: Vec<u64> = one_by_one(&batch, &rows)
         .into_iter()
@@ -87,7 +89,9 @@ fn classes_are_integers_and_floats_are_scalars() {
     assert!(reached >= 2, "the seeded rows reach several classes, not {reached}");
 
     let first = network("OUT[2]");
-    let Ok(RowValues::Floats { shape, data }) = first.run_values(&rows, Default::default()) else { panic!("floats expected") };
+    let Ok(RowValues::Floats { shape, data }) = first.run_values(&rows, Default::default()) else {
+        panic!("floats expected")
+    };
     assert_eq!(shape, [700]);
     let expected: Vec<u64> = one_by_one(&first, &rows)
         .into_iter()
