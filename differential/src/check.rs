@@ -5,7 +5,7 @@
 use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Staging, compile, run_rows, verdict};
 use knn_interpreter::tensor::Precision;
 use knn_semantics::engine::SearchOptions;
-use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+use knn_semantics::engine::{Engine, EnvTensors, Evaluation, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::profile::Priorities;
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
@@ -104,7 +104,8 @@ fn parsed(program: &Program, grammar: Grammar) -> Result<Exp, Check> {
 }
 
 /// The small-step reference (revised) and the big-step engine, direct and staged, agree: the
-/// same value bit for bit (NaN as NaN), or the same error kind.
+/// same value bit for bit (NaN as NaN), or the same error kind at the same place with the same
+/// `<env>` (every name in scope at the error, its tensor bit for bit).
 pub fn engines_agree(program: &Program) -> Check {
     match parsed(program, Grammar::Relaxed) {
         Ok(exp) => engines_agree_on(&exp, &program.first_inputs(), &format!("{program:?}")),
@@ -114,20 +115,24 @@ pub fn engines_agree(program: &Program) -> Check {
 
 /// [`engines_agree`] on a parsed program and its inputs; `described` goes into a failure report.
 pub fn engines_agree_on(exp: &Exp, inputs: &[TensorInput], described: &str) -> Check {
-    let expected = match reference(Profile::revised()).evaluate(exp, inputs) {
-        Ok(Verdict::Limit) => return Check::Discard("the reference reached its step limit"),
-        Ok(v) => v,
+    let observed = match reference(Profile::revised()).observe(exp, inputs) {
+        Ok(Evaluation { verdict: Verdict::Limit, .. }) => {
+            return Check::Discard("the reference reached its step limit");
+        }
+        Ok(evaluation) => evaluation,
         Err(e) => return Check::Fail(format!("the input does not bind: {e}\n{described}")),
     };
+    let expected = observed.verdict.clone();
     if matches!(expected, Verdict::Stuck(_) | Verdict::Empty | Verdict::Aborted(_)) {
         return Check::Fail(format!("the revised rules must not get stuck\n{described}\n  reference: {expected}"));
     }
     for staging in [Staging::Direct, Staging::Staged] {
         let engine = BigStep { staging, precision: Precision::Exact };
-        let got = match engine.evaluate(exp, inputs) {
-            Ok(v) => v,
+        let evaluation = match engine.observe(exp, inputs) {
+            Ok(evaluation) => evaluation,
             Err(e) => return Check::Fail(format!("{} refuses the input: {e}\n{described}", engine.name())),
         };
+        let got = evaluation.verdict.clone();
         if !got.agrees_with(&expected) {
             let name = engine.name();
             return Check::Fail(report(
@@ -147,8 +152,29 @@ pub fn engines_agree_on(exp: &Exp, inputs: &[TensorInput], described: &str) -> C
                 format!("the engines report the error at different places (bytes {} and {})", want.start, found.start);
             return Check::Fail(report(described, &what, ("small-step/revised", &expected), (&name, &got)));
         }
+        if !evaluation.agrees_with(&observed) {
+            let what = format!(
+                "the engines end in different <env>s:\n  small-step/revised: {}\n  {}: {}",
+                env_text(&observed.env),
+                engine.name(),
+                env_text(&evaluation.env)
+            );
+            return Check::Fail(report(described, &what, ("small-step/revised", &expected), (&engine.name(), &got)));
+        }
     }
     Check::Pass
+}
+
+/// `<env>` in a failure report: each name with its tensor's shape and elements, or why not.
+fn env_text(env: &EnvTensors) -> String {
+    let entries: Vec<String> = env
+        .iter()
+        .map(|(x, t)| match t {
+            Ok(t) => format!("{x} = {:?} {:?}", t.shape, t.data),
+            Err(why) => format!("{x}: {why}"),
+        })
+        .collect();
+    format!("{{{}}}", entries.join(", "))
 }
 
 /// The input's rows through one compiled plan, in groups (`group` rows per lane group).

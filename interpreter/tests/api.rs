@@ -100,6 +100,42 @@ fn a_run_time_error_is_an_answer_with_its_place_on_both_engines() {
 }
 
 #[test]
+fn both_engines_report_the_env_an_error_leaves_and_an_empty_one_after_a_value() {
+    // By hand: `a` is a scalar (its cell is not a header), `t` was written at [1, 0] with
+    // x[0], `h` is bound (`defineTensor`) before its helper fails at element 1 (relu of NaN),
+    // so it holds its element 0 (2.5) and zeros; `x` is the input.
+    let text = "let a = x[0] in\nlet t = initTensor(2, 2) in\nlet t[1, 0] = a in\nlet z = initTensor(3) in\n\
+                let z[1] = x[1] in\nlet z[0] = 2.5 in\nlet h = reluTensor(z) in h";
+    let program = load_source("env.knn", text, Semantics::Revised).unwrap();
+    let input = parse_input("x=[1.5, NaN]").unwrap();
+    let mut json = Vec::new();
+    for engine in [EngineKind::SmallStep, EngineKind::BigStep] {
+        let options = RunOptions { observables: true, ..on(engine) };
+        let report = program.run(std::slice::from_ref(&input), &options).unwrap();
+        assert!(
+            matches!(&report.answer, Answer::Failed(e) if e.failure == Failure::Runtime(ErrorKind::InvalidOperands))
+        );
+        let env = report.observables.as_ref().unwrap_or_else(|| panic!("{engine:?}: no observables"));
+        let names: Vec<&str> = env.iter().map(|(x, _)| x.as_str()).collect();
+        assert_eq!(names, ["a", "h", "t", "x", "z"], "{engine:?}");
+        let tensor = |name: &str| env.iter().find(|(x, _)| x == name).unwrap().1.clone();
+        assert!(tensor("a").is_err(), "{engine:?}: a scalar's cell is not a tensor");
+        let t = tensor("t").unwrap();
+        assert_eq!((t.shape, t.data), (vec![2, 2], vec![0.0, 0.0, 1.5, 0.0]), "{engine:?}");
+        let h = tensor("h").unwrap();
+        assert_eq!((h.shape, h.data), (vec![3], vec![2.5, 0.0, 0.0]), "{engine:?}");
+        let x = tensor("x").unwrap();
+        assert!(x.data[0] == 1.5 && x.data[1].is_nan(), "{engine:?}");
+        json.push(report_json(&report).unwrap()["observables"].clone());
+        // A finished program has restored every scope (`rev-restore-scope`).
+        let fine = program.run(&[parse_input("x=[1.5, 2.0]").unwrap()], &options).unwrap();
+        assert!(matches!(fine.answer, Answer::Value { .. }), "{engine:?}");
+        assert_eq!(fine.observables.map(|env| env.len()), Some(0), "{engine:?}");
+    }
+    assert_eq!(json[0], json[1], "the JSON reports' observables");
+}
+
+#[test]
 fn limits_are_answers_whose_fault_is_the_bound() {
     let program =
         load_source("loop.knn", "let t = initTensor(50) in let u = reluTensor(t) in u", Semantics::Revised).unwrap();

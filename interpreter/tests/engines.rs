@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use knn_interpreter::bigstep::{BigStep, Staging};
 use knn_interpreter::tensor::Precision;
 use knn_semantics::Profile;
-use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+use knn_semantics::engine::{Engine, Evaluation, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::parse_program;
 
@@ -18,21 +18,31 @@ fn engines() -> Vec<Box<dyn Engine>> {
     ]
 }
 
-/// Runs `source` on the reference and on each big-step engine; returns the reference verdict.
-fn agree(source: &str, inputs: &[TensorInput]) -> Verdict {
+/// Runs `source` on the reference and on each big-step engine, which must agree on the verdict
+/// and on `<env>`; returns the reference's evaluation.
+fn observe(source: &str, inputs: &[TensorInput]) -> Evaluation {
     let program = parse_program(source, Profile::revised().grammar).unwrap_or_else(|e| panic!("{source}: {e}"));
-    let reference = SmallStep::revised().evaluate(&program, inputs).unwrap();
-    assert!(!matches!(reference, Verdict::Limit | Verdict::Stuck(_)), "{source}: {reference}");
+    let reference = SmallStep::revised().observe(&program, inputs).unwrap();
+    let verdict = &reference.verdict;
+    assert!(!matches!(verdict, Verdict::Limit | Verdict::Stuck(_)), "{source}: {verdict}");
     for engine in engines() {
-        let got = engine.evaluate(&program, inputs).unwrap();
+        let got = engine.observe(&program, inputs).unwrap();
         assert!(
             got.agrees_with(&reference),
-            "{}\n  {source}\n  reference: {reference}\n  {}: {got}",
+            "{}\n  {source}\n  reference: {verdict}, {:?}\n  {}: {}, {:?}",
             engine.name(),
-            engine.name()
+            reference.env,
+            engine.name(),
+            got.verdict,
+            got.env
         );
     }
     reference
+}
+
+/// [`observe`]'s verdict.
+fn agree(source: &str, inputs: &[TensorInput]) -> Verdict {
+    observe(source, inputs).verdict
 }
 
 fn vector(name: &str, data: &[f64]) -> TensorInput {
@@ -274,4 +284,23 @@ fn fast_math_fuses_where_exact_mode_rounds_the_product() {
     let fast = BigStep { staging: Staging::Staged, precision: Precision::Fast };
     let got = fast.evaluate(&program, &inputs).unwrap();
     assert!(matches!(got, Verdict::Value(Observed::Float(v)) if v == fused), "fast math gives {got}");
+}
+
+/// `<env>` after an error, as the differential property found the engines differ (both seeds
+/// of 2026-11-25): a tensor function binds its result before its helper runs, and a staged
+/// row fails at its first error even when staging went on to a later one.
+#[test]
+fn an_error_leaves_the_same_env_on_every_engine() {
+    let relu = "let t2 = initTensor(4) in let t3 = initTensor(4, 4) in let t3[1, 0] = NaN in \
+                (let z4 = linear(t3, t2) in let h5 = reluTensor(z4) in ArgMax(t2))";
+    let names = |e: &Evaluation| e.env.iter().map(|(x, _)| x.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&observe(relu, &[])), ["h5", "t2", "t3", "z4"]);
+    let staged = "let x = max(x[0], 0.0) in (let t1 = initTensor(2) in let t1[2] = 0 in x)";
+    let failed = observe(staged, &[vector("x", &[f64::NAN])]);
+    assert!(matches!(failed.verdict, Verdict::Error { .. }));
+    assert_eq!(names(&failed), ["x"], "the first error is max's, before t1 is bound");
+    // A finished program restored every scope, the input's too.
+    let finished = "let x = max(x[0], 0.0) in (let t1 = initTensor(2) in let t1[1] = x in t1)";
+    let done = observe(finished, &[vector("x", &[1.0])]);
+    assert!(matches!(done.verdict, Verdict::Value(_)) && done.env.is_empty(), "{:?}", done.env);
 }

@@ -56,7 +56,7 @@ pub struct RunOptions {
     pub config: bool,
     /// The rule counts are wanted (small-step; its reports always carry them).
     pub coverage: bool,
-    /// Read the final `<env>`'s tensors into the report (small-step).
+    /// Read the final `<env>`'s tensors into the report (either engine).
     pub observables: bool,
     /// Let the tensor kernels fuse multiply-adds (big-step; results may differ in the last
     /// bits).
@@ -227,8 +227,8 @@ impl Program {
             EngineKind::BigStep => {
                 let precision = if options.fast_math { Precision::Fast } else { Precision::Exact };
                 let engine = BigStep { staging: Staging::Direct, precision };
-                let verdict = engine.evaluate(&self.syntax, inputs).map_err(input_error)?;
-                Ok(Report::of_verdict(verdict, &self.source))
+                let evaluation = engine.observe(&self.syntax, inputs).map_err(input_error)?;
+                Ok(Report::of_evaluation(evaluation, options.observables, &self.source))
             }
             EngineKind::SmallStep => {
                 let profile = self.semantics.profile();

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use knn_semantics::Config;
 use knn_semantics::config::kitem_to_string;
-use knn_semantics::engine::{Coverage, Limit, Observed, Outcome, Step, Verdict};
+use knn_semantics::engine::{Coverage, EnvTensors, Evaluation, Limit, Observed, Outcome, Step, Verdict};
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::memory;
-use knn_semantics::observables::{DenseTensor, env_tensors, read_tensor, tensor_size};
+use knn_semantics::observables::{env_tensors, read_tensor, tensor_size};
 use knn_semantics::report::check_report_size;
 use knn_semantics::term::{Node, Term};
 
@@ -113,9 +113,9 @@ pub struct Report {
     pub engine: EngineKind,
     /// Rewrite steps taken (small-step engine).
     pub steps: Option<u64>,
-    /// Every name of the final `<env>` with its tensor, or why it is not a dense tensor
-    /// (small-step engine, when asked for).
-    pub observables: Option<Vec<(String, Result<DenseTensor, String>)>>,
+    /// Every name of the final `<env>` with its tensor, or why it is not a dense tensor (when
+    /// asked for).
+    pub observables: Option<EnvTensors>,
     /// Every rule applied, in order (when asked for).
     pub trace: Option<Vec<Step>>,
     /// How often each rule fired (small-step engine).
@@ -145,6 +145,12 @@ impl Report {
             Verdict::Limit => Answer::Failed(KnnError::new(Failure::Limit(None), "limit reached")),
         };
         Report::bare(answer, source)
+    }
+
+    /// A report of the big-step engine's evaluation, with its `<env>` when `observables`.
+    pub fn of_evaluation(evaluation: Evaluation, observables: bool, source: &Arc<Source>) -> Report {
+        let env = evaluation.env;
+        Report { observables: observables.then_some(env), ..Report::of_verdict(evaluation.verdict, source) }
     }
 
     /// A report of the verifier's `answer` about `program`. (The verifier bounds the big-step

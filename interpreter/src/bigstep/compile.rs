@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use knn_semantics::engine::EnvTensors;
 use knn_semantics::syntax::{Exp, Span};
 
 use super::fuse::fuse_recorded;
@@ -27,7 +28,10 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
             Ok(root) => root,
             Err(error) => {
                 let recording = Recording { ops: vec![Op::Raise { error }], fregs: 0, iregs: 0, buffers: Vec::new() };
-                return finish(recording, Vec::new(), ResultSpec::Failed);
+                // The inputs are bound one by one (`let`s before the program): those bound
+                // before this one are in `<env>`.
+                let env = stage.env_tensors(&scope);
+                return finish(recording, Vec::new(), ResultSpec::Failed, env);
             }
         };
         let leaves = stage.store.leaves(root, &binding.shape);
@@ -49,24 +53,32 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
         scope.env.insert(name.clone(), root);
         scope.shape.insert(name, Rc::from(binding.shape.as_slice()));
     }
-    let result = match (Interpreter { stage: &mut stage }).run(program, scope) {
-        Ok(value) => stage.result_spec(value),
+    let mut interpreter = Interpreter::new(&mut stage);
+    let value = interpreter.run(program, scope);
+    let failed_in = interpreter.failed_in.take();
+    let (result, env) = match value {
+        Ok(value) => (stage.result_spec(value), None),
         // An error ends the evaluation, the rest of the program discarded (`rev-error-abort`):
         // every row fails with it, after the operations recorded before it.
         Err(e) => {
             stage.record(Op::Raise { error: e });
-            ResultSpec::Failed
+            (ResultSpec::Failed, failed_in.and_then(|scope| stage.env_tensors(&scope)))
         }
     };
-    finish(stage.into_recording(), inputs, result)
+    finish(stage.into_recording(), inputs, result, env)
 }
 
 /// The plan of what staging recorded: fused, laid out, its registers numbered densely.
-fn finish(recording: Recording, inputs: Vec<PlanInput>, result: ResultSpec) -> Plan {
+fn finish(
+    recording: Recording,
+    inputs: Vec<PlanInput>,
+    result: ResultSpec,
+    env_at_failure: Option<EnvTensors>,
+) -> Plan {
     let Recording { ops, fregs, iregs, buffers } = recording;
     let ops = fuse_recorded(ops, &result);
     let layout = layout(&ops, &inputs, &result, &buffers);
-    let mut plan = Plan { ops, fregs, iregs, buffers, layout, inputs, result };
+    let mut plan = Plan { ops, fregs, iregs, buffers, layout, inputs, result, env_at_failure };
     compact_registers(&mut plan);
     plan
 }

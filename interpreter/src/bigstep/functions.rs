@@ -64,7 +64,8 @@ impl Interpreter<'_> {
                 let dims = self.operand_shape(&scope, y, name, call)?;
                 let y_loc = scope.env[y];
                 let root = self.stage.store.alloc(&dims, call)?;
-                self.activation(activation, y_loc, root, &dims, span)?;
+                let done = self.activation(activation, y_loc, root, &dims, span);
+                self.bound_before(done, &scope, name, root, &dims)?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Linear(w, x) => {
@@ -85,7 +86,8 @@ impl Interpreter<'_> {
                 }
                 let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
                 let root = self.stage.store.alloc(&[i], call)?;
-                self.linear(w_loc, x_loc, root, i, j, call)?;
+                let done = self.linear(w_loc, x_loc, root, i, j, call);
+                self.bound_before(done, &scope, name, root, &[i])?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
@@ -109,11 +111,22 @@ impl Interpreter<'_> {
                 }
                 let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
                 let root = self.stage.store.alloc(&y_dims, call)?;
-                self.add_tensors(y_loc, z_loc, root, &y_dims, span)?;
+                let done = self.add_tensors(y_loc, z_loc, root, &y_dims, span);
+                self.bound_before(done, &scope, name, root, &y_dims)?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
             }
         }
         Ok(())
+    }
+
+    /// `done`, the helper of a tensor function: the rules bind the result's name first
+    /// (`defineTensor`, `rev-bind-to`) and run the helper in that scope, so an error it raises
+    /// leaves `<env>` with the name bound to the elements written so far.
+    fn bound_before(&mut self, done: Eval<()>, scope: &Scope, name: &str, root: usize, dims: &[usize]) -> Eval<()> {
+        if done.is_err() && self.failed_in.is_none() {
+            self.failed_in = Some(scope.with_tensor(name, root, dims));
+        }
+        done
     }
 
     /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`

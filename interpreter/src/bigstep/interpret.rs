@@ -27,9 +27,10 @@ pub(super) enum Task<'e> {
     /// `rev-heat-add-2`, `rev-heat-mul-2`, `rev-heat-max-2`, `rev-heat-min-2`), each value put
     /// back as it comes (`cool-add-1`, `cool-add-2`, `cool-mul-1`, `cool-mul-2`, `cool-max-1`,
     /// `cool-max-2`, `cool-min-1`, `cool-min-2`).
-    Arith(Arith, Span),
+    /// The scope is the expression's, where an error leaves `<env>`.
+    Arith(Arith, Span, Rc<Scope>),
     /// Pops the base: `□ [ Is ]` while it is evaluated (`heat-index-1`, `cool-index-1`).
-    Index(&'e [i64], Span),
+    Index(&'e [i64], Span, Rc<Scope>),
     /// Pops the value, binds `name` in `body` (`rev-let-value`). The value is evaluated first,
     /// here and for `Assign` (`strict(2)`: `heat-let-2`, `cool-let-2`).
     Bind {
@@ -65,9 +66,24 @@ pub(super) enum ScalarFunction {
 /// The evaluator over a compilation's store and recording.
 pub(super) struct Interpreter<'s> {
     pub(super) stage: &'s mut Stage,
+    /// The scope an error happened in: `<env>` when the rules raise it, which
+    /// `rev-error-abort` leaves as it is (the `restoreScope` items are discarded with `<k>`).
+    pub(super) failed_in: Option<Rc<Scope>>,
 }
 
-impl Interpreter<'_> {
+impl<'s> Interpreter<'s> {
+    pub(super) fn new(stage: &'s mut Stage) -> Interpreter<'s> {
+        Interpreter { stage, failed_in: None }
+    }
+
+    /// `result`, noting `scope` as where it failed.
+    fn in_scope<T>(&mut self, result: Eval<T>, scope: &Rc<Scope>) -> Eval<T> {
+        if result.is_err() && self.failed_in.is_none() {
+            self.failed_in = Some(scope.clone());
+        }
+        result
+    }
+
     pub(super) fn run(&mut self, program: &Exp, scope: Scope) -> Eval<Value> {
         let mut tasks = vec![Task::Eval(program, Rc::new(scope))];
         let mut values: Vec<Value> = Vec::new();
@@ -79,11 +95,11 @@ impl Interpreter<'_> {
                     ExpKind::Int(n) => values.push(Value::Int(*n)),
                     ExpKind::Id(x) => {
                         // `lookup-id`; unbound, `rev-unbound-identifier`.
-                        let loc = scope.lookup(x, e.span)?;
+                        let loc = self.in_scope(scope.lookup(x, e.span), &scope)?;
                         values.push(self.stage.read(loc, e.span));
                     }
                     ExpKind::Index(base, ints) => {
-                        tasks.push(Task::Index(ints, e.span));
+                        tasks.push(Task::Index(ints, e.span, scope.clone()));
                         tasks.push(Task::Eval(base, scope));
                     }
                     ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
@@ -94,11 +110,14 @@ impl Interpreter<'_> {
                             _ => Arith::Add,
                         };
                         // `seqstrict` (Rev-11): the left operand first.
-                        tasks.push(Task::Arith(op, e.span));
+                        tasks.push(Task::Arith(op, e.span, scope.clone()));
                         tasks.push(Task::Eval(b, scope.clone()));
                         tasks.push(Task::Eval(a, scope));
                     }
-                    ExpKind::ArgMax(arg) => values.push(self.argmax(arg, &scope, e.span)?),
+                    ExpKind::ArgMax(arg) => {
+                        let index = self.argmax(arg, &scope, e.span);
+                        values.push(self.in_scope(index, &scope)?);
+                    }
                     ExpKind::Let { target, value, body } => {
                         // `strict(2)`: the value first, whatever the target.
                         match &target.kind {
@@ -108,17 +127,20 @@ impl Interpreter<'_> {
                         tasks.push(Task::Eval(value, scope));
                     }
                     ExpKind::LetFunc { target, func, body } => {
-                        self.let_func(target, func, body, scope, e.span, &mut tasks)?;
+                        let done = self.let_func(target, func, body, scope.clone(), e.span, &mut tasks);
+                        self.in_scope(done, &scope)?;
                     }
                 },
-                Task::Arith(op, span) => {
+                Task::Arith(op, span, scope) => {
                     let b = pop(&mut values);
                     let a = pop(&mut values);
-                    values.push(self.arith(op, a, b, span)?);
+                    let value = self.arith(op, a, b, span);
+                    values.push(self.in_scope(value, &scope)?);
                 }
-                Task::Index(ints, span) => {
+                Task::Index(ints, span, scope) => {
                     let base = pop(&mut values);
-                    values.push(self.index(base, ints, span)?);
+                    let value = self.index(base, ints, span);
+                    values.push(self.in_scope(value, &scope)?);
                 }
                 Task::Bind { name, body, scope } => {
                     let value = pop(&mut values);
@@ -126,15 +148,17 @@ impl Interpreter<'_> {
                 }
                 Task::Assign { target, body, scope } => {
                     let value = pop(&mut values);
-                    self.assign(target, value, &scope)?;
+                    let written = self.assign(target, value, &scope);
+                    self.in_scope(written, &scope)?;
                     tasks.push(Task::Eval(body, scope));
                 }
                 Task::ScalarLet { function, name, body, scope, span } => {
                     let arg = pop(&mut values);
                     let value = match function {
-                        ScalarFunction::Relu => self.arith(Arith::Max, arg, Value::Float(0.0), span)?,
-                        ScalarFunction::Item(item) => self.stage.item(item, arg, span)?,
+                        ScalarFunction::Relu => self.arith(Arith::Max, arg, Value::Float(0.0), span),
+                        ScalarFunction::Item(item) => self.stage.item(item, arg, span),
                     };
+                    let value = self.in_scope(value, &scope)?;
                     tasks.push(Task::Eval(body, self.bind(name, value, &scope)));
                 }
             }

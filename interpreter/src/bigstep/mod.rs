@@ -14,7 +14,7 @@ pub mod rows;
 mod stage;
 mod store;
 
-use knn_semantics::engine::{Engine, Verdict};
+use knn_semantics::engine::{Engine, Evaluation, Verdict};
 use knn_semantics::inputs::{InputError, TensorInput};
 use knn_semantics::syntax::Exp;
 
@@ -69,7 +69,7 @@ impl Engine for BigStep {
         }
     }
 
-    fn evaluate(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Verdict, InputError> {
+    fn observe(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Evaluation, InputError> {
         for (k, input) in inputs.iter().enumerate() {
             input.validate()?;
             if inputs[..k].iter().any(|earlier| earlier.name == input.name) {
@@ -80,15 +80,32 @@ impl Engine for BigStep {
             Staging::Direct => InputData::Concrete(input.data.clone()),
             Staging::Staged => InputData::Symbolic,
         };
-        let bindings: Vec<Binding> =
-            inputs.iter().map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: data(i) }).collect();
-        let plan = compile(program, &bindings);
+        let plan = compile(program, &bindings(inputs, data));
         let row: Vec<&[f64]> = match self.staging {
             Staging::Direct => Vec::new(),
             Staging::Staged => inputs.iter().map(|i| i.data.as_slice()).collect(),
         };
         let options = ExecOptions { precision: self.precision, ..ExecOptions::default() };
         let mut results = run_rows(&plan, &[row], options);
-        Ok(verdict(results.pop().expect("one row in, one result out")))
+        let verdict = verdict(results.pop().expect("one row in, one result out"));
+        let env = match (&verdict, self.staging) {
+            // Every `let` restored its scope once its body was a value, the inputs' own too
+            // (`rev-restore-scope`).
+            (Verdict::Value(_), _) => Vec::new(),
+            // Evaluated directly, the program failed as it was compiled, at its first error.
+            (_, Staging::Direct) => plan.env_at_failure.unwrap_or_default(),
+            // A row fails at the first error in the order the rules evaluate, which may be an
+            // operation of the plan before the one staging stopped at: evaluated directly,
+            // the program fails at that first error, in a scope whose every element is known.
+            (_, Staging::Staged) => {
+                let concrete = |input: &TensorInput| InputData::Concrete(input.data.clone());
+                compile(program, &bindings(inputs, concrete)).env_at_failure.unwrap_or_default()
+            }
+        };
+        Ok(Evaluation { verdict, env })
     }
+}
+
+fn bindings(inputs: &[TensorInput], data: impl Fn(&TensorInput) -> InputData) -> Vec<Binding> {
+    inputs.iter().map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: data(i) }).collect()
 }

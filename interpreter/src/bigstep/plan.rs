@@ -1,6 +1,8 @@
 //! A compiled program: the operations that depend on the inputs, in evaluation order, with the
 //! registers and buffers they use, and where the result is.
 
+use knn_semantics::engine::EnvTensors;
+
 use super::ops::{BufId, FOperand, IOperand, Op, Reg};
 
 /// A symbolic input: its name and the buffer that receives its elements (row-major).
@@ -54,6 +56,9 @@ pub struct Plan {
     pub layout: Layout,
     pub inputs: Vec<PlanInput>,
     pub result: ResultSpec,
+    /// When the program fails while it is compiled (every input fails alike): `<env>` at the
+    /// error, if every element of it is known then (no element depends on a symbolic input).
+    pub env_at_failure: Option<EnvTensors>,
 }
 
 impl Plan {

@@ -4,12 +4,16 @@
 //! on the inputs (weights written by element lets, constants) is computed once, here, with the
 //! functions the plan runs (`ops.rs`). With concrete inputs nothing is recorded.
 
+use std::collections::BTreeMap;
+
+use knn_semantics::engine::EnvTensors;
 use knn_semantics::errors::ErrorKind;
+use knn_semantics::observables::DenseTensor;
 use knn_semantics::syntax::Span;
 
 use super::ops::{Arith, BufId, Eval, FOperand, IOperand, Item, Op, Reg, error, float_arith, int_arith, item, widen};
 use super::plan::{Leaf, ResultSpec};
-use super::store::{Cell, Store, Value};
+use super::store::{Cell, Scope, Store, Value};
 
 /// The state of a compilation: the store, and the plan being recorded.
 #[derive(Default)]
@@ -151,6 +155,30 @@ impl Stage {
             Value::IReg(r) => ResultSpec::Int(IOperand::Reg(r)),
             Value::Tensor { loc, len } => self.tensor_spec(loc, len),
         }
+    }
+
+    /// Every name of `scope` with its tensor, read as `observables::env_tensors` reads `<env>`
+    /// (in the order of the names; a scalar's cell is not a header); `None` if an element is
+    /// known only when the plan runs.
+    pub(super) fn env_tensors(&self, scope: &Scope) -> Option<EnvTensors> {
+        let names: BTreeMap<&str, usize> = scope.env.iter().map(|(x, &loc)| (&**x, loc)).collect();
+        names
+            .into_iter()
+            .map(|(x, loc)| {
+                let tensor = match self.store[loc] {
+                    Cell::Tensor { loc, len } => match self.tensor_spec(loc, len) {
+                        ResultSpec::Tensor { shape, leaves } => {
+                            let constant = |leaf: &Leaf| if let Leaf::Const(v) = leaf { Some(*v) } else { None };
+                            Ok(DenseTensor { shape, data: leaves.iter().map(constant).collect::<Option<_>>()? })
+                        }
+                        ResultSpec::Malformed(why) => Err(why),
+                        _ => Err("not a dense tensor".to_string()),
+                    },
+                    _ => Err(format!("the header cell {loc} was overwritten")),
+                };
+                Some((x.to_string(), tensor))
+            })
+            .collect()
     }
 
     fn tensor_spec(&self, loc: usize, len: usize) -> ResultSpec {

@@ -8,7 +8,7 @@ use super::inputs::{InputError, TensorInput, initial_config};
 use crate::config::kitem_to_string;
 use crate::engine::{Outcome, RunOptions, run};
 use crate::errors::ErrorKind;
-use crate::observables::{DenseTensor, read_tensor};
+use crate::observables::{DenseTensor, env_tensors, read_tensor};
 use crate::profile::Profile;
 use crate::syntax::{Exp, Span};
 use crate::term::{Node, term_of_program};
@@ -100,13 +100,53 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// Every name of `<env>` with the tensor its cell describes, or why it is not a dense tensor
+/// (a scalar's cell, an overwritten header), in the order of the names.
+pub type EnvTensors = Vec<(String, Result<DenseTensor, String>)>;
+
+/// What an engine gives for a run: its verdict and the `<env>` observables where it ended.
+/// Under the revised rules a finished program has restored `<env>` (`rev-restore-scope`, the
+/// inputs' own `let`s included), so `env` is empty; after a run-time error it is the scope the
+/// error happened in, since `rev-error-abort` discards the rest of `<k>` with its
+/// `restoreScope` items.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    pub verdict: Verdict,
+    pub env: EnvTensors,
+}
+
+impl Evaluation {
+    /// Whether two engines agree on the verdict ([`Verdict::agrees_with`]) and on `<env>`: the
+    /// same names, each the same tensor bit for bit or not a dense tensor on both sides. (Why
+    /// not is not compared: it names store locations, which the engines number differently.)
+    pub fn agrees_with(&self, other: &Evaluation) -> bool {
+        let same_entry = |(x, a): &(String, Result<DenseTensor, String>),
+                          (y, b): &(String, Result<DenseTensor, String>)| {
+            x == y
+                && match (a, b) {
+                    (Ok(a), Ok(b)) => Observed::Tensor(a.clone()).same_bits(&Observed::Tensor(b.clone())),
+                    (Err(_), Err(_)) => true,
+                    _ => false,
+                }
+        };
+        self.verdict.agrees_with(&other.verdict)
+            && self.env.len() == other.env.len()
+            && self.env.iter().zip(&other.env).all(|(a, b)| same_entry(a, b))
+    }
+}
+
 /// An engine: evaluates a parsed program with inputs bound by name.
 pub trait Engine {
     /// `small-step/revised`, `big-step`, …
     fn name(&self) -> String;
 
-    /// Runs `program` with `inputs` bound (as `--input` binds them).
-    fn evaluate(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Verdict, InputError>;
+    /// Runs `program` with `inputs` bound (as `--input` binds them): the verdict and `<env>`.
+    fn observe(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Evaluation, InputError>;
+
+    /// [`Engine::observe`]'s verdict alone.
+    fn evaluate(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Verdict, InputError> {
+        self.observe(program, inputs).map(|evaluation| evaluation.verdict)
+    }
 }
 
 /// The reference: the rewriting engine under a profile, with a step budget.
@@ -130,10 +170,11 @@ impl Engine for SmallStep {
         format!("small-step/{}", self.profile.name)
     }
 
-    fn evaluate(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Verdict, InputError> {
+    fn observe(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Evaluation, InputError> {
         let config = initial_config(self.profile, term_of_program(program), inputs)?;
         let result = run(self.profile, config, RunOptions { max_steps: self.max_steps, trace: false });
-        Ok(match result.outcome {
+        let env = env_tensors(&result.config).into_iter().map(|(x, t)| (x, t.map_err(|e| e.0))).collect();
+        let verdict = match result.outcome {
             Outcome::Value(v) => Verdict::Value(match v.node() {
                 Node::Float(x) => Observed::Float(*x),
                 Node::Int(n) => Observed::Int(*n),
@@ -148,6 +189,7 @@ impl Engine for SmallStep {
             Outcome::Empty => Verdict::Empty,
             Outcome::Aborted(reason) => Verdict::Aborted(reason),
             Outcome::Limit(_) | Outcome::Paused => Verdict::Limit,
-        })
+        };
+        Ok(Evaluation { verdict, env })
     }
 }

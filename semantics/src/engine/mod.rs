@@ -15,7 +15,7 @@ use crate::profile::{Priorities, Profile};
 use crate::rules::{Head, Rewrite, Rule, SideFirings};
 use crate::term::Node;
 
-pub use contract::{Engine, Observed, SmallStep, Verdict};
+pub use contract::{Engine, EnvTensors, Evaluation, Observed, SmallStep, Verdict};
 pub use coverage::Coverage;
 pub use outcome::{Limit, Outcome};
 pub use search::{Final, SearchOptions, SearchResult, search};
