@@ -135,6 +135,8 @@ fn what_cannot_make_an_array_is_refused_before_any_row() {
 
     let none = batch.run_values(&[], Default::default()).unwrap();
     assert_eq!(none, RowValues::Floats { shape: vec![0, 4], data: vec![] });
+    assert!(batch.run(&[], false, |_| {}).unwrap().is_empty());
+    assert!(knn_interpreter::bigstep::run_rows(batch.plan(), &[], Default::default()).is_empty());
 }
 
 #[test]

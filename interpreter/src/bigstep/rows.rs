@@ -111,11 +111,13 @@ pub fn run_inputs<R: RowInputs + ?Sized>(plan: &Plan, inputs: &R, options: ExecO
             (0..lanes).map(|lane| row_result(plan, frame, lane)).collect::<Vec<_>>()
         })
     };
-    let groups = groups(count, options.group_for(plan));
-    if groups.len() <= 1 {
-        return groups.into_iter().flat_map(run).collect();
+    let group = options.group_for(plan);
+    // One group (one row, above all) runs here, its results as they are: no list of groups
+    // and no second vector, which cost one input through ACAS Xu 6% (about 50 ns).
+    if count <= group {
+        return if count == 0 { Vec::new() } else { run(0..count) };
     }
-    groups.into_par_iter().flat_map_iter(run).collect()
+    groups(count, group).into_par_iter().flat_map_iter(run).collect()
 }
 
 /// An array every row's result is written into: `per_row` numbers a row, float64 for a float
@@ -212,14 +214,6 @@ impl<R: RowInputs + ?Sized> WrittenRows<'_, R> {
         write: impl Fn(&Frame, usize, &mut [T]) + Sync,
     ) -> Result<(), FirstFailure> {
         let per_row = values_per_row(self.plan);
-        let groups = groups(self.inputs.count(), self.options.group_for(self.plan));
-        let mut outs: Vec<&mut [T]> = Vec::with_capacity(groups.len());
-        let mut rest = out;
-        for rows in &groups {
-            let (here, after) = rest.split_at_mut(rows.len() * per_row);
-            outs.push(here);
-            rest = after;
-        }
         let run = |rows: Range<usize>, to: &mut [T]| {
             let nan = if self.refuse_nan { self.first_nan(rows.clone()) } else { None };
             let start = rows.start;
@@ -235,12 +229,22 @@ impl<R: RowInputs + ?Sized> WrittenRows<'_, R> {
                 None
             })
         };
-        let first = if groups.len() <= 1 {
-            groups.into_iter().zip(outs).find_map(|(rows, to)| run(rows, to))
-        } else {
-            // The first failure in row order, whichever group finds one first.
-            groups.into_par_iter().zip(outs).filter_map(|(rows, to)| run(rows, to)).min_by_key(|(row, _)| *row)
-        };
+        let (count, group) = (self.inputs.count(), self.options.group_for(self.plan));
+        // One group runs here, with no list of groups (see `run_inputs`).
+        if count <= group {
+            let first = if count == 0 { None } else { run(0..count, out) };
+            return first.map_or(Ok(()), Err);
+        }
+        let groups = groups(count, group);
+        let mut outs: Vec<&mut [T]> = Vec::with_capacity(groups.len());
+        let mut rest = out;
+        for rows in &groups {
+            let (here, after) = rest.split_at_mut(rows.len() * per_row);
+            outs.push(here);
+            rest = after;
+        }
+        // The first failure in row order, whichever group finds one first.
+        let first = groups.into_par_iter().zip(outs).filter_map(|(rows, to)| run(rows, to)).min_by_key(|(row, _)| *row);
         first.map_or(Ok(()), Err)
     }
 
