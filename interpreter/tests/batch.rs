@@ -179,6 +179,8 @@ fn interleaved_layers_give_each_row_the_reference_result() {
         // Biases after a relu: one addition over three elements, each with its own value.
         "let y = linear(A, x) in let h = reluTensor(y) in let h[0] = h[0] + 0.1 in \
          let h[1] = h[1] + 0.2 in let h[2] = h[2] + 0.3 in h",
+        // The biased value is written back and is also the argument of `tanh` (an item's use).
+        "let y = linear(A, x) in let a = y[0] + 0.75 in let y[0] = a in let t = tanh(a) in t + y[1]",
         // The biased value is also an element of the result tensor.
         "let y = linear(A, x) in let v = initTensor(2) in let a = y[0] + 0.75 in let y[0] = a in \
          let v[0] = a in v",
@@ -247,6 +249,24 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
         .collect();
     assert_eq!(additions, [(0, 2), (100, 1)], "{:#?}", plan.ops);
     assert!(matches!(plan.ops.last(), Some(Op::ArgMaxBuffer { at: 0, len: 200, .. })), "{:#?}", plan.ops);
+
+    // The gap is counted from the end of the biased run, wherever it starts: biases at 2, 3, 4
+    // then at 69 (64 past element 4) are two additions; at 68, one.
+    for (last, expected) in [(69, &[(2, 3), (69, 1)][..]), (68, &[(2, 67)][..])] {
+        let source = format!(
+            "let W = initTensor(200, 2) in let z = linear(W, x) in let h = reluTensor(z) in \
+             let h[2] = h[2] + 0.1 in let h[3] = h[3] + 0.2 in let h[4] = h[4] + 0.3 in \
+             let h[{last}] = h[{last}] + 0.4 in ArgMax(h)"
+        );
+        let program = parse_program(&source, Profile::revised().grammar).expect("the program parses");
+        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
+        let additions: Vec<(usize, usize)> = plan
+            .ops
+            .iter()
+            .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
+            .collect();
+        assert_eq!(additions, expected, "{:#?}", plan.ops);
+    }
 }
 
 /// Groups fill the frame budget: as many rows (a multiple of the lane group) as fit in
