@@ -179,8 +179,9 @@ fn interleaved_layers_give_each_row_the_reference_result() {
         // Biases after a relu: one addition over three elements, each with its own value.
         "let y = linear(A, x) in let h = reluTensor(y) in let h[0] = h[0] + 0.1 in \
          let h[1] = h[1] + 0.2 in let h[2] = h[2] + 0.3 in h",
-        // The biased value is written back and is also the argument of `tanh` (an item's use).
-        "let y = linear(A, x) in let a = y[0] + 0.75 in let y[0] = a in let t = tanh(a) in t + y[1]",
+        // The biased value is written back and read twice more, once by `tanh` (an item): three
+        // uses, so not a bias.
+        "let y = linear(A, x) in let a = y[0] + 0.75 in let y[0] = a in let t = tanh(a) in t + a * 2.0",
         // The biased value is also an element of the result tensor.
         "let y = linear(A, x) in let v = initTensor(2) in let a = y[0] + 0.75 in let y[0] = a in \
          let v[0] = a in v",
