@@ -60,10 +60,3 @@ pub struct Plan {
     /// error, if every element of it is known then (no element depends on a symbolic input).
     pub env_at_failure: Option<EnvTensors>,
 }
-
-impl Plan {
-    /// Whether the result is the same for every input (nothing to run).
-    pub fn is_constant(&self) -> bool {
-        self.ops.is_empty()
-    }
-}
