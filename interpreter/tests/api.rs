@@ -136,6 +136,29 @@ fn both_engines_report_the_env_an_error_leaves_and_an_empty_one_after_a_value() 
 }
 
 #[test]
+fn a_tensor_that_is_not_dense_is_reported_in_the_same_words_by_both_engines() {
+    // An Int written into a tensor (Rev-3 stores any value): the result and `<env>` after an
+    // error both say where.
+    let cases = [
+        ("let t = initTensor(2) in let t[0] = 1 in t[5]", "location 1 holds \"the Int 1\""),
+        ("let t = initTensor(2, 2) in let t[1] = 2.0 in t[0, 7]", "a level mixes Floats and sub-tensors"),
+    ];
+    for (text, why) in cases {
+        let program = load_source("malformed.knn", text, Semantics::Revised).unwrap();
+        let reports: Vec<serde_json::Value> = [EngineKind::SmallStep, EngineKind::BigStep]
+            .into_iter()
+            .map(|engine| {
+                let options = RunOptions { observables: true, ..on(engine) };
+                report_json(&program.run(&[], &options).unwrap()).unwrap()
+            })
+            .collect();
+        assert_eq!(reports[0]["observables"]["t"]["malformed"], why, "{text}");
+        assert_eq!(reports[0]["observables"], reports[1]["observables"], "{text}");
+        assert_eq!(reports[0]["error"], reports[1]["error"], "{text}");
+    }
+}
+
+#[test]
 fn limits_are_answers_whose_fault_is_the_bound() {
     let program =
         load_source("loop.knn", "let t = initTensor(50) in let u = reluTensor(t) in u", Semantics::Revised).unwrap();

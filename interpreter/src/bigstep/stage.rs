@@ -181,6 +181,8 @@ impl Stage {
             .collect()
     }
 
+    /// The tensor at `loc` as `observables::read_tensor` reads it, with its words for what is
+    /// not a dense tensor.
     fn tensor_spec(&self, loc: usize, len: usize) -> ResultSpec {
         const MAX_RANK: usize = 16;
         let mut shape = Vec::new();
@@ -195,18 +197,23 @@ impl Stage {
                         Cell::FReg(r) => leaves.push(Leaf::Reg(r)),
                         Cell::Slot { buf, at } => leaves.push(Leaf::Slot(buf, at)),
                         Cell::Tensor { loc, len } => headers.push((loc, len)),
-                        Cell::Int(_) | Cell::IReg(_) => {
-                            return ResultSpec::Malformed(format!("location {l} holds an Int"));
+                        Cell::Int(n) => {
+                            return ResultSpec::Malformed(format!("location {l} holds \"the Int {n}\""));
                         }
+                        Cell::IReg(_) => return ResultSpec::Malformed(format!("location {l} holds an Int")),
                     }
                 }
             }
             match (leaves.is_empty(), headers.is_empty()) {
                 (_, true) => return ResultSpec::Tensor { shape, leaves },
-                (true, false) if headers.iter().all(|h| h.1 == headers[0].1) && shape.len() < MAX_RANK => {
-                    level = headers
+                (true, false) if headers.iter().all(|h| h.1 == headers[0].1) => {
+                    if shape.len() >= MAX_RANK {
+                        return ResultSpec::Malformed(format!("more than {MAX_RANK} levels of sub-tensors"));
+                    }
+                    level = headers;
                 }
-                _ => return ResultSpec::Malformed("not a dense tensor".to_string()),
+                (true, false) => return ResultSpec::Malformed("sub-tensors of different lengths".to_string()),
+                (false, false) => return ResultSpec::Malformed("a level mixes Floats and sub-tensors".to_string()),
             }
         }
     }
