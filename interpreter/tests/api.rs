@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use knn_interpreter::api::render::{report_json, value_text};
+use knn_interpreter::api::render::{config_text, report_json, value_text};
 use knn_interpreter::{
     Answer, EngineKind, Failure, Fault, KnnError, RunOptions, Semantics, load, load_source, load_with, parse_input,
 };
@@ -156,6 +156,19 @@ fn a_tensor_that_is_not_dense_is_reported_in_the_same_words_by_both_engines() {
         assert_eq!(reports[0]["observables"], reports[1]["observables"], "{text}");
         assert_eq!(reports[0]["error"], reports[1]["error"], "{text}");
     }
+}
+
+#[test]
+fn a_report_made_on_one_thread_is_rendered_on_another() {
+    // A report holds no terms of the engine (they live on the thread that built them): the
+    // configuration is kept as text, so the report can be handed back to the caller's thread.
+    let path = repo("examples/linear.knn");
+    let program = load(&path).unwrap();
+    let options = RunOptions { config: true, observables: true, ..on(EngineKind::SmallStep) };
+    let report = std::thread::spawn(move || program.run(&[], &options).unwrap()).join().unwrap();
+    let printed = knn(&["run", path.to_str().unwrap(), "--engine", "small-step", "--output", "config"]);
+    assert_eq!(printed, (Some(0), config_text(&report).unwrap().trim().to_string()));
+    assert!(printed.1.starts_with("<T>") || printed.1.contains("<k>"), "{}", printed.1);
 }
 
 #[test]

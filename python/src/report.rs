@@ -2,11 +2,8 @@
 //! `knn run --output json` reports: the answer, the steps, the `<env>` observables, the trace,
 //! the rule counts, the final configuration.
 
-use knn_interpreter::Effort;
-use knn_interpreter::api::render::{config_text, report_json, status};
+use knn_interpreter::api::render::{report_json, status};
 use knn_interpreter::{Answer, EngineKind, KnnError, Report as RunReport, RunOptions, Semantics, load_source};
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::observables::DenseTensor;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -76,59 +73,8 @@ fn semantics_of(text: &str) -> PyResult<Semantics> {
     }
 }
 
-/// A report in values that may cross threads: the final configuration as text (its terms
-/// live on the thread that built them), the rules by name, the JSON rendered.
-pub struct Finished {
-    pub answer: Answer,
-    pub engine: EngineKind,
-    pub steps: Option<u64>,
-    pub observables: Option<Vec<(String, Result<DenseTensor, String>)>>,
-    pub trace: Option<Vec<String>>,
-    pub coverage: Option<Vec<(&'static str, u64)>>,
-    pub config: Option<String>,
-    pub effort: Option<Effort>,
-    pub json: String,
-}
-
-impl Finished {
-    /// Renders `run` on the thread that made it.
-    pub fn of(run: RunReport) -> Result<Finished, KnnError> {
-        let json = report_json(&run)?.to_string();
-        let config = if run.config.is_some() { Some(config_text(&run)?) } else { None };
-        let coverage = run.coverage.as_ref().map(|counts| {
-            let fired = counts.fired().map(|(rule, n)| (rule.id, n));
-            fired.chain(counts.never_fired().map(|rule| (rule.id, 0))).collect()
-        });
-        Ok(Finished {
-            trace: run.trace.as_ref().map(|t| t.iter().map(|s| s.rule.id.to_string()).collect()),
-            answer: run.answer,
-            engine: run.engine,
-            steps: run.steps,
-            observables: run.observables,
-            coverage,
-            config,
-            effort: run.effort,
-            json,
-        })
-    }
-
-    pub fn exit_code(&self) -> u8 {
-        self.answer.exit_code()
-    }
-}
-
-/// Runs `source` and renders what cannot leave the engine's thread.
-fn finish(
-    name: &str,
-    source: &str,
-    semantics: Semantics,
-    inputs: &[TensorInput],
-    options: &RunOptions,
-) -> Result<Finished, KnnError> {
-    Finished::of(load_source(name, source, semantics)?.run(inputs, options)?)
-}
-
-fn report(py: Python<'_>, run: Finished) -> PyResult<Report> {
+/// The library's report of a run as Python's, with its JSON rendered.
+fn report(py: Python<'_>, run: RunReport, json: String) -> PyResult<Report> {
     let (value, term, stuck, error) = match &run.answer {
         Answer::Value { value, term } => (observed(py, value)?.map(Bound::unbind), term.clone(), None, None),
         Answer::Term(term) => (None, Some(term.clone()), None, None),
@@ -152,8 +98,11 @@ fn report(py: Python<'_>, run: Finished) -> PyResult<Report> {
     let coverage = match &run.coverage {
         Some(counts) => {
             let dict = PyDict::new(py);
-            for (rule, n) in counts {
-                dict.set_item(*rule, *n)?;
+            for (rule, n) in counts.fired() {
+                dict.set_item(rule.id, n)?;
+            }
+            for rule in counts.never_fired() {
+                dict.set_item(rule.id, 0)?;
             }
             Some(dict.unbind())
         }
@@ -172,10 +121,10 @@ fn report(py: Python<'_>, run: Finished) -> PyResult<Report> {
         steps: run.steps,
         observables,
         exit_code: run.exit_code(),
-        trace: run.trace,
+        trace: run.trace.as_ref().map(|t| t.iter().map(|step| step.rule.id.to_string()).collect()),
         coverage,
         config: run.config,
-        json: run.json,
+        json,
     })
 }
 
@@ -205,6 +154,13 @@ pub fn run_source(
     let options = RunOptions { engine: engine_of(engine)?, max_steps, trace, config, coverage, observables, fast_math };
     options.check(semantics).or_raise()?;
     let inputs = read_inputs(inputs)?;
-    let finished = py.detach(|| finish(name, source, semantics, &inputs, &options)).or_raise()?;
-    report(py, finished)
+    // The run and its JSON on a thread without the GIL; the report crosses back whole.
+    let (run, json) = py
+        .detach(|| -> Result<(RunReport, String), KnnError> {
+            let run = load_source(name, source, semantics)?.run(&inputs, &options)?;
+            let json = report_json(&run)?.to_string();
+            Ok((run, json))
+        })
+        .or_raise()?;
+    report(py, run, json)
 }

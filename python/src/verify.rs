@@ -4,16 +4,15 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use knn_interpreter::api::render::{answer_word, results_text};
+use knn_interpreter::api::render::{answer_word, report_json, results_text};
 use knn_interpreter::verify::claim::ball;
 use knn_interpreter::verify::property::Constant;
-use knn_interpreter::{Answer, Claim, InputBox, Question, Split, Unknown, VerifyOptions, load, read_property};
+use knn_interpreter::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
 use pyo3::prelude::*;
 
 use crate::arrays::{read_inputs, read_vector};
 use crate::errors::{OrRaise, usage};
 use crate::network::Network;
-use crate::report::Finished;
 
 /// A counterexample, confirmed on the small-step reference and the big-step engine.
 #[pyclass(module = "knn", frozen, get_all)]
@@ -74,7 +73,7 @@ impl VerifyResult {
     }
 }
 
-fn result(py: Python<'_>, report: Finished) -> PyResult<VerifyResult> {
+fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
     let effort = report.effort.unwrap_or_default();
     let results = results_text(&report.answer).unwrap_or_default();
     let word = answer_word(&report.answer).unwrap_or("error");
@@ -114,7 +113,7 @@ fn result(py: Python<'_>, report: Finished) -> PyResult<VerifyResult> {
         boxes: effort.boxes,
         proved_share: effort.proved_share,
         exit_code: report.exit_code(),
-        json: report.json,
+        json: report_json(&report).or_raise()?.to_string(),
         results,
     })
 }
@@ -145,7 +144,7 @@ fn answer(
     question: &Question,
     options: VerifyOptions<'static>,
 ) -> PyResult<VerifyResult> {
-    let report = py.detach(|| network.program.verify(question, options).and_then(Finished::of)).or_raise()?;
+    let report = py.detach(|| network.program.verify(question, options)).or_raise()?;
     result(py, report)
 }
 

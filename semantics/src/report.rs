@@ -26,6 +26,15 @@ pub fn float_json(x: f64) -> Value {
 /// report is printed.
 pub const JSON_ELEMENT_BYTES: usize = std::mem::size_of::<Value>() + 32;
 
+/// The bytes the text of a tensor is counted for per element: the longest float literal
+/// (`-2.2250738585072014e-308`) and its separator.
+pub const TEXT_ELEMENT_BYTES: usize = 26;
+
+/// Checks, before a tensor is printed, that its text fits in the memory budget.
+pub fn check_text_size(elements: usize) -> Result<(), TooLarge> {
+    memory::check(memory::bytes_for(elements as u64, TEXT_ELEMENT_BYTES))
+}
+
 /// Checks, before a report of `outcome` is built, that its tensors (the result and every
 /// observable) fit in the memory budget.
 pub fn check_report_size(outcome: &Outcome, config: &Config) -> Result<(), TooLarge> {

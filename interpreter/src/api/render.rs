@@ -3,12 +3,11 @@
 //! report (`--output json`, schema in docs/architecture.md), and the message on standard error
 //! that explains an answer without a value; the verifier's answers in `verification.rs`.
 
-use knn_semantics::config::config_to_string;
 use knn_semantics::engine::{Limit, Observed, Step};
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::memory::{self, TooLarge};
 use knn_semantics::observables::DenseTensor;
-use knn_semantics::report::{JSON_ELEMENT_BYTES, float_json, rules_json};
+use knn_semantics::report::{JSON_ELEMENT_BYTES, check_text_size, float_json, rules_json};
 use knn_semantics::syntax::print::float_literal;
 use serde_json::{Map, Value, json};
 
@@ -17,15 +16,6 @@ use super::report::{Answer, Report, is_memory_limit};
 
 mod verification;
 pub use verification::{answer_word, results_text, verification_json, verification_note, verification_text, witness};
-
-/// The bytes the text of a tensor is counted for per element: the longest float literal
-/// (`-2.2250738585072014e-308`) and its separator.
-pub const TEXT_ELEMENT_BYTES: usize = 26;
-
-/// Checks, before a tensor is printed, that its text fits in the memory budget.
-pub fn check_text_size(elements: usize) -> Result<(), TooLarge> {
-    memory::check(memory::bytes_for(elements as u64, TEXT_ELEMENT_BYTES))
-}
 
 /// The value as a user reads it — `4.0`, `2`, `[[1.0, 2.0], [3.0, 4.0]]` — or `None` when the
 /// answer has no value. A tensor whose text would not fit in the memory budget is a limit.
@@ -86,13 +76,10 @@ pub fn tensor_text(t: &DenseTensor) -> String {
 
 /// The final configuration as krun prints it (a small-step report that kept it).
 pub fn config_text(report: &Report) -> Result<String, KnnError> {
-    let config = report
+    report
         .config
-        .as_ref()
-        .ok_or_else(|| KnnError::usage("--output config needs the small-step engine (--engine small-step)"))?;
-    let cells = config.store.len().saturating_add(config.k.len());
-    check_text_size(cells).map_err(|e| KnnError::memory("printing the configuration", e))?;
-    Ok(config_to_string(config))
+        .clone()
+        .ok_or_else(|| KnnError::usage("--output config needs the small-step engine (--engine small-step)"))
 }
 
 /// What to tell the user on standard error when the answer has no value (ending with a

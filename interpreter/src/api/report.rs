@@ -7,12 +7,12 @@
 use std::sync::Arc;
 
 use knn_semantics::Config;
-use knn_semantics::config::kitem_to_string;
+use knn_semantics::config::{config_to_string, kitem_to_string};
 use knn_semantics::engine::{Coverage, EnvTensors, Evaluation, Limit, Observed, Outcome, Step, Verdict};
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::memory;
 use knn_semantics::observables::{env_tensors, read_tensor, tensor_size};
-use knn_semantics::report::check_report_size;
+use knn_semantics::report::{check_report_size, check_text_size};
 use knn_semantics::term::{Node, Term};
 
 use super::error::{Failure, KnnError};
@@ -120,8 +120,9 @@ pub struct Report {
     pub trace: Option<Vec<Step>>,
     /// How often each rule fired (small-step engine).
     pub coverage: Option<Coverage>,
-    /// The final configuration (small-step engine, when asked for).
-    pub config: Option<Config>,
+    /// The final configuration as krun prints it (small-step engine, when asked for), written
+    /// out when the run ended: a report holds no terms, so it can cross threads.
+    pub config: Option<String>,
     /// What a verification took (the verifier's reports).
     pub effort: Option<Effort>,
     /// The program's source, for the places of errors.
@@ -228,11 +229,18 @@ impl Report {
             observables,
             trace,
             coverage,
-            config: wanted.config.then_some(config),
+            config: if wanted.config { Some(configuration_text(&config)?) } else { None },
             effort: None,
             source: source.clone(),
         })
     }
+}
+
+/// `config` as krun prints it, once its text is known to fit in the memory budget.
+fn configuration_text(config: &Config) -> Result<String, KnnError> {
+    let cells = config.store.len().saturating_add(config.k.len());
+    check_text_size(cells).map_err(|e| KnnError::memory("printing the configuration", e))?;
+    Ok(config_to_string(config))
 }
 
 /// What a small-step report keeps besides its answer.
