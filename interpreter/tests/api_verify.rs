@@ -216,9 +216,28 @@ fn the_search_runs_on_as_many_threads_as_asked() {
         let report = net.verify(&Question::Property(property.clone()), options).unwrap();
         assert!(matches!(report.answer, Answer::Unknown(Unknown::Timeout)), "{:?}", report.answer);
         assert!(!pool_sizes.is_empty() && pool_sizes.iter().all(|&n| n == threads), "{threads}: {pool_sizes:?}");
+        // What it took is in the report, and the JSON says why there is no answer.
+        let effort = report.effort.expect("a verification's report says what it took");
+        assert!(effort.seconds >= 0.3 && effort.boxes > 0, "{effort:?}");
+        let json = report_json(&report).unwrap();
+        assert_eq!((json["answer"].as_str(), json["reason"].as_str()), (Some("unknown"), Some("timeout")), "{json}");
     }
     let error = net
         .verify(&Question::Property(property), VerifyOptions { threads: Some(5000), ..VerifyOptions::default() })
         .unwrap_err();
     assert_eq!(error.message, "threads=5000: expected 1 to 4096");
+}
+
+#[test]
+fn an_instance_verifies_within_its_own_timeout_or_the_one_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("list.csv");
+    std::fs::write(&list, "fc_2-2-3.nnet,fc_unsat.vnnlib,7.5\n").unwrap();
+    let instances = knn_interpreter::read_instances(&list).unwrap();
+    let own = instances[0].options(None, None);
+    assert_eq!((own.timeout, own.threads), (Some(std::time::Duration::from_secs_f64(7.5)), None));
+    let given = instances[0].options(Some(std::time::Duration::from_secs(2)), Some(3));
+    assert_eq!((given.timeout, given.threads), (Some(std::time::Duration::from_secs(2)), Some(3)));
+    let report = instances[0].verify(&fixture(""), None, Some(2)).unwrap();
+    assert!(matches!(report.answer, Answer::Holds { .. }), "{:?}", report.answer);
 }

@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use knn_interpreter::bigstep::{ExecOptions, run_rows};
+use knn_interpreter::tensor::Precision;
 use knn_interpreter::{Answer, Batch, Failure, RowValues, Semantics, ValuesOptions, load_source};
 use knn_semantics::engine::Observed;
 
@@ -136,7 +138,7 @@ fn what_cannot_make_an_array_is_refused_before_any_row() {
     let none = batch.run_values(&[], Default::default()).unwrap();
     assert_eq!(none, RowValues::Floats { shape: vec![0, 4], data: vec![] });
     assert!(batch.run(&[], false, |_| {}).unwrap().is_empty());
-    assert!(knn_interpreter::bigstep::run_rows(batch.plan(), &[], Default::default()).is_empty());
+    assert!(run_rows(batch.plan(), &[], Default::default()).is_empty());
 }
 
 #[test]
@@ -165,4 +167,40 @@ fn refused_nans_fail_their_row_in_row_order_with_the_program_errors() {
         let failure = batch.run_values(&rows, refuse).unwrap_err();
         assert_eq!((failure.row, failure.nan_element), (Some(errs_at), None));
     }
+}
+
+#[test]
+fn fast_math_reaches_the_kernels_and_the_width_is_the_rows() {
+    let batch = network("OUT");
+    assert_eq!(batch.width(), 5);
+    let rows = rows();
+    let bits = |values: RowValues| match values {
+        RowValues::Floats { data, .. } => data.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        RowValues::Ints(_) => panic!("floats expected"),
+    };
+    let fast = ValuesOptions { fast_math: true, ..ValuesOptions::default() };
+    let fused = bits(batch.run_values(&rows, fast).unwrap());
+    let exact = bits(batch.run_values(&rows, ValuesOptions::default()).unwrap());
+    // Fused multiply-adds round once where exact mode rounds twice: some of the 2,800 results
+    // differ in their last bits.
+    assert!(fused.iter().zip(&exact).any(|(a, b)| a != b), "fast math gave the exact bits everywhere");
+    let refs: Vec<Vec<&[f64]>> = rows.chunks(5).map(|r| vec![r]).collect();
+    let options = ExecOptions { precision: Precision::Fast, ..ExecOptions::default() };
+    let direct: Vec<u64> = run_rows(batch.plan(), &refs, options)
+        .into_iter()
+        .flat_map(|r| match r {
+            Ok(Observed::Tensor(t)) => t.data,
+            other => panic!("{other:?}"),
+        })
+        .map(f64::to_bits)
+        .collect();
+    assert_eq!(fused, direct, "the batch's fast math is the engine's");
+    let one_by_one: Vec<u64> = batch
+        .run(&rows, true, |_| {})
+        .unwrap()
+        .into_iter()
+        .flat_map(|r| if let Ok(Observed::Tensor(t)) = r { t.data } else { panic!() })
+        .map(f64::to_bits)
+        .collect();
+    assert_eq!(one_by_one, direct);
 }

@@ -217,3 +217,26 @@ fn networks_run_and_batch_straight_from_nnet_and_onnx_as_imported() {
         assert_eq!(stdout(&direct), stdout(&via), "{network}");
     }
 }
+
+/// Many failing rows: the first ten with the whole error, the next forty one line each, then a
+/// count of the rest; every row still has its line on standard output.
+#[test]
+fn many_failed_rows_are_reported_in_full_then_listed_then_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = temp_file(dir.path(), "relu.knn", b"let h = reluTensor(x) in h");
+    let rows: Vec<f64> = (0..70).flat_map(|k| if k % 10 == 9 { [1.0, 2.0] } else { [f64::NAN, 1.0] }).collect();
+    let inputs = temp_file(dir.path(), "x.npy", &npy_f64(&[70, 2], &rows));
+    let out = knn(&["batch", &program, "--input", &format!("x={inputs}")], None);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 70);
+    let err = stderr(&out);
+    // 63 rows fail (all but rows 9, 19, …, 69): 10 in full, 40 listed, 13 counted.
+    assert_eq!(err.matches(": Error:").count(), 10, "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("row ") && l.contains(": error: invalid-operands")).count(),
+        40,
+        "{err}"
+    );
+    assert!(err.contains("row 54: error: invalid-operands\n… and 13 more failed rows\n"), "{err}");
+    assert!(err.contains("63 of 70 rows failed"), "{err}");
+}

@@ -102,6 +102,17 @@ fn coverage_lists_the_programs_that_ended_without_a_value_and_why() {
     assert_eq!(programs[1]["status"], "error");
     assert_eq!(programs[1]["message"], error.as_str());
     assert!(programs[0].get("message").is_none(), "{}", programs[0]);
+    // Every fireable rule is listed with its count; those fired and those never fired add up,
+    // and the text's summary line says the same numbers.
+    let fireable = report["rules"].as_object().expect("rules").len();
+    let never = report["never_fired"].as_array().expect("never_fired").len();
+    assert!(fireable > 100, "the revised profile has more than a hundred rules: {fireable}");
+    assert_eq!(
+        (report["fireable"].as_u64(), report["fired"].as_u64()),
+        (Some(fireable as u64), Some((fireable - never) as u64))
+    );
+    let summary = format!("3 programs, revised semantics: {} of {fireable} fireable rules fired", fireable - never);
+    assert!(stdout(&out).starts_with(&summary), "{}", stdout(&out));
 }
 
 /// `search` ends with the final states counted by kind. On `examples/tanh_rank2.knn` under the

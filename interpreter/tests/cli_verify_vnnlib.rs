@@ -199,6 +199,25 @@ fn instances_that_cannot_run_are_errors_and_the_list_exits_11() {
     assert_eq!(answers(&stdout, &instances), ["holds", "error", "error"]);
     assert!(err.contains("error: nets/missing.nnet,props/fc_unsat.vnnlib:"), "{err}");
     assert!(err.contains("error: nets/fc_2-2-3.nnet,props/missing.vnnlib: cannot read"), "{err}");
+    // Errors are counted as errors, not as unknowns.
+    let total: Vec<&str> = err.lines().last().unwrap().split_whitespace().collect();
+    assert_eq!(total[..5], ["total", "1", "0", "0", "2"], "{err}");
+}
+
+#[test]
+fn an_instance_out_of_time_is_unknown_and_its_seconds_are_summed() {
+    // fc_tie.vnnlib is never decided (fixtures README): each instance runs out of its 0.3 s.
+    let dir =
+        instance_folder("nets/fc_2-2-3.nnet,props/fc_tie.vnnlib,0.3\nnets/fc_2-2-3.nnet,props/fc_tie.vnnlib,0.3\n");
+    copy_fixture(&dir.path().join("props"), "fc_tie.vnnlib");
+    let list = dir.path().join("instances.csv");
+    let (stdout, err) = verify_exit(&["--instances", list.to_str().unwrap()], 0);
+    let instances = [("nets/fc_2-2-3.nnet", "props/fc_tie.vnnlib"); 2];
+    assert_eq!(answers(&stdout, &instances), ["unknown:timeout", "unknown:timeout"]);
+    let total: Vec<&str> = err.lines().last().unwrap().split_whitespace().collect();
+    assert_eq!(total[..5], ["total", "0", "0", "2", "0"], "{err}");
+    let seconds: f64 = total[5].parse().unwrap();
+    assert!((0.6..60.0).contains(&seconds), "two instances of 0.3 s: {err}");
 }
 
 #[test]

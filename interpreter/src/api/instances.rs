@@ -60,8 +60,11 @@ impl Instance {
     ) -> Result<super::Report, KnnError> {
         let property = read_property(&root.join(&self.property))?;
         let program = load(root.join(&self.network))?;
-        let options =
-            VerifyOptions { timeout: Some(timeout.unwrap_or(self.timeout)), threads, ..VerifyOptions::default() };
-        program.verify(&Question::Property(property), options)
+        program.verify(&Question::Property(property), self.options(timeout, threads))
+    }
+
+    /// The options [`Instance::verify`] verifies with: `timeout`, or the list's own.
+    pub fn options(&self, timeout: Option<Duration>, threads: Option<usize>) -> VerifyOptions<'static> {
+        VerifyOptions { timeout: Some(timeout.unwrap_or(self.timeout)), threads, ..VerifyOptions::default() }
     }
 }

@@ -117,12 +117,7 @@ impl Program {
                 f(case, p);
             }
         };
-        let run = Options {
-            timeout: options.timeout,
-            progress: Some(&mut on_progress),
-            split: options.split,
-            ..Options::default()
-        };
+        let run = search_options(options.timeout, options.split, &mut on_progress);
         let answer = match options.threads {
             None => verify(&target, question, run),
             Some(threads) => rayon::ThreadPoolBuilder::new()
@@ -205,5 +200,36 @@ impl Program {
         }
         Ok(Target::from_plan(self.syntax().clone(), input_name, vec![input_len], fixed, plan)
             .map_err(|unsupported| Answer::Unknown(Unknown::Unsupported(unsupported))))
+    }
+}
+
+/// The search's options: the time limit and the split asked for, `progress` to hear of it.
+fn search_options<'p>(
+    timeout: Option<Duration>,
+    split: Split,
+    progress: &'p mut (dyn FnMut(usize, CaseProgress) + Send),
+) -> Options<'p> {
+    Options { timeout, progress: Some(progress), split, ..Options::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_search_gets_the_time_limit_and_the_split_asked_for() {
+        let heard = std::sync::atomic::AtomicUsize::new(0);
+        let mut progress = |_: usize, _: CaseProgress| {
+            heard.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        };
+        let mut run = search_options(Some(Duration::from_millis(1500)), Split::Relus, &mut progress);
+        assert_eq!((run.timeout, run.split), (Some(Duration::from_millis(1500)), Split::Relus));
+        run.progress.as_mut().expect("progress is passed on")(0, CaseProgress { boxes: 1, proved_share: 0.0 });
+        assert_eq!(heard.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // The defaults of `Options` are the searches' own (batch and seed), not the caller's.
+        let defaults = Options::default();
+        assert_eq!((run.batch, run.seed), (defaults.batch, defaults.seed));
     }
 }
