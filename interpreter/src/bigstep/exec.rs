@@ -55,7 +55,8 @@ pub(super) fn with_group<R: RowInputs + ?Sized, T>(
     read: impl FnOnce(&Frame) -> T,
 ) -> T {
     FRAME.with_borrow_mut(|frame| {
-        run_group(plan, inputs, rows, frame, precision);
+        load_group(plan, inputs, rows, frame);
+        run_ops(plan, frame, precision);
         read(frame)
     })
 }
@@ -125,13 +126,8 @@ impl Frame {
     }
 }
 
-fn run_group<R: RowInputs + ?Sized>(
-    plan: &Plan,
-    inputs: &R,
-    rows: Range<usize>,
-    frame: &mut Frame,
-    precision: Precision,
-) {
+/// Lays a group's rows out in the frame, lane by lane.
+fn load_group<R: RowInputs + ?Sized>(plan: &Plan, inputs: &R, rows: Range<usize>, frame: &mut Frame) {
     // One row runs alone (its kernels vectorise across output rows); a group is padded to a
     // whole number of lane groups (its kernels vectorise across rows of the batch).
     let count = rows.len();
@@ -158,6 +154,11 @@ fn run_group<R: RowInputs + ?Sized>(
             lanes_here[count..].fill(0.0);
         }
     }
+}
+
+/// Runs the plan's operations on the group in the frame. (Not generic over the rows' source:
+/// one copy of the operations' loop, whatever the caller.)
+fn run_ops(plan: &Plan, frame: &mut Frame, precision: Precision) {
     for op in &plan.ops {
         execute(op, frame, precision);
     }
