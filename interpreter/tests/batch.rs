@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use knn_interpreter::bigstep::ops::Op;
 use knn_interpreter::bigstep::rows::FRAME_BUDGET;
-use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, RowResult, compile, run_rows, verdict};
+use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, Plan, RowResult, compile, run_rows, verdict};
 use knn_interpreter::tensor::LANE_GROUP;
 use knn_interpreter::tensor::Precision;
 use knn_semantics::Profile;
@@ -241,13 +241,7 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
     // empty; and `ArgMax` of the biased vector reads it in place.
     let source = "let W = initTensor(200, 2) in let z = linear(W, x) in let h = reluTensor(z) in \
                   let h[0] = h[0] + 0.1 in let h[1] = h[1] + 0.2 in let h[100] = h[100] + 0.3 in ArgMax(h)";
-    let program = parse_program(source, Profile::revised().grammar).expect("the program parses");
-    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
-    let additions: Vec<(usize, usize)> = plan
-        .ops
-        .iter()
-        .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
-        .collect();
+    let (plan, additions) = bias_additions(source);
     assert_eq!(additions, [(0, 2), (100, 1)], "{:#?}", plan.ops);
     assert!(matches!(plan.ops.last(), Some(Op::ArgMaxBuffer { at: 0, len: 200, .. })), "{:#?}", plan.ops);
 
@@ -259,15 +253,22 @@ fn biases_after_a_relu_compile_to_one_addition_per_buffer() {
              let h[2] = h[2] + 0.1 in let h[3] = h[3] + 0.2 in let h[4] = h[4] + 0.3 in \
              let h[{last}] = h[{last}] + 0.4 in ArgMax(h)"
         );
-        let program = parse_program(&source, Profile::revised().grammar).expect("the program parses");
-        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
-        let additions: Vec<(usize, usize)> = plan
-            .ops
-            .iter()
-            .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
-            .collect();
+        let (plan, additions) = bias_additions(&source);
         assert_eq!(additions, expected, "{:#?}", plan.ops);
     }
+}
+
+/// The plan of `source` over a 2-vector `x`, and where each of its `AddBias` starts and how many
+/// elements it covers.
+fn bias_additions(source: &str) -> (Plan, Vec<(usize, usize)>) {
+    let program = parse_program(source, Profile::revised().grammar).expect("the program parses");
+    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![2], data: InputData::Symbolic }]);
+    let additions = plan
+        .ops
+        .iter()
+        .filter_map(|op| if let Op::AddBias { at, values, .. } = op { Some((*at, values.len())) } else { None })
+        .collect();
+    (plan, additions)
 }
 
 /// Groups fill the frame budget: as many rows (a multiple of the lane group) as fit in
