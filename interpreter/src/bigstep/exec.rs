@@ -136,6 +136,11 @@ fn load_group<R: RowInputs + ?Sized>(plan: &Plan, inputs: &R, rows: Range<usize>
     for (k, input) in plan.inputs.iter().enumerate() {
         let start = frame.offsets[input.buf as usize];
         let elements = &mut frame.data[start..start + input.len * lanes];
+        if lanes == 1 {
+            // One row: its lanes are its elements, in order.
+            elements.copy_from_slice(inputs.input(rows.start, k));
+            continue;
+        }
         // Transposed 8 rows at a time: 8 rows read in order, 8 adjacent lanes written.
         for block in (0..count).step_by(8) {
             let here = (count - block).min(8);
