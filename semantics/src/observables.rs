@@ -16,13 +16,28 @@ pub struct DenseTensor {
     pub data: Vec<f64>,
 }
 
+impl DenseTensor {
+    /// Equality bit for bit, NaN compared as NaN (K's NaN has no payload); `0.0` differs from
+    /// `-0.0`.
+    pub fn same_bits(&self, other: &DenseTensor) -> bool {
+        self.shape == other.shape
+            && self.data.len() == other.data.len()
+            && self.data.iter().zip(&other.data).all(|(x, y)| same_float(*x, *y))
+    }
+}
+
+/// Two floats bit for bit, NaN as NaN.
+pub fn same_float(x: f64, y: f64) -> bool {
+    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
 /// Why a header does not describe a dense tensor of Floats.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Malformed(pub String);
 
 /// The most levels of nesting followed before giving up (headers may refer to themselves,
 /// docs/semantics.md §3(b)).
-const MAX_RANK: usize = 16;
+pub const MAX_RANK: usize = 16;
 
 /// The number of elements of the tensor whose element 0 is at `loc`, were it dense: the product
 /// of the lengths along its first sub-tensors (`None` when the product overflows). Cheap (one

@@ -122,7 +122,7 @@ impl Batch {
         let per_row = std::mem::size_of::<RowResult>().saturating_add(elements.saturating_mul(8));
         memory::check(memory::bytes_for(count as u64, per_row))
             .map_err(|e| KnnError::memory("the results of the batch", e))?;
-        let options = exec_options(fast_math);
+        let options = ExecOptions { precision: Precision::fast_if(fast_math), ..ExecOptions::default() };
         let mut results: Vec<RowResult> = Vec::with_capacity(count);
         for start in (0..count).step_by(BATCH_BLOCK) {
             let block = ByRow::new(count.min(start + BATCH_BLOCK) - start, |r| row(start + r));
@@ -163,7 +163,8 @@ impl Batch {
         memory::check(memory::bytes_for(elements as u64, 8))
             .map_err(|e| before_rows(KnnError::memory("the results of the batch", e)))?;
         let inputs = Packed { data: rows, width: self.width, count };
-        let (exec, refuse_nan) = (exec_options(options.fast_math), options.refuse_nan);
+        let exec = ExecOptions { precision: Precision::fast_if(options.fast_math), ..ExecOptions::default() };
+        let refuse_nan = options.refuse_nan;
         let failed = |(row, failure): (usize, RowFailure)| match failure {
             RowFailure::Error(e) => BatchFailure { row: Some(row), nan_element: None, error: self.error(&e) },
             RowFailure::NanInput { element, .. } => BatchFailure {
@@ -209,9 +210,4 @@ impl Batch {
     pub fn error(&self, e: &RowError) -> KnnError {
         KnnError::runtime(e.kind, &e.detail, e.span, &self.source)
     }
-}
-
-fn exec_options(fast_math: bool) -> ExecOptions {
-    let precision = if fast_math { Precision::Fast } else { Precision::Exact };
-    ExecOptions { precision, ..ExecOptions::default() }
 }

@@ -225,8 +225,7 @@ impl Program {
         options.check(self.semantics)?;
         match options.engine_for(self.semantics) {
             EngineKind::BigStep => {
-                let precision = if options.fast_math { Precision::Fast } else { Precision::Exact };
-                let engine = BigStep { staging: Staging::Direct, precision };
+                let engine = BigStep { staging: Staging::Direct, precision: Precision::fast_if(options.fast_math) };
                 let evaluation = engine.observe(&self.syntax, inputs).map_err(input_error)?;
                 Ok(Report::of_evaluation(evaluation, options.observables, &self.source))
             }

@@ -20,6 +20,9 @@ use super::store::{Binding, Cell, InputData, Scope};
 /// Compiles `program` with `bindings` bound: the plan computes the program's result for any
 /// values of the symbolic inputs (and is a constant when there are none).
 pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
+    // `<env>` at an error is read only when every input is known: with a symbolic one, a row
+    // may fail at an operation of the plan before the error staging stopped at.
+    let concrete = bindings.iter().all(|b| matches!(b.data, InputData::Concrete(_)));
     let mut stage = Stage::default();
     let mut scope = Scope::default();
     let mut inputs = Vec::new();
@@ -30,7 +33,7 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
                 let recording = Recording { ops: vec![Op::Raise { error }], fregs: 0, iregs: 0, buffers: Vec::new() };
                 // The inputs are bound one by one (`let`s before the program): those bound
                 // before this one are in `<env>`.
-                let env = stage.env_tensors(&scope);
+                let env = if concrete { stage.env_tensors(&scope) } else { None };
                 return finish(recording, Vec::new(), ResultSpec::Failed, env);
             }
         };
@@ -62,7 +65,8 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
         // every row fails with it, after the operations recorded before it.
         Err(e) => {
             stage.record(Op::Raise { error: e });
-            (ResultSpec::Failed, failed_in.and_then(|scope| stage.env_tensors(&scope)))
+            let env = failed_in.filter(|_| concrete).and_then(|scope| stage.env_tensors(&scope));
+            (ResultSpec::Failed, env)
         }
     };
     finish(stage.into_recording(), inputs, result, env)

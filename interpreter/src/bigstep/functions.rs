@@ -65,7 +65,10 @@ impl Interpreter<'_> {
                 let y_loc = scope.env[y];
                 let root = self.stage.store.alloc(&dims, call)?;
                 let done = self.activation(activation, y_loc, root, &dims, span);
-                self.bound_before(done, &scope, name, root, &dims)?;
+                // The rules bind the result first (`defineTensor`, `rev-bind-to`) and run the
+                // helper in that scope: an error leaves it in `<env>` with the elements written
+                // so far (so for `linear` and `addTensor` below).
+                self.failing_in(done, || scope.with_tensor(name, root, &dims))?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Linear(w, x) => {
@@ -87,7 +90,7 @@ impl Interpreter<'_> {
                 let (w_loc, x_loc) = (scope.env[w], scope.env[x]);
                 let root = self.stage.store.alloc(&[i], call)?;
                 let done = self.linear(w_loc, x_loc, root, i, j, call);
-                self.bound_before(done, &scope, name, root, &[i])?;
+                self.failing_in(done, || scope.with_tensor(name, root, &[i]))?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
@@ -112,21 +115,11 @@ impl Interpreter<'_> {
                 let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
                 let root = self.stage.store.alloc(&y_dims, call)?;
                 let done = self.add_tensors(y_loc, z_loc, root, &y_dims, span);
-                self.bound_before(done, &scope, name, root, &y_dims)?;
+                self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
             }
         }
         Ok(())
-    }
-
-    /// `done`, the helper of a tensor function: the rules bind the result's name first
-    /// (`defineTensor`, `rev-bind-to`) and run the helper in that scope, so an error it raises
-    /// leaves `<env>` with the name bound to the elements written so far.
-    fn bound_before(&mut self, done: Eval<()>, scope: &Scope, name: &str, root: usize, dims: &[usize]) -> Eval<()> {
-        if done.is_err() && self.failed_in.is_none() {
-            self.failed_in = Some(scope.with_tensor(name, root, dims));
-        }
-        done
     }
 
     /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`

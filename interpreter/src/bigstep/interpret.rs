@@ -76,12 +76,17 @@ impl<'s> Interpreter<'s> {
         Interpreter { stage, failed_in: None }
     }
 
-    /// `result`, noting `scope` as where it failed.
-    fn in_scope<T>(&mut self, result: Eval<T>, scope: &Rc<Scope>) -> Eval<T> {
+    /// `result`, noting the scope `scope` builds (only then) as where it failed.
+    pub(super) fn failing_in<T>(&mut self, result: Eval<T>, scope: impl FnOnce() -> Rc<Scope>) -> Eval<T> {
         if result.is_err() && self.failed_in.is_none() {
-            self.failed_in = Some(scope.clone());
+            self.failed_in = Some(scope());
         }
         result
+    }
+
+    /// `result`, noting `scope` as where it failed.
+    fn in_scope<T>(&mut self, result: Eval<T>, scope: &Rc<Scope>) -> Eval<T> {
+        self.failing_in(result, || scope.clone())
     }
 
     pub(super) fn run(&mut self, program: &Exp, scope: Scope) -> Eval<Value> {

@@ -76,11 +76,11 @@ impl Engine for BigStep {
                 return Err(InputError::Duplicate(input.name.clone()));
             }
         }
-        let data = |input: &TensorInput| match self.staging {
-            Staging::Direct => InputData::Concrete(input.data.clone()),
-            Staging::Staged => InputData::Symbolic,
+        let bind = match self.staging {
+            Staging::Direct => Binding::concrete,
+            Staging::Staged => Binding::symbolic,
         };
-        let plan = compile(program, &bindings(inputs, data));
+        let plan = compile(program, &inputs.iter().map(bind).collect::<Vec<_>>());
         let row: Vec<&[f64]> = match self.staging {
             Staging::Direct => Vec::new(),
             Staging::Staged => inputs.iter().map(|i| i.data.as_slice()).collect(),
@@ -98,14 +98,10 @@ impl Engine for BigStep {
             // operation of the plan before the one staging stopped at: evaluated directly,
             // the program fails at that first error, in a scope whose every element is known.
             (_, Staging::Staged) => {
-                let concrete = |input: &TensorInput| InputData::Concrete(input.data.clone());
-                compile(program, &bindings(inputs, concrete)).env_at_failure.unwrap_or_default()
+                let bindings: Vec<Binding> = inputs.iter().map(Binding::concrete).collect();
+                compile(program, &bindings).env_at_failure.unwrap_or_default()
             }
         };
         Ok(Evaluation { verdict, env })
     }
-}
-
-fn bindings(inputs: &[TensorInput], data: impl Fn(&TensorInput) -> InputData) -> Vec<Binding> {
-    inputs.iter().map(|i| Binding { name: i.name.clone(), shape: i.shape.clone(), data: data(i) }).collect()
 }

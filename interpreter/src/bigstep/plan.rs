@@ -56,7 +56,7 @@ pub struct Plan {
     pub layout: Layout,
     pub inputs: Vec<PlanInput>,
     pub result: ResultSpec,
-    /// When the program fails while it is compiled (every input fails alike): `<env>` at the
-    /// error, if every element of it is known then (no element depends on a symbolic input).
+    /// When the program, compiled with every input concrete, fails: `<env>` at its error (the
+    /// engine contract's observables; `None` otherwise).
     pub env_at_failure: Option<EnvTensors>,
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use knn_semantics::engine::EnvTensors;
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::observables::DenseTensor;
+use knn_semantics::observables::{DenseTensor, MAX_RANK};
 use knn_semantics::syntax::Span;
 
 use super::ops::{Arith, BufId, Eval, FOperand, IOperand, Item, Op, Reg, error, float_arith, int_arith, item, widen};
@@ -153,7 +153,10 @@ impl Stage {
             Value::FReg(r) => ResultSpec::Float(FOperand::Reg(r)),
             Value::Int(n) => ResultSpec::Int(IOperand::Const(n)),
             Value::IReg(r) => ResultSpec::Int(IOperand::Reg(r)),
-            Value::Tensor { loc, len } => self.tensor_spec(loc, len),
+            Value::Tensor { loc, len } => match self.dense(loc, len) {
+                Ok((shape, leaves)) => ResultSpec::Tensor { shape, leaves },
+                Err(why) => ResultSpec::Malformed(why),
+            },
         }
     }
 
@@ -162,17 +165,16 @@ impl Stage {
     /// known only when the plan runs.
     pub(super) fn env_tensors(&self, scope: &Scope) -> Option<EnvTensors> {
         let names: BTreeMap<&str, usize> = scope.env.iter().map(|(x, &loc)| (&**x, loc)).collect();
+        let constant = |leaf: &Leaf| if let Leaf::Const(v) = leaf { Some(*v) } else { None };
         names
             .into_iter()
             .map(|(x, loc)| {
                 let tensor = match self.store[loc] {
-                    Cell::Tensor { loc, len } => match self.tensor_spec(loc, len) {
-                        ResultSpec::Tensor { shape, leaves } => {
-                            let constant = |leaf: &Leaf| if let Leaf::Const(v) = leaf { Some(*v) } else { None };
+                    Cell::Tensor { loc, len } => match self.dense(loc, len) {
+                        Ok((shape, leaves)) => {
                             Ok(DenseTensor { shape, data: leaves.iter().map(constant).collect::<Option<_>>()? })
                         }
-                        ResultSpec::Malformed(why) => Err(why),
-                        _ => Err("not a dense tensor".to_string()),
+                        Err(why) => Err(why),
                     },
                     _ => Err(format!("the header cell {loc} was overwritten")),
                 };
@@ -181,10 +183,9 @@ impl Stage {
             .collect()
     }
 
-    /// The tensor at `loc` as `observables::read_tensor` reads it, with its words for what is
-    /// not a dense tensor.
-    fn tensor_spec(&self, loc: usize, len: usize) -> ResultSpec {
-        const MAX_RANK: usize = 16;
+    /// The shape and elements of the tensor at `loc` as `observables::read_tensor` reads them,
+    /// or, in its words, why it is not a dense tensor.
+    fn dense(&self, loc: usize, len: usize) -> Result<(Vec<usize>, Vec<Leaf>), String> {
         let mut shape = Vec::new();
         let mut level = vec![(loc, len)];
         loop {
@@ -197,23 +198,21 @@ impl Stage {
                         Cell::FReg(r) => leaves.push(Leaf::Reg(r)),
                         Cell::Slot { buf, at } => leaves.push(Leaf::Slot(buf, at)),
                         Cell::Tensor { loc, len } => headers.push((loc, len)),
-                        Cell::Int(n) => {
-                            return ResultSpec::Malformed(format!("location {l} holds \"the Int {n}\""));
-                        }
-                        Cell::IReg(_) => return ResultSpec::Malformed(format!("location {l} holds an Int")),
+                        Cell::Int(n) => return Err(format!("location {l} holds \"the Int {n}\"")),
+                        Cell::IReg(_) => return Err(format!("location {l} holds an Int")),
                     }
                 }
             }
             match (leaves.is_empty(), headers.is_empty()) {
-                (_, true) => return ResultSpec::Tensor { shape, leaves },
+                (_, true) => return Ok((shape, leaves)),
                 (true, false) if headers.iter().all(|h| h.1 == headers[0].1) => {
                     if shape.len() >= MAX_RANK {
-                        return ResultSpec::Malformed(format!("more than {MAX_RANK} levels of sub-tensors"));
+                        return Err(format!("more than {MAX_RANK} levels of sub-tensors"));
                     }
                     level = headers;
                 }
-                (true, false) => return ResultSpec::Malformed("sub-tensors of different lengths".to_string()),
-                (false, false) => return ResultSpec::Malformed("a level mixes Floats and sub-tensors".to_string()),
+                (true, false) => return Err("sub-tensors of different lengths".to_string()),
+                (false, false) => return Err("a level mixes Floats and sub-tensors".to_string()),
             }
         }
     }

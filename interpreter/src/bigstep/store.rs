@@ -99,17 +99,20 @@ pub struct Binding {
 }
 
 impl Binding {
+    /// `input` bound to its values.
+    pub fn concrete(input: &TensorInput) -> Binding {
+        Binding { name: input.name.clone(), shape: input.shape.clone(), data: InputData::Concrete(input.data.clone()) }
+    }
+
+    /// `input`'s name and shape, its values read from the rows the plan runs on.
+    pub fn symbolic(input: &TensorInput) -> Binding {
+        Binding { name: input.name.clone(), shape: input.shape.clone(), data: InputData::Symbolic }
+    }
+
     /// The bindings of a program compiled for one input left open: `fixed` with their values,
     /// then `open` of `shape`, read from the rows the plan runs on.
     pub fn with_open_input(fixed: &[TensorInput], open: &str, shape: Vec<usize>) -> Vec<Binding> {
-        let mut bindings: Vec<Binding> = fixed
-            .iter()
-            .map(|t| Binding {
-                name: t.name.clone(),
-                shape: t.shape.clone(),
-                data: InputData::Concrete(t.data.clone()),
-            })
-            .collect();
+        let mut bindings: Vec<Binding> = fixed.iter().map(Binding::concrete).collect();
         bindings.push(Binding { name: open.to_string(), shape, data: InputData::Symbolic });
         bindings
     }

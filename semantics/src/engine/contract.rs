@@ -8,7 +8,7 @@ use super::inputs::{InputError, TensorInput, initial_config};
 use crate::config::kitem_to_string;
 use crate::engine::{Outcome, RunOptions, run};
 use crate::errors::ErrorKind;
-use crate::observables::{DenseTensor, env_tensors, read_tensor};
+use crate::observables::{DenseTensor, env_tensors, read_tensor, same_float};
 use crate::profile::Profile;
 use crate::syntax::{Exp, Span};
 use crate::term::{Node, term_of_program};
@@ -27,15 +27,10 @@ impl Observed {
     /// Equality bit for bit, NaN compared as NaN (K's NaN has no payload); `0.0` differs from
     /// `-0.0`.
     pub fn same_bits(&self, other: &Observed) -> bool {
-        let same = |x: &f64, y: &f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
         match (self, other) {
-            (Observed::Float(a), Observed::Float(b)) => same(a, b),
+            (Observed::Float(a), Observed::Float(b)) => same_float(*a, *b),
             (Observed::Int(a), Observed::Int(b)) => a == b,
-            (Observed::Tensor(a), Observed::Tensor(b)) => {
-                a.shape == b.shape
-                    && a.data.len() == b.data.len()
-                    && a.data.iter().zip(&b.data).all(|(x, y)| same(x, y))
-            }
+            (Observed::Tensor(a), Observed::Tensor(b)) => a.same_bits(b),
             // Why a store is not a dense tensor is engine-specific prose.
             (Observed::Malformed(_), Observed::Malformed(_)) => true,
             _ => false,
@@ -124,7 +119,7 @@ impl Evaluation {
                           (y, b): &(String, Result<DenseTensor, String>)| {
             x == y
                 && match (a, b) {
-                    (Ok(a), Ok(b)) => Observed::Tensor(a.clone()).same_bits(&Observed::Tensor(b.clone())),
+                    (Ok(a), Ok(b)) => a.same_bits(b),
                     (Err(_), Err(_)) => true,
                     _ => false,
                 }

@@ -44,6 +44,13 @@ pub enum Precision {
     Fast,
 }
 
+impl Precision {
+    /// `Fast` when fused multiply-adds are allowed (`--fast-math`), else `Exact`.
+    pub fn fast_if(fast_math: bool) -> Precision {
+        if fast_math { Precision::Fast } else { Precision::Exact }
+    }
+}
+
 /// The instruction sets a kernel can be compiled for. `a <= b` when a CPU that runs `b` also
 /// runs `a`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
