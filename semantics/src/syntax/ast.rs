@@ -110,22 +110,30 @@ impl Exp {
     }
 
     /// The direct sub-expressions, left to right (a `Func` argument counts as a child of its
-    /// `let`).
-    pub fn children(&self) -> Vec<&Exp> {
+    /// `let`), without allocating: traversals call this once per node.
+    pub fn children(&self) -> Children<'_> {
+        let mut children = Children::default();
         match &self.kind {
-            ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => Vec::new(),
-            ExpKind::Index(e, _) | ExpKind::ArgMax(e) => vec![e],
+            ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
+            ExpKind::Index(e, _) | ExpKind::ArgMax(e) => children.push(e),
             ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
-                vec![a, b]
+                children.push(a);
+                children.push(b);
             }
-            ExpKind::Let { target, value, body } => vec![target, value, body],
-            ExpKind::LetFunc { target, func, body } => {
-                let mut children = vec![&**target];
-                children.extend(func.arguments());
+            ExpKind::Let { target, value, body } => {
+                children.push(target);
+                children.push(value);
                 children.push(body);
-                children
+            }
+            ExpKind::LetFunc { target, func, body } => {
+                children.push(target);
+                for argument in func.arguments() {
+                    children.push(argument);
+                }
+                children.push(body);
             }
         }
+        children
     }
 
     /// Number of nodes, counted without recursion.
@@ -137,6 +145,38 @@ impl Exp {
             stack.extend(e.children());
         }
         count
+    }
+}
+
+/// The direct sub-expressions of a node, left to right: at most four (`let X = addTensor(A,
+/// B) in E` has `X`, `A`, `B` and `E`).
+#[derive(Clone, Copy, Default)]
+pub struct Children<'e> {
+    items: [Option<&'e Exp>; 4],
+    len: usize,
+}
+
+impl<'e> Children<'e> {
+    fn push(&mut self, child: &'e Exp) {
+        self.items[self.len] = Some(child);
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<'e> IntoIterator for Children<'e> {
+    type Item = &'e Exp;
+    type IntoIter = std::iter::Flatten<std::array::IntoIter<Option<&'e Exp>, 4>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter().flatten()
     }
 }
 
@@ -157,11 +197,20 @@ impl Func {
 
     /// Every expression argument, left to right: [`Func::argument`], or both operands of
     /// `addTensor`.
-    pub fn arguments(&self) -> Vec<&Exp> {
+    pub fn arguments(&self) -> Children<'_> {
+        let mut arguments = Children::default();
         match &self.kind {
-            FuncKind::AddTensor(a, b) => vec![a, b],
-            _ => self.argument().into_iter().collect(),
+            FuncKind::AddTensor(a, b) => {
+                arguments.push(a);
+                arguments.push(b);
+            }
+            _ => {
+                if let Some(argument) = self.argument() {
+                    arguments.push(argument);
+                }
+            }
         }
+        arguments
     }
 
     /// The keyword that introduces this function.

@@ -81,7 +81,25 @@ impl Keyword {
     }
 
     fn from_text(text: &str) -> Option<Keyword> {
-        Keyword::ALL.into_iter().find(|k| k.text() == text)
+        // Every word of a program is looked up here: a match on the text, not a search of ALL
+        // (the test `keywords_read_back` holds the two together).
+        Some(match text {
+            "let" => Keyword::Let,
+            "in" => Keyword::In,
+            "max" => Keyword::Max,
+            "min" => Keyword::Min,
+            "ArgMax" => Keyword::ArgMax,
+            "initTensor" => Keyword::InitTensor,
+            "relu" => Keyword::Relu,
+            "reluTensor" => Keyword::ReluTensor,
+            "tanh" => Keyword::Tanh,
+            "tanhTensor" => Keyword::TanhTensor,
+            "sigmoid" => Keyword::Sigmoid,
+            "sigmoidTensor" => Keyword::SigmoidTensor,
+            "linear" => Keyword::Linear,
+            "addTensor" => Keyword::AddTensor,
+            _ => return None,
+        })
     }
 
     /// Keywords that start a `Func` (the right-hand side of a let-Func).
@@ -104,11 +122,13 @@ pub fn is_identifier(name: &str) -> bool {
         && Keyword::from_text(name).is_none()
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A token's kind and value. An identifier's name is its text (`Token::span` in the source), so
+/// a token is copied without allocating.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TokenKind {
     Float(f64),
     Int(i64),
-    Id(String),
+    Id,
     Keyword(Keyword),
     LParen,
     RParen,
@@ -127,7 +147,7 @@ impl TokenKind {
         match self {
             TokenKind::Float(_) => format!("float `{text}`"),
             TokenKind::Int(_) => format!("integer `{text}`"),
-            TokenKind::Id(_) => format!("identifier `{text}`"),
+            TokenKind::Id => format!("identifier `{text}`"),
             TokenKind::Keyword(_) => format!("`{text}`"),
             TokenKind::Eof => "end of program".to_string(),
             _ => format!("`{text}`"),
@@ -135,7 +155,7 @@ impl TokenKind {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Token {
     pub kind: TokenKind,
     pub span: Span,
@@ -191,26 +211,55 @@ enum CandidateKind {
     Symbol(TokenKind),
 }
 
+/// The first bytes each token class can start with. A class whose set does not hold the next
+/// byte cannot match there, so its matcher is not tried: the longest match is the same, found
+/// with fewer matchers (the test `classes_start_only_with_their_first_bytes` checks the sets).
+fn may_start_float(first: u8) -> bool {
+    first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')
+}
+
+fn may_start_special_float(first: u8) -> bool {
+    matches!(first, b'+' | b'-' | b'I' | b'N')
+}
+
+fn may_start_word(first: u8) -> bool {
+    first.is_ascii_alphabetic() || first == b'_'
+}
+
 fn next_token(source: &str, pos: usize) -> Result<Token, SyntaxError> {
     let rest = &source[pos..];
-    let mut candidates: Vec<Candidate> = Vec::with_capacity(4);
-    if let Ok((after, _)) = float_literal(rest) {
-        candidates.push(Candidate { len: rest.len() - after.len(), prec: 1, kind: CandidateKind::Float });
+    let first = rest.as_bytes().first().copied().unwrap_or(0);
+    // Longest match first, then the higher `prec`; of equals, the later one below.
+    let mut best: Option<Candidate> = None;
+    let mut consider = |len: usize, prec: u8, kind: CandidateKind| {
+        if best.as_ref().is_none_or(|b| (len, prec) >= (b.len, b.prec)) {
+            best = Some(Candidate { len, prec, kind });
+        }
+    };
+    if may_start_float(first)
+        && let Ok((after, _)) = float_literal(rest)
+    {
+        consider(rest.len() - after.len(), 1, CandidateKind::Float);
     }
-    if let Ok((after, _)) = special_float_literal(rest) {
-        candidates.push(Candidate { len: rest.len() - after.len(), prec: 3, kind: CandidateKind::SpecialFloat });
+    if may_start_special_float(first)
+        && let Ok((after, _)) = special_float_literal(rest)
+    {
+        consider(rest.len() - after.len(), 3, CandidateKind::SpecialFloat);
     }
-    if let Ok((after, _)) = digit1::<&str, ()>(rest) {
-        candidates.push(Candidate { len: rest.len() - after.len(), prec: 2, kind: CandidateKind::Int });
+    if first.is_ascii_digit()
+        && let Ok((after, _)) = digit1::<&str, ()>(rest)
+    {
+        consider(rest.len() - after.len(), 2, CandidateKind::Int);
     }
-    if let Ok((after, _)) = word(rest) {
-        candidates.push(Candidate { len: rest.len() - after.len(), prec: 1, kind: CandidateKind::Word });
+    if may_start_word(first)
+        && let Ok((after, _)) = word(rest)
+    {
+        consider(rest.len() - after.len(), 1, CandidateKind::Word);
     }
     if let Some(symbol) = symbol(rest) {
-        candidates.push(Candidate { len: 1, prec: 0, kind: CandidateKind::Symbol(symbol) });
+        consider(1, 0, CandidateKind::Symbol(symbol));
     }
-    // Longest match first, then the higher `prec`.
-    let Some(best) = candidates.into_iter().max_by_key(|c| (c.len, c.prec)) else {
+    let Some(best) = best else {
         let c = rest.chars().next().unwrap_or(' ');
         return Err(SyntaxError::new(Span::new(pos, pos + c.len_utf8()), format!("unexpected character `{c}`")));
     };
@@ -238,7 +287,7 @@ fn word_token(source: &str, pos: usize, text: &str, span: Span) -> Result<TokenK
         )
         .hint("put a space or an operator between them"));
     }
-    Ok(TokenKind::Id(text.to_string()))
+    Ok(TokenKind::Id)
 }
 
 fn symbol(rest: &str) -> Option<TokenKind> {
@@ -335,6 +384,16 @@ mod tests {
         tokenize(source).unwrap().into_iter().map(|t| t.kind).collect()
     }
 
+    /// The names of the identifier tokens: their text in the source.
+    fn ids(source: &str) -> Vec<&str> {
+        tokenize(source)
+            .unwrap()
+            .into_iter()
+            .filter(|t| t.kind == TokenKind::Id)
+            .map(|t| &source[t.span.range()])
+            .collect()
+    }
+
     #[test]
     fn ints_and_floats_follow_k_precedence() {
         assert_eq!(kinds("1"), vec![TokenKind::Int(1), TokenKind::Eof]);
@@ -347,10 +406,8 @@ mod tests {
         assert_eq!(kinds("2.5E-1d"), vec![TokenKind::Float(0.25), TokenKind::Eof]);
         assert_eq!(kinds("3p53x11"), vec![TokenKind::Float(3.0), TokenKind::Eof]);
         assert_eq!(kinds("1.0+2.0"), vec![TokenKind::Float(1.0), TokenKind::Float(2.0), TokenKind::Eof]);
-        assert_eq!(
-            kinds("a +b"),
-            vec![TokenKind::Id("a".into()), TokenKind::Plus, TokenKind::Id("b".into()), TokenKind::Eof]
-        );
+        assert_eq!(kinds("a +b"), vec![TokenKind::Id, TokenKind::Plus, TokenKind::Id, TokenKind::Eof]);
+        assert_eq!(ids("a +b"), ["a", "b"]);
     }
 
     #[test]
@@ -358,14 +415,15 @@ mod tests {
         assert_eq!(kinds("Infinity"), vec![TokenKind::Float(f64::INFINITY), TokenKind::Eof]);
         assert_eq!(kinds("-Infinity"), vec![TokenKind::Float(f64::NEG_INFINITY), TokenKind::Eof]);
         assert!(matches!(kinds("NaN")[0], TokenKind::Float(x) if x.is_nan()));
-        assert_eq!(kinds("Infinityx"), vec![TokenKind::Id("Infinityx".into()), TokenKind::Eof]);
+        assert_eq!(kinds("Infinityx"), vec![TokenKind::Id, TokenKind::Eof]);
+        assert_eq!(ids("Infinityx"), ["Infinityx"]);
     }
 
     #[test]
     fn keywords_are_reserved_but_tensor_is_an_identifier() {
         assert_eq!(kinds("let"), vec![TokenKind::Keyword(Keyword::Let), TokenKind::Eof]);
-        assert_eq!(kinds("lets"), vec![TokenKind::Id("lets".into()), TokenKind::Eof]);
-        assert_eq!(kinds("tensor"), vec![TokenKind::Id("tensor".into()), TokenKind::Eof]);
+        assert_eq!(kinds("lets"), vec![TokenKind::Id, TokenKind::Eof]);
+        assert_eq!(ids("lets tensor _x9"), ["lets", "tensor", "_x9"]);
         assert!(is_identifier("tensor"));
         assert!(!is_identifier("linear"));
         assert!(!is_identifier("9a"));
@@ -384,5 +442,46 @@ mod tests {
         assert!(tokenize("99999999999999999999").unwrap_err().message.contains("too large"));
         assert!(tokenize("2x").unwrap_err().message.contains("cannot start right after"));
         assert!(tokenize("a $ b").unwrap_err().message.contains("unexpected character `$`"));
+    }
+
+    #[test]
+    fn keywords_read_back() {
+        for keyword in Keyword::ALL {
+            assert_eq!(Keyword::from_text(keyword.text()), Some(keyword));
+            assert_eq!(kinds(keyword.text()), vec![TokenKind::Keyword(keyword), TokenKind::Eof]);
+        }
+        assert_eq!(Keyword::from_text("Let"), None);
+        assert_eq!(Keyword::from_text("argmax"), None);
+    }
+
+    /// `next_token` tries a class only when the next byte is in its set of first bytes: every
+    /// matcher must fail on an input that starts outside its set, whatever follows.
+    #[test]
+    fn classes_start_only_with_their_first_bytes() {
+        let tails = ["", "0", "1.5", ".5e3", "Infinity", "NaN", "aN", "x", "_1", "+2", "e3", "d", " 1"];
+        let mut tried = 0;
+        for first in 0u8..=127 {
+            for tail in tails {
+                let input = format!("{}{tail}", first as char);
+                tried += 1;
+                if !may_start_float(first) {
+                    assert!(float_literal(&input).is_err(), "float matched {input:?}");
+                }
+                if !may_start_special_float(first) {
+                    assert!(special_float_literal(&input).is_err(), "special float matched {input:?}");
+                }
+                if !first.is_ascii_digit() {
+                    assert!(digit1::<&str, ()>(&input).is_err(), "int matched {input:?}");
+                }
+                if !may_start_word(first) {
+                    assert!(word(&input).is_err(), "word matched {input:?}");
+                }
+            }
+        }
+        assert_eq!(tried, 128 * tails.len());
+        // The sets are not too wide either: each holds a byte its class starts with.
+        assert!(float_literal("-1").is_ok() && float_literal(".5").is_ok() && float_literal("+2").is_ok());
+        assert!(special_float_literal("-Infinity").is_ok() && special_float_literal("NaN").is_ok());
+        assert!(word("_a").is_ok() && word("Z").is_ok());
     }
 }

@@ -27,7 +27,8 @@ pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError>
         if let TokenKind::Keyword(keyword) = token.kind
             && !keyword.in_grammar(grammar)
         {
-            token.kind = TokenKind::Id(keyword.text().to_string());
+            // Its name is its text, the keyword's.
+            token.kind = TokenKind::Id;
         }
     }
     Parser { source, tokens, pos: 0, grammar, frames: Vec::new() }.run()
@@ -108,7 +109,7 @@ impl<'s> Parser<'s> {
         Ok(match token.kind {
             TokenKind::Float(x) => Mode::Primary(Exp::new(ExpKind::Float(x), span), level),
             TokenKind::Int(n) => Mode::Primary(Exp::new(ExpKind::Int(n), span), level),
-            TokenKind::Id(name) => Mode::Primary(Exp::new(ExpKind::Id(name), span), level),
+            TokenKind::Id => Mode::Primary(Exp::new(ExpKind::Id(self.text(&token).to_string()), span), level),
             TokenKind::LParen => {
                 self.frames.push(Frame::Paren { start, level });
                 Mode::Expect(Level::Any)
@@ -171,7 +172,7 @@ impl<'s> Parser<'s> {
             }
             TokenKind::Float(x) if level <= Level::Sum && self.splits_signed_float() => {
                 // Relaxed grammar: `1.0+2.0` is `1.0 + 2.0`, not two adjacent floats.
-                let token = self.peek().clone();
+                let token = *self.peek();
                 let operand =
                     Exp::new(ExpKind::Float(*x), Span::new(token.span.start as usize + 1, token.span.end as usize));
                 self.advance();

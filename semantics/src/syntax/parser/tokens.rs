@@ -12,7 +12,7 @@ impl<'s> Parser<'s> {
     }
 
     pub(super) fn advance(&mut self) -> Token {
-        let token = self.tokens[self.pos].clone();
+        let token = self.tokens[self.pos];
         if self.pos + 1 < self.tokens.len() {
             self.pos += 1;
         }
@@ -52,10 +52,9 @@ impl<'s> Parser<'s> {
 
     pub(super) fn ident(&mut self) -> Result<Ident, SyntaxError> {
         match &self.peek().kind {
-            TokenKind::Id(name) => {
-                let ident = Ident { name: name.clone(), span: self.peek().span };
-                self.advance();
-                Ok(ident)
+            TokenKind::Id => {
+                let token = self.advance();
+                Ok(Ident { name: self.text(&token).to_string(), span: token.span })
             }
             _ => {
                 Err(self.unexpected(&["an identifier"]).hint("`linear` takes the names of two tensors: `linear(W, x)`"))
@@ -78,7 +77,7 @@ impl<'s> Parser<'s> {
                             "indices and dimensions are unsigned integer literals: negative ones cannot be written"
                         }
                         TokenKind::Float(_) => "indices and dimensions are integer literals such as `2`, not floats",
-                        TokenKind::Id(_) => "indices and dimensions are integer literals: K-NN has no computed indices",
+                        TokenKind::Id => "indices and dimensions are integer literals: K-NN has no computed indices",
                         _ => "write integer literals separated by commas",
                     };
                     return Err(self.unexpected(&["an integer literal"]).hint(hint));
