@@ -7,6 +7,7 @@
 //! stack: programs 100,000 levels deep evaluate without deep recursion. The functions of
 //! `let X = F(…) in E` and `ArgMax` are in `functions.rs`.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use knn_semantics::errors::ErrorKind;
@@ -250,11 +251,13 @@ impl<'s> Interpreter<'s> {
             || error(ErrorKind::InvalidLetTarget, target.span, "a `let` binds a name or assigns an element `t[i, …]`");
         let ExpKind::Index(base, first) = &target.kind else { return Err(invalid()) };
         let mut base: &Exp = base;
-        let mut ints: Vec<i64> = first.clone();
+        // `X[i, j]`, the form of every weight an imported network writes, is read in place;
+        // only `X[i][j]…` is flattened into a list of its own.
+        let mut ints: Cow<[i64]> = Cow::Borrowed(first);
         while let ExpKind::Index(inner, is) = &base.kind
             && is.len() == 1
         {
-            ints.insert(0, is[0]);
+            ints.to_mut().insert(0, is[0]);
             base = inner;
         }
         let ExpKind::Id(x) = &base.kind else { return Err(invalid()) };
