@@ -32,7 +32,16 @@ const SAMPLE_LANES: usize = 16;
 pub fn terms(w: &Matrix, x: &[f64], columns: &mut Vec<u32>) {
     columns.clear();
     if w.skips_zero_inputs() {
-        columns.extend((0..w.cols as u32).filter(|&j| x[j as usize] != 0.0));
+        // Without a branch per column (a relu's zeros fall at random): every column is
+        // written at the end of those kept so far, and counted as kept when its input is not
+        // ±0.0. A NaN input is kept, as `!= 0.0` says.
+        columns.resize(w.cols, 0);
+        let mut kept = 0;
+        for (j, &input) in x[..w.cols].iter().enumerate() {
+            columns[kept] = j as u32;
+            kept += usize::from(input != 0.0);
+        }
+        columns.truncate(kept);
     } else {
         columns.extend(0..w.cols as u32);
     }
@@ -54,7 +63,25 @@ pub fn worth_skipping(w: &Matrix, x: &[f64], lanes: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Matrix, ONE_PASS_ROWS, SAMPLE_LANES, SKIP_FROM, SKIP_TALL_FROM, worth_skipping};
+    use super::{Matrix, ONE_PASS_ROWS, SAMPLE_LANES, SKIP_FROM, SKIP_TALL_FROM, terms, worth_skipping};
+
+    #[test]
+    fn terms_are_the_columns_whose_input_is_not_a_zero() {
+        let x = [0.0, 1.5, -0.0, f64::NAN, -2.0, 0.0, f64::INFINITY];
+        let w = Matrix::new(2, x.len(), vec![0.5; 2 * x.len()]);
+        let mut columns = vec![99; 3];
+        terms(&w, &x, &mut columns);
+        assert_eq!(columns, [1, 3, 4, 6], "±0.0 skipped; NaN, ∞ and the rest kept; the old list gone");
+        terms(&w, &[0.0; 7], &mut columns);
+        assert!(columns.is_empty());
+        terms(&w, &[1.0; 7], &mut columns);
+        assert_eq!(columns, [0, 1, 2, 3, 4, 5, 6]);
+        // An infinite weight times a zero input is NaN, not nothing: every column is a term.
+        let mut weights = vec![0.5; 2 * x.len()];
+        weights[3] = f64::INFINITY;
+        terms(&Matrix::new(2, x.len(), weights), &x, &mut columns);
+        assert_eq!(columns, [0, 1, 2, 3, 4, 5, 6]);
+    }
 
     /// A batch of `lanes` lanes whose first 16 lanes hold `zeros` zeros in all (the first
     /// ones, column by column), the rest 1.0; the other lanes all zeros.
