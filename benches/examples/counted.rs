@@ -6,19 +6,23 @@
 //! `cargo run --release -p knn-benches --example counted -- PATH N` with PATH one of
 //! - `parse`: `parse/linear-50x50` (the K grammar, then the tree's size);
 //! - `compile-and-run`: `engines/acasxu-one-input/big-step/compile-and-run`;
-//! - `latency`: `latency/acasxu` (one input on a compiled plan).
+//! - `latency`: `latency/acasxu` (one input on a compiled plan);
+//! - `batch-acasxu-1-1`: `batch/acasxu-1-1/threads-1/4096` (the real network, 4096 rows on one
+//!   thread);
+//! - `batch-wide`: `batch/wide/threads-1/64`.
 //!
-//! Every path does the same set-up first; with N = 0 it does only that, which the script
-//! counts too and takes away.
+//! The N iterations run inside [`measured`], which the script has callgrind count alone
+//! (`--toggle-collect`): the set-up before it (generating and compiling the networks) is not
+//! counted.
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use knn_benches::{ACAS_XU, inputs, linear_program, mlp_program};
-use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, compile, run_rows};
+use knn_benches::{ACAS_XU, bench_networks, inputs, linear_program, mlp_program};
+use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Plan, compile, run_rows};
 use knn_semantics::engine::Engine;
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Grammar, parse_program};
+use knn_semantics::syntax::{Exp, Grammar, parse_program};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,36 +33,54 @@ fn main() -> ExitCode {
         },
         _ => return usage("expected two arguments"),
     };
-    let linear = linear_program(50);
-    let acasxu = parse_program(&mlp_program(&ACAS_XU, 7), Grammar::Relaxed).expect("the benchmark program parses");
-    let x = inputs(1, ACAS_XU[0], 5);
-    let one: Vec<Vec<&[f64]>> = x.iter().map(|row| vec![row.as_slice()]).collect();
-    let input = [TensorInput { name: "x".into(), shape: vec![ACAS_XU[0]], data: x[0].clone() }];
-    let binding = Binding { name: "x".into(), shape: vec![ACAS_XU[0]], data: InputData::Symbolic };
-    let plan = compile(&acasxu, &[binding]);
-    let big = BigStep::new();
     match path {
         "parse" => {
-            for _ in 0..times {
-                black_box(parse_program(black_box(&linear), Grammar::K).map(|e| e.size()).ok());
-            }
+            let linear = linear_program(50);
+            measured(times, || parse_program(black_box(&linear), Grammar::K).map(|e| e.size()).ok());
         }
         "compile-and-run" => {
-            for _ in 0..times {
-                black_box(big.evaluate(black_box(&acasxu), &input).ok());
-            }
+            let acasxu = parse(&mlp_program(&ACAS_XU, 7));
+            let x = inputs(1, ACAS_XU[0], 5);
+            let input = [TensorInput { name: "x".into(), shape: vec![ACAS_XU[0]], data: x[0].clone() }];
+            let big = BigStep::new();
+            measured(times, || big.evaluate(black_box(&acasxu), &input).ok());
         }
         "latency" => {
-            for _ in 0..times {
-                black_box(run_rows(&plan, black_box(&one), ExecOptions::default()));
-            }
+            let plan = plan(&parse(&mlp_program(&ACAS_XU, 7)), ACAS_XU[0]);
+            let x = inputs(1, ACAS_XU[0], 5);
+            let one: Vec<Vec<&[f64]>> = x.iter().map(|row| vec![row.as_slice()]).collect();
+            measured(times, || run_rows(&plan, black_box(&one), ExecOptions::default()));
+        }
+        "batch-acasxu-1-1" | "batch-wide" => {
+            let (name, batch) = if path == "batch-wide" { ("wide", 64) } else { ("acasxu-1-1", 4096) };
+            let net = bench_networks(batch).into_iter().find(|net| net.name == name).expect("a benchmark network");
+            let plan = plan(&parse(&net.mlp.program()), net.mlp.sizes[0]);
+            let rows: Vec<Vec<&[f64]>> = net.inputs.iter().map(|row| vec![row.as_slice()]).collect();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
+            pool.install(|| measured(times, || run_rows(&plan, black_box(&rows), ExecOptions::default())));
         }
         other => return usage(&format!("no path `{other}`")),
     }
     ExitCode::SUCCESS
 }
 
+/// Runs `path` `times` times: the only function whose instructions the script counts.
+#[inline(never)]
+fn measured<T>(times: usize, mut path: impl FnMut() -> T) {
+    for _ in 0..times {
+        black_box(path());
+    }
+}
+
+fn parse(source: &str) -> Exp {
+    parse_program(source, Grammar::Relaxed).expect("the benchmark program parses")
+}
+
+fn plan(program: &Exp, width: usize) -> Plan {
+    compile(program, &[Binding { name: "x".into(), shape: vec![width], data: InputData::Symbolic }])
+}
+
 fn usage(problem: &str) -> ExitCode {
-    eprintln!("error: {problem}\nusage: counted parse|compile-and-run|latency N");
+    eprintln!("error: {problem}\nusage: counted parse|compile-and-run|latency|batch-acasxu-1-1|batch-wide N");
     ExitCode::from(2)
 }
