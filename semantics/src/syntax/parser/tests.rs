@@ -63,6 +63,15 @@ fn signed_float_after_an_operand_is_an_error_with_a_hint() {
 }
 
 #[test]
+fn an_unexpected_token_is_named_by_its_kind_and_text() {
+    assert_eq!(error("ArgMax(t) 2").message, "unexpected integer `2`");
+    assert_eq!(error("x y").message, "unexpected identifier `y`");
+    assert_eq!(error("x in").message, "unexpected `in`");
+    assert_eq!(error("x )").message, "unexpected `)`");
+    assert_eq!(error("let x = ").message, "unexpected end of program");
+}
+
+#[test]
 fn indices_and_shapes_are_integer_literals() {
     assert!(error("t[-1]").hint.unwrap().contains("negative"));
     assert!(error("t[i]").hint.unwrap().contains("no computed indices"));
