@@ -5,6 +5,8 @@
 //!
 //! `cargo run --release -p knn-benches --example counted -- PATH N` with PATH one of
 //! - `parse`: `parse/linear-50x50` (the K grammar, then the tree's size);
+//! - `small-step-published`, `small-step-revised`: `small-step/{published,revised}/linear-50x50/
+//!   rule-applications` (one run of the program on the reference engine);
 //! - `compile-and-run`: `engines/acasxu-one-input/big-step/compile-and-run`;
 //! - `latency`: `latency/acasxu` (one input on a compiled plan);
 //! - `batch-acasxu-1-1`: `batch/acasxu-1-1/threads-1/4096` (the real network, 4096 rows on one
@@ -23,6 +25,8 @@ use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Plan, c
 use knn_semantics::engine::Engine;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
+use knn_semantics::term::term_of_program;
+use knn_semantics::{Config, Profile, RunOptions, run};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,6 +41,12 @@ fn main() -> ExitCode {
         "parse" => {
             let linear = linear_program(50);
             measured(times, || parse_program(black_box(&linear), Grammar::K).map(|e| e.size()).ok());
+        }
+        "small-step-published" | "small-step-revised" => {
+            let profile = if path == "small-step-revised" { Profile::revised() } else { Profile::published() };
+            let program = parse_program(&linear_program(50), profile.grammar).expect("the benchmark program parses");
+            let program = term_of_program(&program);
+            measured(times, || run(profile, Config::initial(program.clone()), RunOptions::default()).steps);
         }
         "compile-and-run" => {
             let acasxu = parse(&mlp_program(&ACAS_XU, 7));
@@ -81,6 +91,8 @@ fn plan(program: &Exp, width: usize) -> Plan {
 }
 
 fn usage(problem: &str) -> ExitCode {
-    eprintln!("error: {problem}\nusage: counted parse|compile-and-run|latency|batch-acasxu-1-1|batch-wide N");
+    eprintln!(
+        "error: {problem}\nusage: counted parse|small-step-published|small-step-revised|compile-and-run|latency|batch-acasxu-1-1|batch-wide N"
+    );
     ExitCode::from(2)
 }
