@@ -148,7 +148,6 @@ impl TokenKind {
             TokenKind::Float(_) => format!("float `{text}`"),
             TokenKind::Int(_) => format!("integer `{text}`"),
             TokenKind::Id => format!("identifier `{text}`"),
-            TokenKind::Keyword(_) => format!("`{text}`"),
             TokenKind::Eof => "end of program".to_string(),
             _ => format!("`{text}`"),
         }
