@@ -16,23 +16,19 @@
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use knn_benches::{ACAS_XU, bench_networks, inputs, mlp_program};
-use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Plan, compile, run_rows};
+use knn_benches::{ACAS_XU, bench_networks, compile_mlp, inputs, mlp_program, parse_mlp, rows};
+use knn_interpreter::bigstep::{BigStep, ExecOptions, Plan, run_rows};
 use knn_interpreter::tensor::{
     Epilogue, Isa, Matrix, Precision, matmul_lanes, matmul_lanes_dense_on, matmul_lanes_skipping_zeros_on,
 };
 use knn_semantics::engine::{Engine, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Exp, Grammar, parse_program};
+use knn_semantics::syntax::Exp;
 
 fn network(sizes: &[usize]) -> (Exp, Plan) {
-    let program = parse_program(&mlp_program(sizes, 7), Grammar::Relaxed).expect("benchmark program parses");
-    let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
+    let program = parse_mlp(&mlp_program(sizes, 7));
+    let plan = compile_mlp(&program, sizes[0]);
     (program, plan)
-}
-
-fn rows(batch: &[Vec<f64>]) -> Vec<Vec<&[f64]>> {
-    batch.iter().map(|x| vec![x.as_slice()]).collect()
 }
 
 fn engines(c: &mut Criterion) {
@@ -55,9 +51,7 @@ fn engines(c: &mut Criterion) {
 
 fn batches(c: &mut Criterion) {
     for net in bench_networks(4096) {
-        let program = parse_program(&net.mlp.program(), Grammar::Relaxed).expect("benchmark program parses");
-        let binding = Binding { name: "x".into(), shape: vec![net.mlp.sizes[0]], data: InputData::Symbolic };
-        let plan = compile(&program, &[binding]);
+        let plan = compile_mlp(&parse_mlp(&net.mlp.program()), net.mlp.sizes[0]);
         let wide = net.mlp.sizes.iter().any(|&n| n > 100);
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");

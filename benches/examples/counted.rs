@@ -20,11 +20,11 @@
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use knn_benches::{ACAS_XU, bench_networks, inputs, linear_program, mlp_program};
-use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Plan, compile, run_rows};
+use knn_benches::{ACAS_XU, bench_networks, compile_mlp, inputs, linear_program, mlp_program, parse_mlp, rows};
+use knn_interpreter::bigstep::{BigStep, ExecOptions, run_rows};
 use knn_semantics::engine::Engine;
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Exp, Grammar, parse_program};
+use knn_semantics::syntax::{Grammar, parse_program};
 use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Profile, RunOptions, run};
 
@@ -49,23 +49,23 @@ fn main() -> ExitCode {
             measured(times, || run(profile, Config::initial(program.clone()), RunOptions::default()).steps);
         }
         "compile-and-run" => {
-            let acasxu = parse(&mlp_program(&ACAS_XU, 7));
+            let acasxu = parse_mlp(&mlp_program(&ACAS_XU, 7));
             let x = inputs(1, ACAS_XU[0], 5);
             let input = [TensorInput { name: "x".into(), shape: vec![ACAS_XU[0]], data: x[0].clone() }];
             let big = BigStep::new();
             measured(times, || big.evaluate(black_box(&acasxu), &input).ok());
         }
         "latency" => {
-            let plan = plan(&parse(&mlp_program(&ACAS_XU, 7)), ACAS_XU[0]);
+            let plan = compile_mlp(&parse_mlp(&mlp_program(&ACAS_XU, 7)), ACAS_XU[0]);
             let x = inputs(1, ACAS_XU[0], 5);
-            let one: Vec<Vec<&[f64]>> = x.iter().map(|row| vec![row.as_slice()]).collect();
+            let one = rows(&x);
             measured(times, || run_rows(&plan, black_box(&one), ExecOptions::default()));
         }
         "batch-acasxu-1-1" | "batch-wide" => {
             let (name, batch) = if path == "batch-wide" { ("wide", 64) } else { ("acasxu-1-1", 4096) };
             let net = bench_networks(batch).into_iter().find(|net| net.name == name).expect("a benchmark network");
-            let plan = plan(&parse(&net.mlp.program()), net.mlp.sizes[0]);
-            let rows: Vec<Vec<&[f64]>> = net.inputs.iter().map(|row| vec![row.as_slice()]).collect();
+            let plan = compile_mlp(&parse_mlp(&net.mlp.program()), net.mlp.sizes[0]);
+            let rows = rows(&net.inputs);
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
             pool.install(|| measured(times, || run_rows(&plan, black_box(&rows), ExecOptions::default())));
         }
@@ -80,14 +80,6 @@ fn measured<T>(times: usize, mut path: impl FnMut() -> T) {
     for _ in 0..times {
         black_box(path());
     }
-}
-
-fn parse(source: &str) -> Exp {
-    parse_program(source, Grammar::Relaxed).expect("the benchmark program parses")
-}
-
-fn plan(program: &Exp, width: usize) -> Plan {
-    compile(program, &[Binding { name: "x".into(), shape: vec![width], data: InputData::Symbolic }])
 }
 
 fn usage(problem: &str) -> ExitCode {

@@ -9,11 +9,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use knn_benches::bench_networks;
-use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
+use knn_benches::{bench_networks, compile_mlp, parse_mlp, rows};
+use knn_interpreter::bigstep::{ExecOptions, run_rows};
 use knn_interpreter::data::npy::{write_npy_f64, write_npy_i64};
 use knn_semantics::engine::Observed;
-use knn_semantics::syntax::{Grammar, parse_program};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: peer_data DIR")?);
@@ -28,9 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         create(&out.join("inputs.npy"), |w| write_npy_f64(w, &[xs.len(), sizes[0]], &xs.concat()))?;
 
-        let program = parse_program(&mlp.program(), Grammar::Relaxed)?;
-        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
-        let rows: Vec<Vec<&[f64]>> = xs.iter().map(|x| vec![x.as_slice()]).collect();
+        let plan = compile_mlp(&parse_mlp(&mlp.program()), sizes[0]);
+        let rows = rows(xs);
         let classes = run_rows(&plan, &rows, ExecOptions::default())
             .into_iter()
             .map(|row| match row {

@@ -1,15 +1,14 @@
 //! Prints the size of the compiled plan of the benchmark networks.
-use knn_benches::{ACAS_XU, WIDE, mlp_program};
-use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile};
-use knn_semantics::syntax::{Grammar, parse_program};
+use knn_benches::{ACAS_XU, WIDE, compile_mlp, mlp_program, parse_mlp};
+use knn_interpreter::bigstep::ExecOptions;
 
 fn main() {
     for sizes in [&ACAS_XU[..], &WIDE[..]] {
         let source = mlp_program(sizes, 7);
         let t = std::time::Instant::now();
-        let program = parse_program(&source, Grammar::Relaxed).unwrap();
+        let program = parse_mlp(&source);
         let parsed = t.elapsed();
-        let plan = compile(&program, &[Binding { name: "x".into(), shape: vec![sizes[0]], data: InputData::Symbolic }]);
+        let plan = compile_mlp(&program, sizes[0]);
         println!(
             "{sizes:?}: {} bytes of source, parse {parsed:?}, compile {:?}, {} ops, {} fregs, {} buffers, \
              {} rows a group",

@@ -7,9 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use knn_benches::bench_networks;
-use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
-use knn_semantics::syntax::{Grammar, parse_program};
+use knn_benches::{bench_networks, compile_mlp, parse_mlp, rows};
+use knn_interpreter::bigstep::{ExecOptions, run_rows};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,11 +20,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .into_iter()
         .find(|net| net.name == name)
         .ok_or_else(|| format!("no network {name} (acasxu, wide, acasxu-1-1)"))?;
-    let program = parse_program(&net.mlp.program(), Grammar::Relaxed)?;
-    let binding = Binding { name: "x".into(), shape: vec![net.mlp.sizes[0]], data: InputData::Symbolic };
-    let plan = compile(&program, &[binding]);
+    let plan = compile_mlp(&parse_mlp(&net.mlp.program()), net.mlp.sizes[0]);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
-    let rows: Vec<Vec<&[f64]>> = net.inputs.iter().map(|x| vec![x.as_slice()]).collect();
+    let rows = rows(&net.inputs);
     let start = Instant::now();
     let mut best = Duration::MAX;
     pool.install(|| {

@@ -8,20 +8,17 @@
 
 use std::time::Duration;
 
-use knn_benches::{bench_networks, best_time};
-use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
-use knn_semantics::syntax::{Grammar, parse_program};
+use knn_benches::{bench_networks, best_time, compile_mlp, parse_mlp, rows};
+use knn_interpreter::bigstep::{ExecOptions, run_rows};
 
 fn main() {
     let budget = std::env::args().nth(1).and_then(|s| s.parse::<f64>().ok()).unwrap_or(1.0);
     for net in bench_networks(4096) {
-        let program = parse_program(&net.mlp.program(), Grammar::Relaxed).expect("benchmark program parses");
-        let binding = Binding { name: "x".into(), shape: vec![net.mlp.sizes[0]], data: InputData::Symbolic };
-        let plan = compile(&program, &[binding]);
+        let plan = compile_mlp(&parse_mlp(&net.mlp.program()), net.mlp.sizes[0]);
         for threads in [1, 2] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
             for batch in [1usize, 64, 4096] {
-                let rows: Vec<Vec<&[f64]>> = net.inputs[..batch].iter().map(|x| vec![x.as_slice()]).collect();
+                let rows = rows(&net.inputs[..batch]);
                 let run = || std::hint::black_box(run_rows(&plan, &rows, ExecOptions::default()));
                 let per_batch = pool.install(|| best_time(run, Duration::from_secs_f64(budget)));
                 println!(

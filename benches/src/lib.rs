@@ -4,7 +4,9 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use knn_interpreter::bigstep::{Binding, InputData, Plan, compile};
 use knn_interpreter::import::{Activation, ImportOptions, Network, Step, import_file};
+use knn_semantics::syntax::{Exp, Grammar, parse_program};
 
 /// `x` of length `n` and `W` of shape `(n, n)` written element by element (`n + n²` element
 /// writes), then `y = linear(W, x)` and `y[0]`.
@@ -181,6 +183,23 @@ pub const ACAS_XU: [usize; 8] = [5, 50, 50, 50, 50, 50, 50, 5];
 /// A wider network: 784 inputs (MNIST), 6 hidden layers of 256, 10 outputs.
 pub const WIDE: [usize; 8] = [784, 256, 256, 256, 256, 256, 256, 10];
 
+/// A benchmark program's source parsed with the revised grammar (the programs are generated:
+/// one that does not parse is a bug here).
+pub fn parse_mlp(source: &str) -> Exp {
+    parse_program(source, Grammar::Relaxed).expect("the benchmark program parses")
+}
+
+/// The plan of `program` for one symbolic input vector `x` of `width` elements: what the
+/// big-step benchmarks run.
+pub fn compile_mlp(program: &Exp, width: usize) -> Plan {
+    compile(program, &[Binding { name: "x".into(), shape: vec![width], data: InputData::Symbolic }])
+}
+
+/// Input vectors as the big-step engine's rows: one input each.
+pub fn rows(batch: &[Vec<f64>]) -> Vec<Vec<&[f64]>> {
+    batch.iter().map(|x| vec![x.as_slice()]).collect()
+}
+
 /// `count` input vectors of length `width`, seeded, in `[-1, 1)`.
 pub fn inputs(count: usize, width: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut weights = Weights { state: seed, scale: 1.0 };
@@ -215,6 +234,27 @@ mod tests {
         assert_eq!(source.matches("let x[").count(), 3);
         assert_eq!(source.matches("let W[").count(), 9);
         assert!(parse_program(&source, Grammar::K).is_ok());
+    }
+
+    #[test]
+    fn an_mlp_plan_runs_rows_to_the_classes_the_reference_gives() {
+        use knn_interpreter::bigstep::{ExecOptions, run_rows};
+        use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+        use knn_semantics::inputs::TensorInput;
+
+        let program = super::parse_mlp(&super::mlp_program(&[3, 4, 2], 1));
+        let plan = super::compile_mlp(&program, 3);
+        let xs = super::inputs(5, 3, 9);
+        let rows = super::rows(&xs);
+        assert!(rows.len() == 5 && rows.iter().zip(&xs).all(|(row, x)| row == &[x.as_slice()]));
+        for (x, result) in xs.iter().zip(run_rows(&plan, &rows, ExecOptions::default())) {
+            let input = [TensorInput { name: "x".into(), shape: vec![3], data: x.clone() }];
+            let reference = SmallStep::revised().evaluate(&program, &input).expect("the input binds");
+            match (reference, result) {
+                (Verdict::Value(Observed::Int(expected)), Ok(Observed::Int(class))) => assert_eq!(class, expected),
+                (reference, result) => panic!("reference {reference:?}, plan {result:?}"),
+            }
+        }
     }
 
     #[test]

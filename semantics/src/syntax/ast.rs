@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 /// A byte range `start..end` into the source text.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -112,7 +114,7 @@ impl Exp {
     /// The direct sub-expressions, left to right (a `Func` argument counts as a child of its
     /// `let`), without allocating: traversals call this once per node.
     pub fn children(&self) -> Children<'_> {
-        let mut children = Children::default();
+        let mut children = Children::new();
         match &self.kind {
             ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
             ExpKind::Index(e, _) | ExpKind::ArgMax(e) => children.push(e),
@@ -127,9 +129,7 @@ impl Exp {
             }
             ExpKind::LetFunc { target, func, body } => {
                 children.push(target);
-                for argument in func.arguments() {
-                    children.push(argument);
-                }
+                children.extend(func.arguments());
                 children.push(body);
             }
         }
@@ -149,32 +149,8 @@ impl Exp {
 }
 
 /// The direct sub-expressions of a node, left to right: at most four (`let X = addTensor(A,
-/// B) in E` has `X`, `A`, `B` and `E`).
-#[derive(Clone, Copy, Default)]
-pub struct Children<'e> {
-    items: [Option<&'e Exp>; 4],
-    len: usize,
-}
-
-impl<'e> Children<'e> {
-    fn push(&mut self, child: &'e Exp) {
-        self.items[self.len] = Some(child);
-        self.len += 1;
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-}
-
-impl<'e> IntoIterator for Children<'e> {
-    type Item = &'e Exp;
-    type IntoIter = std::iter::Flatten<std::array::IntoIter<Option<&'e Exp>, 4>>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.items.into_iter().flatten()
-    }
-}
+/// B) in E` has `X`, `A`, `B` and `E`), so they never leave the stack.
+pub type Children<'e> = SmallVec<[&'e Exp; 4]>;
 
 impl Func {
     /// The expression argument of `relu`, `reluTensor`, `tanh`, … (none for `initTensor` and
@@ -194,19 +170,10 @@ impl Func {
     /// Every expression argument, left to right: [`Func::argument`], or both operands of
     /// `addTensor`.
     pub fn arguments(&self) -> Children<'_> {
-        let mut arguments = Children::default();
         match &self.kind {
-            FuncKind::AddTensor(a, b) => {
-                arguments.push(a);
-                arguments.push(b);
-            }
-            _ => {
-                if let Some(argument) = self.argument() {
-                    arguments.push(argument);
-                }
-            }
+            FuncKind::AddTensor(a, b) => Children::from_slice(&[a, b]),
+            _ => self.argument().into_iter().collect(),
         }
-        arguments
     }
 
     /// The keyword that introduces this function.

@@ -212,7 +212,7 @@ enum CandidateKind {
 
 /// The first bytes each token class can start with. A class whose set does not hold the next
 /// byte cannot match there, so its matcher is not tried: the longest match is the same, found
-/// with fewer matchers (the test `classes_start_only_with_their_first_bytes` checks the sets).
+/// with fewer matchers (the test `classes_start_with_exactly_their_first_bytes` checks the sets).
 fn may_start_float(first: u8) -> bool {
     first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')
 }
