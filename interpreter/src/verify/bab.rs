@@ -8,13 +8,13 @@ mod atoms;
 use std::sync::Arc;
 
 use crate::bigstep::{ExecOptions, Plan, run_rows};
-use knn_semantics::engine::Observed;
 
 use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
 use super::alpha::SignConstraint;
 use super::clip::{HalfSpace, clip, hull};
 use super::float::Interval;
 use super::interval::{Bounds, layer_bounds};
+use super::judge::{ClassClaim, Judge, PointResult};
 use super::network::Network;
 use super::prepare::PreparedLayers;
 use super::property::{Case, Truth};
@@ -35,6 +35,9 @@ pub struct CaseSearch<'a> {
     pub(super) width: usize,
     /// Split the signs of unstable relus before inputs.
     relus_first: bool,
+    /// For a class claim, the class claimed: points are judged by the class the engine
+    /// returns ([`Judge`]).
+    class: Option<ClassClaim>,
 }
 
 /// What examining one box found.
@@ -88,7 +91,19 @@ impl<'a> CaseSearch<'a> {
             })
             .collect();
         let relus_first = Split::default().relus_first(case.input.len());
-        Some(CaseSearch { net, plan, case, conjunctions, inner, root: case.input.outer(), width, relus_first })
+        let root = case.input.outer();
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, class: None })
+    }
+
+    /// Judges points by the class the engine returns, for a claim about `class` (the case's
+    /// conjunctions are that claim's unsafe region for vectors without a NaN).
+    pub fn judged_by(mut self, class: Option<ClassClaim>) -> CaseSearch<'a> {
+        self.class = class;
+        self
+    }
+
+    fn judge(&self) -> Judge<'_> {
+        Judge { case: self.case, class: self.class }
     }
 
     /// The case's whole box (outer).
@@ -126,6 +141,12 @@ impl<'a> CaseSearch<'a> {
         }
         if open.is_empty() {
             return Examined::Proved;
+        }
+        if !bounds.layers.iter().flatten().all(|b| b.lo.is_finite() && b.hi.is_finite()) {
+            // The linear bounds' argument is exact arithmetic on the engine's values, which needs
+            // them finite (docs/verification.md, "Linear bounds in floating point"): where a
+            // layer may overflow, only the intervals decide, and the box is split.
+            return self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers))));
         }
         let mut atoms = None;
         // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
@@ -230,12 +251,21 @@ impl<'a> CaseSearch<'a> {
         if failure == NoBound::Empty && relu_part {
             return Examined::Proved;
         }
-        self.undecided(region, &[], None)
+        // A NaN may be computed somewhere in the box: perhaps at its centre, which breaks the
+        // claim; otherwise split until it is found or ruled out.
+        self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], None))
     }
 
-    /// Whether the network's evaluation of `x` is unsafe (decidedly, constants as written).
+    /// The centre of `region` as a candidate, if the claim is broken there.
+    fn try_centre(&self, region: &[Interval]) -> Option<Examined> {
+        let centre = self.centre(region);
+        self.is_unsafe(&centre).then_some(Examined::Candidate(centre))
+    }
+
+    /// Whether the chain's result at `x` breaks the claim ([`Judge::breaks`]: a NaN, a failed
+    /// run, the class the engine returns, the constants as written).
     pub fn is_unsafe(&self, x: &[f64]) -> bool {
-        self.case.unsafe_at(&self.net.eval(x)) == Truth::True
+        self.judge().breaks(&self.net.result_at(x))
     }
 
     /// The conjunctions of `open` that the interval bounds of the outputs do not refute.
@@ -277,8 +307,8 @@ impl<'a> CaseSearch<'a> {
     }
 
     /// Decides a box too narrow to split by running the engine on each of its binary64
-    /// points (each dimension has at most two): proved when every point inside the box as
-    /// written is decidedly safe, a candidate when one is unsafe, stuck otherwise or when
+    /// points (each dimension has at most two): proved when no point inside the box as written
+    /// breaks the claim, a candidate when one does, stuck when a run hit a limit of knn or
     /// there are more than `EXHAUSTIVE_POINTS`.
     fn exhaust(&self, region: &[Interval]) -> Examined {
         let wide: Vec<usize> = (0..region.len()).filter(|&j| region[j].lo < region[j].hi).collect();
@@ -297,22 +327,29 @@ impl<'a> CaseSearch<'a> {
             })
             .filter(|x| self.case.input.contains(x))
             .collect();
-        let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
-        let mut all_safe = true;
-        for (x, result) in points.iter().zip(run_rows(self.plan, &rows, ExecOptions::default())) {
-            let y = match result {
-                Ok(Observed::Tensor(t)) => t.data,
-                Ok(Observed::Int(_)) => self.net.eval(x),
-                _ => return Examined::Stuck,
-            };
-            match self.case.unsafe_at(&y) {
-                Truth::True => return Examined::Candidate(x.clone()),
-                Truth::Unknown => all_safe = false,
-                Truth::False => {}
-            }
+        match first_breaking(self.plan, self.net, self.judge(), &points) {
+            Ok(Some(x)) => Examined::Candidate(x),
+            Ok(None) => Examined::Proved,
+            Err(Limit) => Examined::Stuck,
         }
-        if all_safe { Examined::Proved } else { Examined::Stuck }
     }
+}
+
+/// A run that hit a limit of knn (the memory budget): it says nothing about the claim.
+pub struct Limit;
+
+/// The first of `points` at which the engine's result breaks the claim, running the big-step
+/// engine (bit for bit the reference) on each; `None` when none does.
+pub fn first_breaking(plan: &Plan, net: &Network, judge: Judge<'_>, points: &[Vec<f64>]) -> Result<Option<Vec<f64>>, Limit> {
+    let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
+    for (x, row) in points.iter().zip(run_rows(plan, &rows, ExecOptions::default())) {
+        // An ArgMax program's scores are the chain's last vector.
+        let result = PointResult::of_row(row, || net.eval(x)).ok_or(Limit)?;
+        if judge.breaks(&result) {
+            return Ok(Some(x.clone()));
+        }
+    }
+    Ok(None)
 }
 
 /// Adds `|coefficients|`, scaled to sum 1, to `weights`.

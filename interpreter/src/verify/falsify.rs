@@ -7,11 +7,11 @@
 use std::time::Instant;
 
 use crate::bigstep::{ExecOptions, Plan, run_rows};
-use knn_semantics::engine::Observed;
 
 use super::float::Interval;
+use super::judge::{ClassClaim, Judge, PointResult};
 use super::network::{Layer, Network};
-use super::property::{Case, Conjunction, Truth};
+use super::property::{Case, Conjunction};
 
 /// A small deterministic generator (SplitMix64): reproducible searches, no dependency.
 pub struct SplitMix(u64);
@@ -40,6 +40,9 @@ pub struct Falsifier<'a> {
     pub net: &'a Network,
     pub plan: &'a Plan,
     pub case: &'a Case,
+    /// For a class claim, the class claimed (points are judged by the class the engine
+    /// returns); `None` for a property over the outputs.
+    pub class: Option<ClassClaim>,
     /// The binary64 points inside the box as written.
     pub inner: Vec<Interval>,
 }
@@ -105,18 +108,16 @@ impl Falsifier<'_> {
         self.inner.iter().map(|x| (x.lo + rng.unit() * (x.hi - x.lo)).clamp(x.lo, x.hi)).collect()
     }
 
-    /// The first of `points` that the engine's output makes decidedly unsafe.
+    /// The first of `points` at which the engine's result breaks the claim (a NaN, a failed
+    /// run and the class the engine returns judged as [`Judge::breaks`] says).
     fn first_unsafe(&self, points: &[Vec<f64>]) -> Option<Vec<f64>> {
         let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
         let results = run_rows(self.plan, &rows, ExecOptions::default());
-        points.iter().zip(results).find_map(|(x, result)| {
-            let y = match result {
-                Ok(Observed::Tensor(t)) => t.data,
-                // An ArgMax program: the scores are the chain's last vector.
-                Ok(Observed::Int(_)) => self.net.eval(x),
-                _ => return None,
-            };
-            (self.case.unsafe_at(&y) == Truth::True).then(|| x.clone())
+        let judge = Judge { case: self.case, class: self.class };
+        points.iter().zip(results).find_map(|(x, row)| {
+            // An ArgMax program's scores are the chain's last vector.
+            let result = PointResult::of_row(row, || self.net.eval(x))?;
+            judge.breaks(&result).then(|| x.clone())
         })
     }
 

@@ -6,7 +6,7 @@ use crate::verify::Target;
 use crate::verify::test_support::{IDENTITY, IDENTITY_ARGMAX, property_2d, target_and_property as setup};
 
 fn falsifier<'a>(target: &'a Target, case: &'a Case) -> Falsifier<'a> {
-    Falsifier { net: &target.net, plan: &target.plan, case, inner: case.input.inner().expect("points") }
+    Falsifier { net: &target.net, plan: &target.plan, case, class: None, inner: case.input.inner().expect("points") }
 }
 
 #[test]

@@ -26,34 +26,62 @@ impl Bounds {
     }
 }
 
-/// The enclosure of one layer's output for inputs in `v`, or `None` when an end is NaN (an
-/// operation the engine would report as an error, or `∞ − ∞`): no bound.
+/// The enclosure of one layer's output for inputs in `v`, or `None` when the engine may
+/// compute a NaN at *some* point of the box, not only at its ends: `∞ − ∞` between a partial
+/// sum and a term, `±∞·0` between a weight and an input, a NaN weight or bias. Then nothing is
+/// bounded (docs/verification.md, "Interval bounds"). Inputs in `v` are never NaN: a layer
+/// that may make one answers `None` itself.
 pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {
     let out: Vec<Interval> = match layer {
         Layer::Dense { w, bias } => (0..w.rows())
             .map(|i| {
-                let (mut lo, mut hi) = (0.0, 0.0);
-                for (wij, x) in w.row(i).iter().zip(v) {
-                    // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
-                    let (a, b) = (wij * x.lo, wij * x.hi);
-                    let (tl, th) = if *wij >= 0.0 { (a, b) } else { (b, a) };
-                    lo += tl;
-                    hi += th;
+                // The engine's sum starts from 0.0 and adds fl(w·x) column by column.
+                let mut sum = Interval::point(0.0);
+                for (&wij, x) in w.row(i).iter().zip(v) {
+                    sum = engine_sum(sum, product(wij, *x)?)?;
                 }
                 match bias[i] {
-                    Some(b) => Interval::new(lo + b, hi + b),
-                    None => Interval::new(lo, hi),
+                    Some(b) => engine_sum(sum, Interval::point(b)),
+                    None => Some(sum),
                 }
             })
-            .collect(),
+            .collect::<Option<_>>()?,
         Layer::Bias(bias) => {
-            v.iter().zip(bias).map(|(x, b)| b.map_or(*x, |b| Interval::new(x.lo + b, x.hi + b))).collect()
+            v.iter().zip(bias).map(|(x, b)| b.map_or(Some(*x), |b| engine_sum(*x, Interval::point(b)))).collect::<Option<_>>()?
         }
         Layer::Relu => v.iter().map(|x| Interval::new(relu(x.lo), relu(x.hi))).collect(),
         Layer::Tanh => v.iter().map(|x| Interval::new(revised_tanh(x.lo), revised_tanh(x.hi))).collect(),
         Layer::Sigmoid => v.iter().map(|x| Interval::new(sigmoid(x.lo), sigmoid(x.hi))).collect(),
     };
     out.iter().all(|x| !x.lo.is_nan() && !x.hi.is_nan()).then_some(out)
+}
+
+/// The values `fl(w·x)` takes for `x` in `x` (never NaN), or `None` when one may be NaN: a
+/// NaN weight, `±∞·0` (an infinite weight and an input range holding zero), `0·±∞` (a zero
+/// weight and an input range reaching infinity). Elsewhere `fl(w·x)` is monotone in `x`
+/// (increasing for `w > 0`, decreasing for `w < 0`, `±0` for `w = ±0`), so the ends map to
+/// the ends.
+fn product(w: f64, x: Interval) -> Option<Interval> {
+    let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
+    let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
+    if w.is_nan() || (w.is_infinite() && holds_zero) || (w == 0.0 && reaches_infinity) {
+        return None;
+    }
+    let (a, b) = (w * x.lo, w * x.hi);
+    Some(if w >= 0.0 { Interval::new(a, b) } else { Interval::new(b, a) })
+}
+
+/// The values `fl(s + t)` takes for `s` in `s` and `t` in `t` (neither NaN), or `None` when
+/// one may be NaN: some `s` may be `+∞` while some `t` is `−∞`, or the other way round. The
+/// two need not occur at the same point, so this may refuse a sum that is never NaN, never the
+/// other way. Otherwise `fl(s + t)` is monotone in both and the ends map to the ends.
+fn engine_sum(s: Interval, t: Interval) -> Option<Interval> {
+    let opposite_infinities = (s.hi == f64::INFINITY && t.lo == f64::NEG_INFINITY)
+        || (s.lo == f64::NEG_INFINITY && t.hi == f64::INFINITY);
+    if opposite_infinities || t.lo.is_nan() || t.hi.is_nan() {
+        return None;
+    }
+    Some(Interval::new(s.lo + t.lo, s.hi + t.hi))
 }
 
 /// `max(x, 0.0)` by the `max` rules; NaN for NaN (no bound).
@@ -132,5 +160,75 @@ mod tests {
         let layers = [dense(1, 2, &[1.0, -1.0], &[None])];
         let input = [Interval::new(f64::INFINITY, f64::INFINITY), Interval::new(f64::INFINITY, f64::INFINITY)];
         assert_eq!(network_bounds(&layers, &input), None);
+    }
+
+    #[test]
+    fn a_nan_inside_the_box_is_no_bound_though_the_ends_are_infinite() {
+        // 1e308·x0 − 1e308·x1 on [−2, 2]²: the ends are −∞ and +∞, never NaN, but at (2, 2)
+        // the engine computes ∞ − ∞ = NaN (the product overflows for |x| > 1.8).
+        let layers = [dense(1, 2, &[1e308, -1e308], &[None]), Layer::Tanh];
+        let square = [Interval::new(-2.0, 2.0), Interval::new(-2.0, 2.0)];
+        assert_eq!(network_bounds(&layers, &square), None);
+        // Where neither product can overflow, the same layer is bounded.
+        let small = [Interval::new(-1.0, 1.0), Interval::new(-1.0, 1.0)];
+        assert!(network_bounds(&layers, &small).is_some());
+        // One product overflows, the other cannot: ±∞ at worst, never NaN.
+        let one = [Interval::new(-2.0, 2.0), Interval::new(-1.0, 1.0)];
+        let z = layer_bounds(&layers[0], &one).unwrap()[0];
+        assert_eq!((z.lo, z.hi), (f64::NEG_INFINITY, f64::INFINITY));
+    }
+
+    #[test]
+    fn infinite_weights_times_zero_and_zero_weights_times_infinity_are_no_bound() {
+        // ∞·x on [−1, 1] is NaN at x = 0 (an interior point); on [0.5, 1] it is ∞ everywhere.
+        let infinite = dense(1, 1, &[f64::INFINITY], &[None]);
+        assert_eq!(layer_bounds(&infinite, &[Interval::new(-1.0, 1.0)]), None);
+        assert_eq!(layer_bounds(&infinite, &[Interval::new(0.0, 1.0)]), None);
+        assert_eq!(layer_bounds(&infinite, &[Interval::new(0.5, 1.0)]).unwrap()[0], Interval::point(f64::INFINITY));
+        // A zero weight (initTensor's default) times an input that may be infinite.
+        let zero = dense(1, 1, &[0.0], &[None]);
+        assert_eq!(layer_bounds(&zero, &[Interval::new(1.0, f64::INFINITY)]), None);
+        assert_eq!(layer_bounds(&zero, &[Interval::new(-1.0, 1.0)]).unwrap()[0], Interval::point(0.0));
+        // A NaN weight makes its row NaN at every point.
+        let nan = dense(1, 1, &[f64::NAN], &[None]);
+        assert_eq!(layer_bounds(&nan, &[Interval::new(1.0, 2.0)]), None);
+    }
+
+    #[test]
+    fn an_infinite_or_nan_bias_is_no_bound_where_it_can_meet_the_other_infinity() {
+        let x = [Interval::new(-f64::INFINITY, 1.0)];
+        // −∞ + ∞ is NaN at the lower end's point; a finite range is safe.
+        assert_eq!(layer_bounds(&Layer::Bias(vec![Some(f64::INFINITY)]), &x), None);
+        assert_eq!(
+            layer_bounds(&Layer::Bias(vec![Some(f64::INFINITY)]), &[Interval::new(-1.0, 1.0)]).unwrap()[0],
+            Interval::point(f64::INFINITY)
+        );
+        assert_eq!(layer_bounds(&Layer::Bias(vec![Some(f64::NAN)]), &[Interval::new(-1.0, 1.0)]), None);
+        // Inside a product: the sum reaches +∞ and the bias is −∞.
+        let layer = dense(1, 1, &[1e308], &[Some(f64::NEG_INFINITY)]);
+        assert_eq!(layer_bounds(&layer, &[Interval::new(0.0, 2.0)]), None);
+        assert!(layer_bounds(&layer, &[Interval::new(0.0, 1.0)]).is_some());
+    }
+
+    /// Every bound above is checked against the engine's own evaluation at many points,
+    /// including the ones where overflow starts.
+    #[test]
+    fn the_bounds_enclose_the_engines_values_near_overflow() {
+        use crate::verify::network::apply;
+        let layers = [dense(2, 2, &[1e308, 1.5e308, -1e308, 1.0], &[Some(-1e308), None]), Layer::Sigmoid];
+        for (lo, hi) in [(-1.0, 1.0), (0.5, 1.7), (1.0, 1.9), (-1.9, -1.0)] {
+            let box_ = [Interval::new(lo, hi), Interval::new(0.25, 0.5)];
+            let Some(bounds) = network_bounds(&layers, &box_) else { continue };
+            for k in 0..=64 {
+                let x0 = lo + (hi - lo) * f64::from(k) / 64.0;
+                for x1 in [0.25, 0.375, 0.5] {
+                    let z = apply(&layers[0], &[x0, x1]);
+                    let s = apply(&layers[1], &z);
+                    for (v, b) in z.iter().zip(&bounds[0]).chain(s.iter().zip(&bounds[1])) {
+                        assert!(!v.is_nan() && b.lo <= *v && *v <= b.hi, "{v} outside {b:?} at ({x0}, {x1})");
+                    }
+                }
+            }
+        }
     }
 }

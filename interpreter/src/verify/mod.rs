@@ -13,6 +13,7 @@ pub mod decimal;
 pub mod falsify;
 pub mod float;
 pub mod interval;
+pub mod judge;
 pub mod linear;
 pub mod network;
 pub mod prepare;
@@ -34,9 +35,11 @@ use knn_semantics::syntax::Exp;
 use crate::bigstep::ops::argmax;
 use crate::bigstep::{Binding, Plan, compile};
 
-use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined};
+use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined, Limit, first_breaking};
 use claim::Claim;
 use falsify::Falsifier;
+use float::Interval;
+use judge::{ClassClaim, Judge, RunError};
 use network::{Network, ResultKind, Unsupported};
 use property::{InputBox, Property};
 use replay::{NotConfirmed, Replayed, Replayer};
@@ -115,8 +118,12 @@ pub struct Counterexample {
     /// Which case of the property (which box of a VNN-LIB disjunction).
     pub case: usize,
     pub input: Vec<f64>,
-    /// The outputs the reference computed (the scores, for an `ArgMax` program).
+    /// The outputs the reference computed (the scores, for an `ArgMax` program); empty when
+    /// the run failed.
     pub output: Vec<f64>,
+    /// The error the run ends in there, when it fails (a NaN reaching `reluTensor`): a failing
+    /// run breaks every claim.
+    pub failure: Option<RunError>,
     /// The class there, for class claims and `ArgMax` programs.
     pub class: Option<usize>,
     /// The class claimed (for `argmax=K` and `argmax-stable`).
@@ -165,7 +172,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     let started = Instant::now();
     let deadline = options.timeout.map(|t| started + t);
     let outputs = target.outputs();
-    let (property, expected) = match question {
+    let (property, class) = match question {
         Question::Property(p) => {
             if target.net.result == ResultKind::ArgMax {
                 return Err(Mismatch(
@@ -193,7 +200,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                 )));
             }
             let negated = matches!(claim, Claim::ArgmaxIsNot(_));
-            (claim::class_property(region.clone(), class, outputs, negated), Some((class, negated)))
+            (claim::class_property(region.clone(), class, outputs, negated), Some(ClassClaim { class, negated }))
         }
     };
     if property.inputs != target.net.input_len {
@@ -216,68 +223,44 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         fixed: &target.fixed,
         scores: &scores,
     };
-    // The class test on what the reference computed, for class claims.
-    let class_of = |r: &Replayed| r.class.map_or_else(|| argmax(r.output.iter().copied()) as usize, |c| c as usize);
-    let is_unsafe = |r: &Replayed| match expected {
-        Some((k, false)) => class_of(r) != k,
-        Some((k, true)) => class_of(r) == k,
-        None => true,
-    };
     let mut progress = options.progress;
     let mut stuck = None;
     for (index, case) in property.cases.iter().enumerate() {
-        let Some(search) = CaseSearch::new(&target.net, &target.plan, case).map(|s| s.splitting(options.split)) else {
+        let judge = Judge { case, class };
+        let Some(search) =
+            CaseSearch::new(&target.net, &target.plan, case).map(|s| s.splitting(options.split).judged_by(class))
+        else {
             continue; // No binary64 point in this box.
         };
         // What the confirmation found: a replayed counterexample, or a bug (a candidate that
         // does not replay), which also stops the search: it is reported, never hidden.
         let found = std::sync::Mutex::new(None::<Result<Replayed, String>>);
         let confirm = |x: &[f64]| {
-            let result = replayer.confirm(case, x, &is_unsafe).map_err(|NotConfirmed(why)| why);
+            let result = replayer.confirm(judge, x).map_err(|NotConfirmed(why)| why);
             *found.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
             true
         };
         let inner = case.input.inner().expect("CaseSearch::new checked the box");
-        let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, inner };
-        let falsify_until = Instant::now() + FALSIFIER_BUDGET;
-        let falsify_until = deadline.map_or(falsify_until, |d| d.min(falsify_until));
-        // Falsify first, cheaply; then one bound of the whole box (most small questions end
-        // there); then gradient descent; then branch and bound.
-        let (sampled, points) = falsifier.sample(options.seed);
-        let mut outcome = match sampled {
-            Some(x) if confirm(&x) => CaseOutcome::Candidate(x),
-            _ => CaseOutcome::Holds,
+        let outcome = match enumerate(target, judge, &inner) {
+            // Few enough points to run them all: the answer is exact.
+            Some(Ok(Some(x))) if confirm(&x) => CaseOutcome::Candidate(x),
+            Some(Ok(None)) => continue,
+            Some(Ok(Some(_)) | Err(Limit)) | None => {
+                let mut report = |p: CaseProgress| {
+                    if let Some(f) = progress.as_mut() {
+                        f(index, p)
+                    }
+                };
+                let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, class, inner };
+                let search_options = (options.seed, options.batch, deadline);
+                search_case(&falsifier, &search, search_options, &confirm, &mut report)
+            }
         };
-        if matches!(outcome, CaseOutcome::Holds)
-            && matches!(search.examine(&case.input.outer(), None, 0, &[]), Examined::Proved)
-        {
-            continue;
-        }
-        if matches!(outcome, CaseOutcome::Holds)
-            && let Some(x) = falsifier.descend(&points, Some(falsify_until))
-            && confirm(&x)
-        {
-            outcome = CaseOutcome::Candidate(x);
-        }
-        if matches!(outcome, CaseOutcome::Holds) {
-            let mut report = |p: CaseProgress| {
-                if let Some(f) = progress.as_mut() {
-                    f(index, p)
-                }
-            };
-            outcome = search.run(deadline, options.batch, &confirm, &mut report);
-        }
         match outcome {
             CaseOutcome::Holds => {}
             CaseOutcome::Candidate(x) => {
                 return Ok(match found.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                    Some(Ok(replayed)) => Answer::Violated(Counterexample {
-                        case: index,
-                        input: x,
-                        class: expected.map(|_| class_of(&replayed)).or(replayed.class.map(|c| c as usize)),
-                        output: replayed.output,
-                        expected_class: expected.filter(|(_, negated)| !negated).map(|(k, _)| k),
-                    }),
+                    Some(Ok(replayed)) => Answer::Violated(counterexample(index, x, replayed, class)),
                     Some(Err(why)) => Answer::Unknown(Unknown::Bug(why)),
                     None => Answer::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
                 });
@@ -290,6 +273,89 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     }
     Ok(match stuck {
         Some(why) => Answer::Unknown(Unknown::Limit(why)),
-        None => Answer::Holds { class: expected.filter(|(_, negated)| !negated).map(|(k, _)| k) },
+        None => Answer::Holds { class: class.filter(|c| !c.negated).map(|c| c.class) },
     })
+}
+
+/// One case's search: the falsifier first, cheaply; then one bound of the whole box (most
+/// small questions end there); then gradient descent; then branch and bound. `(seed, batch,
+/// deadline)` are the search's options.
+fn search_case(
+    falsifier: &Falsifier<'_>,
+    search: &CaseSearch<'_>,
+    (seed, batch, deadline): (u64, usize, Option<Instant>),
+    confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+    report: &mut dyn FnMut(CaseProgress),
+) -> CaseOutcome {
+    let falsify_until = Instant::now() + FALSIFIER_BUDGET;
+    let falsify_until = deadline.map_or(falsify_until, |d| d.min(falsify_until));
+    let (sampled, points) = falsifier.sample(seed);
+    if let Some(x) = sampled
+        && confirm(&x)
+    {
+        return CaseOutcome::Candidate(x);
+    }
+    if matches!(search.examine(&falsifier.case.input.outer(), None, 0, &[]), Examined::Proved) {
+        return CaseOutcome::Holds;
+    }
+    if let Some(x) = falsifier.descend(&points, Some(falsify_until))
+        && confirm(&x)
+    {
+        return CaseOutcome::Candidate(x);
+    }
+    search.run(deadline, batch, confirm, report)
+}
+
+/// The counterexample of case `case` at `x`, as the reference computed it.
+fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<ClassClaim>) -> Counterexample {
+    let class_of_scores = || argmax(replayed.output.iter().copied()) as usize;
+    let class = match (&replayed.failure, replayed.class, claim) {
+        (Some(_), _, _) => None,
+        (None, Some(class), _) => Some(class as usize),
+        (None, None, Some(_)) => Some(class_of_scores()),
+        (None, None, None) => None,
+    };
+    Counterexample {
+        case,
+        input: x,
+        class,
+        output: replayed.output,
+        failure: replayed.failure,
+        expected_class: claim.filter(|c| !c.negated).map(|c| c.class),
+    }
+}
+
+/// The most binary64 points of a case's box that are all run, instead of a search, when the
+/// box holds so few: the answer is then exact, whatever the bounds could prove.
+const ENUMERABLE_POINTS: u64 = 1 << 12;
+
+/// The point of `inner` that breaks the claim (`Some(Ok(Some(x)))`), or that none does
+/// (`Some(Ok(None))`), when `inner` holds at most [`ENUMERABLE_POINTS`] binary64 points inside
+/// the box as written; `None` when it holds more.
+fn enumerate(target: &Target, judge: Judge<'_>, inner: &[Interval]) -> Option<Result<Option<Vec<f64>>, Limit>> {
+    let mut count: u64 = 1;
+    for side in inner {
+        count = count.checked_mul(binary64_points(side.lo, side.hi)?)?;
+        if count > ENUMERABLE_POINTS {
+            return None;
+        }
+    }
+    let mut points: Vec<Vec<f64>> = vec![vec![]];
+    for side in inner {
+        let values: Vec<f64> = std::iter::successors(Some(side.lo), |v| (*v < side.hi).then(|| v.next_up())).collect();
+        points = points.iter().flat_map(|p| values.iter().map(move |v| [p.as_slice(), &[*v]].concat())).collect();
+    }
+    points.retain(|x| judge.case.input.contains(x));
+    Some(first_breaking(&target.plan, &target.net, judge, &points))
+}
+
+/// The number of binary64 values in `[lo, hi]` (finite ends, `lo ≤ hi`), counting `−0` and
+/// `+0` as one; `None` past `u64`.
+fn binary64_points(lo: f64, hi: f64) -> Option<u64> {
+    // The values in order are ordered like their bit patterns read as sign and magnitude.
+    let ordinal = |v: f64| -> i128 {
+        let magnitude = i128::from(v.abs().to_bits());
+        if v < 0.0 { -magnitude } else { magnitude }
+    };
+    u64::try_from(ordinal(hi) - ordinal(lo) + 1).ok()
 }

@@ -12,16 +12,29 @@ use knn_semantics::syntax::Exp;
 use crate::bigstep::BigStep;
 use crate::bigstep::ops::argmax;
 
-use super::property::{Case, Truth};
+use super::judge::{Judge, PointResult, RunError};
 
 /// What the reference computed at a confirmed counterexample.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replayed {
     /// The output vector `Y` (the program's result, or for an `ArgMax` program the scores it
-    /// takes the maximum of, from the layer chain).
+    /// takes the maximum of, from the layer chain); empty when the run failed.
     pub output: Vec<f64>,
     /// The class, when the program's result is an `ArgMax`.
     pub class: Option<i64>,
+    /// The error the run ended in, when it failed (both engines fail alike).
+    pub failure: Option<RunError>,
+}
+
+impl Replayed {
+    /// What the reference computed, as the judge reads it.
+    pub fn result(&self) -> PointResult {
+        match (&self.failure, self.class) {
+            (Some(error), _) => PointResult::Failed(error.clone()),
+            (None, Some(class)) => PointResult::Class { class: class as usize, scores: self.output.clone() },
+            (None, None) => PointResult::Outputs(self.output.clone()),
+        }
+    }
 }
 
 /// Why a candidate was not confirmed: a bug of knn, said in words.
@@ -40,15 +53,11 @@ pub struct Replayer<'a> {
 }
 
 impl Replayer<'_> {
-    /// Runs both engines at `x` and checks that the case is decidedly unsafe there, with the
-    /// unsafe test `is_unsafe` applied to what the reference computed.
-    pub fn confirm(
-        &self,
-        case: &Case,
-        x: &[f64],
-        is_unsafe: &dyn Fn(&Replayed) -> bool,
-    ) -> Result<Replayed, NotConfirmed> {
-        if !case.input.contains(x) {
+    /// Runs both engines at `x` and checks that `judge` finds the claim broken by what the
+    /// reference computed: a value (the same bits on both engines and on the layer chain), or
+    /// an error (of the same kind on both engines).
+    pub fn confirm(&self, judge: Judge<'_>, x: &[f64]) -> Result<Replayed, NotConfirmed> {
+        if !judge.case.input.contains(x) {
             return Err(NotConfirmed(format!("{x:?} lies outside the box as written")));
         }
         let mut inputs = self.fixed.to_vec();
@@ -63,43 +72,50 @@ impl Replayer<'_> {
         let fast = BigStep::new()
             .evaluate(self.program, &inputs)
             .map_err(|e| NotConfirmed(format!("the big-step engine refused the input: {e:?}")))?;
-        let (Verdict::Value(reference), Verdict::Value(fast)) = (&reference, &fast) else {
-            return Err(NotConfirmed(format!(
-                "no value at a candidate counterexample: reference {reference:?}, big-step {fast:?}"
-            )));
+        let replayed = match (&reference, &fast) {
+            (Verdict::Value(reference), Verdict::Value(fast)) => self.value(reference, fast, x)?,
+            (Verdict::Error { .. }, Verdict::Error { .. }) if reference.agrees_with(&fast) => {
+                let failure = RunError::of(&reference)
+                    .ok_or_else(|| NotConfirmed(format!("a limit of knn, not the program's error: {reference:?}")))?;
+                Replayed { output: vec![], class: None, failure: Some(failure) }
+            }
+            _ => {
+                return Err(NotConfirmed(format!(
+                    "the engines do not agree at a candidate counterexample: reference {reference:?}, big-step {fast:?}"
+                )));
+            }
         };
+        if !judge.breaks(&replayed.result()) {
+            return Err(NotConfirmed("the reference's result meets the claim".into()));
+        }
+        Ok(replayed)
+    }
+
+    /// The reference's value, checked against the big-step engine's and the layer chain's.
+    fn value(&self, reference: &Observed, fast: &Observed, x: &[f64]) -> Result<Replayed, NotConfirmed> {
         if !reference.same_bits(fast) {
             return Err(NotConfirmed(format!("the engines disagree: reference {reference}, big-step {fast}")));
         }
         let chain = (self.scores)(x);
         let same =
             |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
-        let replayed = match reference {
-            Observed::Tensor(t) if same(&t.data, &chain) => Replayed { output: t.data.clone(), class: None },
+        match reference {
+            Observed::Tensor(t) if same(&t.data, &chain) => Ok(Replayed { output: t.data.clone(), class: None, failure: None }),
             Observed::Int(class) if argmax(chain.iter().copied()) == *class => {
-                Replayed { output: chain, class: Some(*class) }
+                Ok(Replayed { output: chain, class: Some(*class), failure: None })
             }
-            Observed::Tensor(_) | Observed::Int(_) => {
-                return Err(NotConfirmed(format!(
-                    "the verifier's layer chain computes {chain:?} at {x:?}, the reference {reference}"
-                )));
-            }
-            other => return Err(NotConfirmed(format!("a result that is not a tensor or a class: {other}"))),
-        };
-        if replayed.class.is_none() && case.unsafe_at(&replayed.output) != Truth::True {
-            return Err(NotConfirmed("the reference's output is not unsafe".into()));
+            Observed::Tensor(_) | Observed::Int(_) => Err(NotConfirmed(format!(
+                "the verifier's layer chain computes {chain:?} at {x:?}, the reference {reference}"
+            ))),
+            other => Err(NotConfirmed(format!("a result that is not a tensor or a class: {other}"))),
         }
-        if !is_unsafe(&replayed) {
-            return Err(NotConfirmed("the reference's result meets the claim".into()));
-        }
-        Ok(replayed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::property::{Atom, Conjunction, Constant, InputBox};
+    use crate::verify::property::{Atom, Case, Conjunction, Constant, InputBox};
     use knn_semantics::syntax::{Grammar, parse_program};
 
     /// y = (x, 0): unsafe when y0 ≥ y1 (`y1 − y0 ≤ 0`), on x in [0, 1].
@@ -123,7 +139,8 @@ mod tests {
         let source = format!("let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in {result}");
         let program = parse_program(&source, Grammar::Relaxed).unwrap();
         let replayer = Replayer { program: &program, input_name: "x", input_shape: &[1], fixed: &[], scores };
-        replayer.confirm(&case(), x, &|_| true)
+        let case = case();
+        replayer.confirm(Judge { case: &case, class: None }, x)
     }
 
     #[test]
@@ -151,7 +168,7 @@ mod tests {
         let chain = |x: &[f64]| vec![x[0], 0.0];
         assert_eq!(
             confirm_program("ArgMax(y)", &chain, &[0.5]),
-            Ok(Replayed { output: vec![0.5, 0.0], class: Some(0) })
+            Ok(Replayed { output: vec![0.5, 0.0], class: Some(0), failure: None })
         );
         let wrong = |_: &[f64]| vec![0.0, 5.0];
         let NotConfirmed(why) = confirm_program("ArgMax(y)", &wrong, &[0.5]).unwrap_err();
