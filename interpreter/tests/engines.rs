@@ -158,6 +158,43 @@ fn errors_match_by_kind() {
     }
 }
 
+/// An error's words are the same on every engine (a verifier's counterexample quotes them,
+/// whichever engine found the point): operands written as `knn run` writes numbers (`0.0`, not
+/// K's `0.00000000000000000e0`), an Int as `an Int` and a tensor as `a tensor`, the function by its name.
+#[test]
+fn errors_are_worded_the_same_by_both_engines() {
+    let nan = [vector("x", &[f64::NAN, 1.0])];
+    for (program, inputs, words) in [
+        ("let h = reluTensor(x) in h", &nan[..], "`max` cannot compute with NaN and 0.0"),
+        (
+            "let t = initTensor(1, 2) in let t[0, 0] = x[0] in let h = reluTensor(t) in h",
+            &nan[..],
+            "`max` cannot compute with NaN and 0.0",
+        ),
+        ("min(0.0, x[0])", &nan[..], "`min` cannot compute with 0.0 and NaN"),
+        ("max(x[0], -1.5e300)", &nan[..], "`max` cannot compute with NaN and -1.5e300"),
+        ("let t = initTensor(2) in t + 1.0", &[][..], "`+` cannot compute with a tensor and 1.0"),
+        ("max(1, 2.0)", &[][..], "`max` cannot compute with an Int and 2.0"),
+        ("let t = initTensor(1) in 0.0 * t", &[][..], "`*` cannot compute with 0.0 and a tensor"),
+        ("let i = ArgMax(x) in let y = tanh(i) in y", &nan[..], "`tanhItem` takes a Float, not an Int"),
+        ("let s = 1.0 in s[0]", &[][..], "a scalar: it cannot be indexed"),
+        ("let s = 1.0 in let s[0] = 2.0 in s", &[][..], "`s` holds a scalar: it cannot be indexed"),
+        ("let y = sigmoid(3) in y", &[][..], "`sigmoidItem` takes a Float, not an Int"),
+    ] {
+        let program_ast =
+            parse_program(program, Profile::revised().grammar).unwrap_or_else(|e| panic!("{program}: {e}"));
+        let reference = SmallStep::revised().evaluate(&program_ast, inputs).unwrap();
+        let Verdict::Error { detail, .. } = &reference else { panic!("{program}: {reference}") };
+        assert_eq!(detail, words, "{program}: the reference");
+        for engine in engines() {
+            let Verdict::Error { detail, .. } = engine.evaluate(&program_ast, inputs).unwrap() else {
+                panic!("{program}: {} gives no error", engine.name())
+            };
+            assert_eq!(detail, words, "{program}: {}", engine.name());
+        }
+    }
+}
+
 #[test]
 fn tensors_scalars_and_aliases() {
     for program in [

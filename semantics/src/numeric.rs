@@ -1,6 +1,13 @@
 //! The scalar arithmetic of the rules, operation by operation, shared by both engines so that
 //! they compute the same bits. Each function cites the rule it is the right-hand side of.
 
+/// How an error's detail writes a Float operand, in both engines: its shortest decimal that
+/// reads back as the same binary64 (`0.0`, `-1.5`, `NaN`, `inf`), so that the two engines word
+/// one error the same (`max` cannot compute with NaN and 0.0).
+pub fn float_words(x: f64) -> String {
+    format!("{x:?}")
+}
+
 /// `expFloat`: correctly rounded (CORE-MATH), as MPFR's is.
 pub fn exp_float(x: f64) -> f64 {
     core_math::exp(x)

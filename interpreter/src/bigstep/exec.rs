@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::numeric::{revised_tanh, sigmoid};
+use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
 use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
@@ -180,7 +180,13 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                     f.fail(lane, || RowError {
                         kind: ErrorKind::InvalidOperands,
                         span: *span,
-                        detail: format!("`{}` cannot compute with {x:?} and {y:?}", op.symbol()).into(),
+                        detail: format!(
+                            "`{}` cannot compute with {} and {}",
+                            op.symbol(),
+                            float_words(x),
+                            float_words(y)
+                        )
+                        .into(),
                     });
                     f64::NAN
                 });

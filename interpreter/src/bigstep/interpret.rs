@@ -222,7 +222,7 @@ impl<'s> Interpreter<'s> {
         let mut value = base;
         for &i in ints {
             let Value::Tensor { loc, len } = value else {
-                return Err(error(ErrorKind::TooManyIndices, span, format!("{} cannot be indexed", value.describe())));
+                return Err(error(ErrorKind::TooManyIndices, span, "a scalar: it cannot be indexed"));
             };
             let i = usize::try_from(i).unwrap_or(usize::MAX);
             if i >= len {

@@ -56,6 +56,16 @@ pub enum Item {
     Sigmoid,
 }
 
+impl Item {
+    /// The function's name in K-NN (the reference's errors name it so).
+    pub fn name(self) -> &'static str {
+        match self {
+            Item::Tanh => "tanhItem",
+            Item::Sigmoid => "sigmoidItem",
+        }
+    }
+}
+
 /// An element-wise tensor function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {

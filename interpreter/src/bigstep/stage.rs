@@ -140,7 +140,7 @@ impl Stage {
             _ => Err(error(
                 ErrorKind::InvalidOperands,
                 span,
-                format!("a scalar function takes a Float, not {}", v.describe()),
+                format!("`{}` takes a Float, not {}", which.name(), v.describe()),
             )),
         }
     }

@@ -12,6 +12,7 @@ use imbl::shared_ptr::DefaultSharedPtr;
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::memory;
+use knn_semantics::numeric::float_words;
 use knn_semantics::rules::tensor_cells;
 use knn_semantics::syntax::Span;
 use rustc_hash::FxBuildHasher;
@@ -74,8 +75,10 @@ impl Value {
 
     pub(super) fn describe(self) -> String {
         match self {
-            Value::Float(x) => format!("{x:?}"),
-            Value::Int(n) => n.to_string(),
+            Value::Float(x) => float_words(x),
+            // As the reference words an Int operand: the value of one in a register is known
+            // only when the program runs.
+            Value::Int(_) => "an Int".to_string(),
             Value::Tensor { .. } => "a tensor".to_string(),
             Value::FReg(_) => "a Float".to_string(),
             Value::IReg(_) => "an Int".to_string(),

@@ -146,7 +146,9 @@ impl<'a> CaseSearch<'a> {
             // The linear bounds' argument is exact arithmetic on the engine's values, which needs
             // them finite (docs/verification.md, "Linear bounds in floating point"): where a
             // layer may overflow, only the intervals decide, and the box is split.
-            return self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers))));
+            return self
+                .try_centre(region)
+                .unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers))));
         }
         let mut atoms = None;
         // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
@@ -340,7 +342,12 @@ pub struct Limit;
 
 /// The first of `points` at which the engine's result breaks the claim, running the big-step
 /// engine (bit for bit the reference) on each; `None` when none does.
-pub fn first_breaking(plan: &Plan, net: &Network, judge: Judge<'_>, points: &[Vec<f64>]) -> Result<Option<Vec<f64>>, Limit> {
+pub fn first_breaking(
+    plan: &Plan,
+    net: &Network,
+    judge: Judge<'_>,
+    points: &[Vec<f64>],
+) -> Result<Option<Vec<f64>>, Limit> {
     let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
     for (x, row) in points.iter().zip(run_rows(plan, &rows, ExecOptions::default())) {
         // An ArgMax program's scores are the chain's last vector.

@@ -46,9 +46,11 @@ pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {
                 }
             })
             .collect::<Option<_>>()?,
-        Layer::Bias(bias) => {
-            v.iter().zip(bias).map(|(x, b)| b.map_or(Some(*x), |b| engine_sum(*x, Interval::point(b)))).collect::<Option<_>>()?
-        }
+        Layer::Bias(bias) => v
+            .iter()
+            .zip(bias)
+            .map(|(x, b)| b.map_or(Some(*x), |b| engine_sum(*x, Interval::point(b))))
+            .collect::<Option<_>>()?,
         Layer::Relu => v.iter().map(|x| Interval::new(relu(x.lo), relu(x.hi))).collect(),
         Layer::Tanh => v.iter().map(|x| Interval::new(revised_tanh(x.lo), revised_tanh(x.hi))).collect(),
         Layer::Sigmoid => v.iter().map(|x| Interval::new(sigmoid(x.lo), sigmoid(x.hi))).collect(),
@@ -76,8 +78,8 @@ fn product(w: f64, x: Interval) -> Option<Interval> {
 /// two need not occur at the same point, so this may refuse a sum that is never NaN, never the
 /// other way. Otherwise `fl(s + t)` is monotone in both and the ends map to the ends.
 fn engine_sum(s: Interval, t: Interval) -> Option<Interval> {
-    let opposite_infinities = (s.hi == f64::INFINITY && t.lo == f64::NEG_INFINITY)
-        || (s.lo == f64::NEG_INFINITY && t.hi == f64::INFINITY);
+    let opposite_infinities =
+        (s.hi == f64::INFINITY && t.lo == f64::NEG_INFINITY) || (s.lo == f64::NEG_INFINITY && t.hi == f64::INFINITY);
     if opposite_infinities || t.lo.is_nan() || t.hi.is_nan() {
         return None;
     }

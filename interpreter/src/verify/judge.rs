@@ -101,7 +101,9 @@ impl Judge<'_> {
         match (result, self.class) {
             (PointResult::Failed(_), _) => true,
             (PointResult::Class { class, .. }, Some(claim)) => (*class == claim.class) == claim.negated,
-            (PointResult::Outputs(y), Some(claim)) => (argmax(y.iter().copied()) as usize == claim.class) == claim.negated,
+            (PointResult::Outputs(y), Some(claim)) => {
+                (argmax(y.iter().copied()) as usize == claim.class) == claim.negated
+            }
             (PointResult::Outputs(y), None) => y.iter().any(|v| v.is_nan()) || self.unsafe_outputs(y),
             // Properties over outputs are refused for ArgMax programs before any search.
             (PointResult::Class { scores, .. }, None) => self.unsafe_outputs(scores),

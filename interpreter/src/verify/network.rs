@@ -216,14 +216,20 @@ impl Network {
         let mut v = x.to_vec();
         for layer in &self.layers {
             if matches!(layer, Layer::Relu) && v.iter().any(|z| z.is_nan()) {
-                let error = RunError { kind: ErrorKind::InvalidOperands, detail: "a NaN reaches reluTensor".into(), span: Span::default() };
+                let error = RunError {
+                    kind: ErrorKind::InvalidOperands,
+                    detail: "a NaN reaches reluTensor".into(),
+                    span: Span::default(),
+                };
                 return PointResult::Failed(error);
             }
             v = apply(layer, &v);
         }
         let outputs: Vec<f64> = self.outputs.iter().map(|&k| v[k]).collect();
         match self.result {
-            ResultKind::ArgMax => PointResult::Class { class: argmax(outputs.iter().copied()) as usize, scores: outputs },
+            ResultKind::ArgMax => {
+                PointResult::Class { class: argmax(outputs.iter().copied()) as usize, scores: outputs }
+            }
             ResultKind::Tensor(_) => PointResult::Outputs(outputs),
         }
     }

@@ -70,13 +70,7 @@ fn the_chain_computes_the_engines_bits() {
     let net = Network::from_plan(&plan).unwrap();
     assert_eq!(
         describe(&net),
-        [
-            "Dense 3x2 [Some(0.1), None, Some(-0.3)]",
-            "Relu",
-            "Tanh",
-            "Sigmoid",
-            "Bias [None, Some(0.5), Some(-0.75)]"
-        ]
+        ["Dense 3x2 [Some(0.1), None, Some(-0.3)]", "Relu", "Tanh", "Sigmoid", "Bias [None, Some(0.5), Some(-0.75)]"]
     );
     let inputs = [[0.3, -0.7], [-1.25, 0.5], [2.0, 0.125], [0.0, 0.0]];
     let rows: Vec<Vec<&[f64]>> = inputs.iter().map(|x| vec![&x[..]]).collect();
@@ -103,10 +97,7 @@ fn a_linear_layer_on_a_vector_other_than_the_last_one_is_unsupported() {
         "let W = initTensor(2, 2) in let W[0, 1] = 1.0 in let h = reluTensor(x) in let o = linear(W, x) in o",
         &[2],
     );
-    assert_eq!(
-        refusal(&plan),
-        "a linear layer on part of a vector, or on a vector other than the last one computed"
-    );
+    assert_eq!(refusal(&plan), "a linear layer on part of a vector, or on a vector other than the last one computed");
 }
 
 #[test]
@@ -118,20 +109,14 @@ fn a_linear_layer_on_part_of_the_last_vector_is_unsupported() {
     let mut plan = plan("let W = initTensor(2, 3) in let W[0, 0] = 1.0 in let o = linear(W, x) in o", &[3]);
     let Some(Op::MatVec { w, .. }) = plan.ops.first_mut() else { panic!("a product: {:?}", plan.ops) };
     *w = Arc::new(Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0]));
-    assert_eq!(
-        refusal(&plan),
-        "a linear layer on part of a vector, or on a vector other than the last one computed"
-    );
+    assert_eq!(refusal(&plan), "a linear layer on part of a vector, or on a vector other than the last one computed");
 }
 
 #[test]
 fn an_activation_on_a_vector_other_than_the_last_one_is_unsupported() {
     // `g` is `tanh(x)`, not `tanh(relu(x))`.
     let plan = plan("let h = reluTensor(x) in let g = tanhTensor(x) in g", &[2]);
-    assert_eq!(
-        refusal(&plan),
-        "an activation on part of a vector, or on a vector other than the last one computed"
-    );
+    assert_eq!(refusal(&plan), "an activation on part of a vector, or on a vector other than the last one computed");
 }
 
 #[test]

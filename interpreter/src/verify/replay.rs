@@ -100,7 +100,9 @@ impl Replayer<'_> {
         let same =
             |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
         match reference {
-            Observed::Tensor(t) if same(&t.data, &chain) => Ok(Replayed { output: t.data.clone(), class: None, failure: None }),
+            Observed::Tensor(t) if same(&t.data, &chain) => {
+                Ok(Replayed { output: t.data.clone(), class: None, failure: None })
+            }
             Observed::Int(class) if argmax(chain.iter().copied()) == *class => {
                 Ok(Replayed { output: chain, class: Some(*class), failure: None })
             }

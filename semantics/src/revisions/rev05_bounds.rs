@@ -104,8 +104,9 @@ fn is_scalar(t: &Term) -> bool {
     matches!(t.node(), Node::Float(_) | Node::Int(_))
 }
 
-fn too_many_indices(scalar: &Term, span: Span) -> Term {
-    Term::error(ErrorKind::TooManyIndices, format!("{scalar} is a scalar: it cannot be indexed"), span)
+/// Worded as the big-step engine words it, which may hold the scalar in a register.
+fn too_many_indices(span: Span) -> Term {
+    Term::error(ErrorKind::TooManyIndices, "a scalar: it cannot be indexed", span)
 }
 
 fn index_scalar(r: &mut Rewrite<'_>) -> bool {
@@ -114,7 +115,7 @@ fn index_scalar(r: &mut Rewrite<'_>) -> bool {
     if !is_scalar(base) {
         return false;
     }
-    let error = too_many_indices(base, top.span());
+    let error = too_many_indices(top.span());
     r.cfg.replace_top_term(error);
     true
 }
@@ -215,10 +216,11 @@ pub static STOREVAL_ID_SCALAR: Rule = Rule::top(
 fn storeval_id_scalar(r: &mut Rewrite<'_>) -> bool {
     let Some((x, _, _)) = store_through_id(r) else { return false };
     let Some(&l) = r.cfg.env.get(&x) else { return false };
-    let Some(scalar) = r.cfg.store.get(l).filter(|s| is_scalar(s)) else { return false };
+    if !r.cfg.store.get(l).is_some_and(is_scalar) {
+        return false;
+    }
     let span = r.top().map(Term::span).unwrap_or_default();
-    let error =
-        Term::error(ErrorKind::TooManyIndices, format!("`{x}` holds the scalar {scalar}: it cannot be indexed"), span);
+    let error = Term::error(ErrorKind::TooManyIndices, format!("`{x}` holds a scalar: it cannot be indexed"), span);
     r.cfg.replace_top_term(error);
     true
 }
@@ -320,12 +322,14 @@ fn storeval_scalar(r: &mut Rewrite<'_>) -> bool {
     let Some(Node::StoreVal { target, value }) = r.top_node() else { return false };
     let Node::Index { base, .. } = target.node() else { return false };
     let scalar = match base.node() {
-        Node::Lookup(l) => r.cfg.store.get(*l).filter(|s| is_scalar(s)),
-        _ => Some(base).filter(|b| is_scalar(b)),
+        Node::Lookup(l) => r.cfg.store.get(*l).is_some_and(is_scalar),
+        _ => is_scalar(base),
     };
-    let Some(scalar) = scalar.filter(|_| value.is_value()) else { return false };
+    if !scalar || !value.is_value() {
+        return false;
+    }
     let span = r.top().map(Term::span).unwrap_or_default();
-    let error = too_many_indices(scalar, span);
+    let error = too_many_indices(span);
     r.cfg.replace_top_term(error);
     true
 }

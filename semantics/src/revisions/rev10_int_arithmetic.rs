@@ -161,7 +161,7 @@ fn arith_invalid(r: &mut Rewrite<'_>) -> bool {
     if !(a.is_value() && b.is_value()) {
         return false;
     }
-    let detail = format!("`{op}` cannot compute with {a} and {b}");
+    let detail = format!("`{op}` cannot compute with {} and {}", a.operand_words(), b.operand_words());
     let error = Term::error(ErrorKind::InvalidOperands, detail, top.span());
     r.cfg.replace_top_term(error);
     true

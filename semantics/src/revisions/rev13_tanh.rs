@@ -66,7 +66,7 @@ fn item_invalid(r: &mut Rewrite<'_>) -> bool {
     if !arg.is_value() {
         return false;
     }
-    let detail = format!("`{}` takes a Float, not {arg}", act.item_name());
+    let detail = format!("`{}` takes a Float, not {}", act.item_name(), arg.operand_words());
     let error = Term::error(ErrorKind::InvalidOperands, detail, top.span());
     r.cfg.replace_top_term(error);
     true

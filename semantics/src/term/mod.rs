@@ -274,6 +274,21 @@ impl Term {
     }
 }
 
+impl Term {
+    /// How an error's detail names this value as an operand, in the big-step engine's words
+    /// too: a Float by [`crate::numeric::float_words`], an Int as `an Int` (the big-step engine
+    /// may hold it in a register, its value known only when the program runs), a tensor as
+    /// `a tensor`; anything else as the term.
+    pub fn operand_words(&self) -> String {
+        match self.node() {
+            Node::Float(x) => crate::numeric::float_words(*x),
+            Node::Int(_) => "an Int".to_string(),
+            Node::Tensor { .. } => "a tensor".to_string(),
+            _ => self.to_string(),
+        }
+    }
+}
+
 impl fmt::Debug for Term {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&print::term_to_string(self))
