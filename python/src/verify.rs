@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use knn_interpreter::api::render::{answer_word, report_json, results_text};
+use knn_interpreter::api::render::{answer_word, failure_text, report_json, results_text};
 use knn_interpreter::verify::claim::ball;
 use knn_interpreter::verify::property::Constant;
 use knn_interpreter::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
@@ -27,6 +27,9 @@ pub struct Counterexample {
     class_: Option<usize>,
     /// The class that was claimed (argmax=K and argmax-stable).
     expected_class: Option<usize>,
+    /// Where the program fails at the input, if it does (`line:col: message [kind]`): a failing
+    /// run breaks every claim, and `output` is then empty.
+    failure: Option<String>,
     /// The VNN-COMP witness `((X_0 v) … (Y_0 v) …)`.
     witness: String,
 }
@@ -87,6 +90,7 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
                 output: numpy::PyArray1::from_slice(py, &c.output).into_any().unbind(),
                 class_: c.class,
                 expected_class: c.expected_class,
+                failure: c.failure.as_ref().map(|e| failure_text(e, &report.source.text)),
                 witness,
             };
             ("violated", None, None, None, Some(Py::new(py, counterexample)?))

@@ -15,7 +15,10 @@ use super::error::{Failure, KnnError};
 use super::report::{Answer, Report, is_memory_limit};
 
 mod verification;
-pub use verification::{answer_word, results_text, verification_json, verification_note, verification_text, witness};
+pub use verification::{
+    answer_word, failure_text, number_json, number_text, results_text, verification_json, verification_note,
+    verification_text, witness,
+};
 
 /// The value as a user reads it — `4.0`, `2`, `[[1.0, 2.0], [3.0, 4.0]]` — or `None` when the
 /// answer has no value. A tensor whose text would not fit in the memory budget is a limit.

@@ -3,16 +3,42 @@
 //! docs/cli.md), the VNN-COMP results file and witness, and the answer column of an instance
 //! list's results.
 
-use knn_semantics::syntax::diagnostic::render_report;
+use knn_semantics::syntax::diagnostic::{line_col, render_report};
 use serde_json::{Value, json};
 
 use crate::api::report::{Answer, Effort, Report};
-use crate::verify::Unknown;
+use crate::verify::judge::RunError;
+use crate::verify::{Counterexample, Unknown};
+
+/// A value written so that it reads back as the same binary64 value wherever it is read:
+/// the shortest decimal that does for a finite value, and `Infinity`, `-Infinity`, `NaN`
+/// otherwise — the words that Python's `float`, JavaScript's `Number` and Rust's `parse` all
+/// read (Rust's own `inf` is not JavaScript's).
+pub fn number_text(v: f64) -> String {
+    match v {
+        v if v.is_nan() => "NaN".to_string(),
+        f64::INFINITY => "Infinity".to_string(),
+        f64::NEG_INFINITY => "-Infinity".to_string(),
+        v => format!("{v:?}"),
+    }
+}
+
+/// A value in JSON: a number when finite; JSON has no infinity or NaN, so those are the
+/// strings of [`number_text`] (`null` would lose which).
+pub fn number_json(v: f64) -> Value {
+    if v.is_finite() { json!(v) } else { json!(number_text(v)) }
+}
 
 /// Values printed so that they read back as the same binary64 values.
 fn vector(values: &[f64]) -> String {
-    let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    let items: Vec<String> = values.iter().map(|&v| number_text(v)).collect();
     format!("[{}]", items.join(", "))
+}
+
+/// Where a failed run failed, as `line:col` in the program's source.
+pub fn failure_text(error: &RunError, source: &str) -> String {
+    let (line, col) = line_col(source, error.span.start as usize);
+    format!("{line}:{col}: {error}")
 }
 
 /// The answer as `knn verify` prints it on standard output (`holds: …`, `violated: …` with the
@@ -24,16 +50,20 @@ pub fn verification_text(report: &Report) -> Option<String> {
         Answer::Holds { class: Some(k) } => format!("holds: the class is {k} on the whole region ({stats})"),
         Answer::Holds { class: None } => format!("holds: no input of the region reaches an unsafe output ({stats})"),
         Answer::Violated(c) => {
-            let what = match (c.class, c.expected_class) {
-                (Some(found), Some(expected)) => format!("the class is {found}, not {expected}"),
-                (Some(found), None) => format!("the class is {found}"),
+            let what = match (&c.failure, c.class, c.expected_class) {
+                (Some(_), _, _) => "the program fails there".to_string(),
+                (None, Some(found), Some(expected)) => format!("the class is {found}, not {expected}"),
+                (None, Some(found), None) => format!("the class is {found}"),
                 _ => "the output is unsafe".to_string(),
             };
+            let result = match &c.failure {
+                Some(error) => format!("error  = {}", failure_text(error, &report.source.text)),
+                None => format!("output = {}", vector(&c.output)),
+            };
             format!(
-                "violated: {what} (case {}; confirmed on the small-step reference and the big-step engine; {stats})\n  input  = {}\n  output = {}\n  witness: {}",
+                "violated: {what} (case {}; confirmed on the small-step reference and the big-step engine; {stats})\n  input  = {}\n  {result}\n  witness: {}",
                 c.case,
                 vector(&c.input),
-                vector(&c.output),
                 witness(&c.input, &c.output).replace("\n ", " ")
             )
         }
@@ -66,14 +96,7 @@ pub fn verification_json(report: &Report) -> Option<Value> {
         Answer::Holds { class } => json!({"answer": "holds", "class": class}),
         Answer::Violated(c) => json!({
             "answer": "violated",
-            "counterexample": {
-                "case": c.case,
-                "input": c.input,
-                "output": c.output,
-                "class": c.class,
-                "expected_class": c.expected_class,
-                "witness": witness(&c.input, &c.output),
-            }
+            "counterexample": counterexample_json(c, &report.source.text),
         }),
         Answer::Unknown(Unknown::Unsupported(u)) => json!({
             "answer": "unknown",
@@ -98,13 +121,33 @@ pub fn verification_json(report: &Report) -> Option<Value> {
     Some(object)
 }
 
-/// The VNN-COMP witness: `((X_0 v) (X_1 v) … (Y_0 v) …)`, one pair a line.
+/// A counterexample in the JSON report: non-finite outputs as [`number_json`] writes them, and
+/// `failure` (kind, message, place) where the run fails there.
+fn counterexample_json(c: &Counterexample, source: &str) -> Value {
+    let failure = c.failure.as_ref().map(|e| {
+        let (line, column) = line_col(source, e.span.start as usize);
+        json!({"kind": e.kind.id(), "message": e.detail, "line": line, "column": column,
+               "span": {"start": e.span.start, "end": e.span.end}})
+    });
+    json!({
+        "case": c.case,
+        "input": c.input.iter().map(|&v| number_json(v)).collect::<Vec<_>>(),
+        "output": c.output.iter().map(|&v| number_json(v)).collect::<Vec<_>>(),
+        "class": c.class,
+        "expected_class": c.expected_class,
+        "failure": failure,
+        "witness": witness(&c.input, &c.output),
+    })
+}
+
+/// The VNN-COMP witness: `((X_0 v) (X_1 v) … (Y_0 v) …)`, one pair a line, the values as
+/// [`number_text`] writes them (no `Y` where the run failed).
 pub fn witness(input: &[f64], output: &[f64]) -> String {
     let pairs: Vec<String> = input
         .iter()
         .enumerate()
-        .map(|(i, v)| format!("(X_{i} {v:?})"))
-        .chain(output.iter().enumerate().map(|(i, v)| format!("(Y_{i} {v:?})")))
+        .map(|(i, &v)| format!("(X_{i} {})", number_text(v)))
+        .chain(output.iter().enumerate().map(|(i, &v)| format!("(Y_{i} {})", number_text(v))))
         .collect();
     format!("({})", pairs.join("\n "))
 }

@@ -1,0 +1,208 @@
+//! `knn verify` where the engine computes NaN or ±∞ inside the region, or fails: the
+//! reproductions of the wrong `holds` answers (a NaN made inside a layer), each answered
+//! `violated` with a counterexample that `knn run` confirms, and the counterexample written so
+//! that it reads back (`NaN`, `Infinity` as strings in JSON and as words in the witness; the
+//! error where the run fails). The expected answers are derived by hand in the comments.
+
+mod common;
+
+use common::{knn, stderr, stdout, temp_file};
+use serde_json::Value;
+
+/// `tanh(1e308·x0 − 1e308·x1)` and `5.0`: both products overflow for |x| > 1.7976931348623157,
+/// so at (2, 2) the first score is ∞ − ∞ = NaN, and the revised ArgMax keeps a NaN at index 0:
+/// the class is 0 there, 1 wherever the first score is a number (tanh ≤ 1 < 5).
+const NAN2D: &str = "let W0 = initTensor(2, 2) in let W0[0, 0] = 1e+308 in let W0[0, 1] = -1e+308 in \
+                     let z0 = linear(W0, x) in let h1 = tanhTensor(z0) in let h1[1] = h1[1] + 5.0 in ArgMax(h1)";
+
+/// The program of `source` in a temporary folder.
+fn program(dir: &tempfile::TempDir, source: &str) -> String {
+    temp_file(dir.path(), "p.knn", source.as_bytes())
+}
+
+/// `knn verify` with `--output json`: the exit code and the report.
+fn verify_json(args: &[&str]) -> (i32, Value) {
+    let mut all = vec!["verify"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--output", "json"]);
+    let out = knn(&all, None);
+    let report =
+        serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&out), stderr(&out)));
+    (out.status.code().unwrap_or(-1), report)
+}
+
+/// A JSON value of the report as a binary64: a number, or the strings `NaN`, `Infinity`,
+/// `-Infinity` (JSON has no such numbers); read the way a user's tool would.
+fn number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().expect("a binary64"),
+        Value::String(s) => s.parse().unwrap_or_else(|_| panic!("`{s}` is no number")),
+        other => panic!("{other} is no number"),
+    }
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array().unwrap_or_else(|| panic!("{v} is no array")).iter().map(number).collect()
+}
+
+/// `knn run` at `x` (the small-step reference): its exit code, standard output and error.
+fn run_at(path: &str, x: &[f64], extra: &[&str]) -> (i32, String, String) {
+    let items: Vec<String> = x.iter().map(|v| format!("{v:?}")).collect();
+    let input = format!("x=[{}]", items.join(", "));
+    let mut args = vec!["run", path, "--input", &input];
+    args.extend_from_slice(extra);
+    let out = knn(&args, None);
+    (out.status.code().unwrap_or(-1), stdout(&out).trim().to_string(), stderr(&out))
+}
+
+/// A violated class claim: the counterexample lies in `[lo, hi]` on every side, and `knn run`
+/// gives a class other than `claimed` there. Returns the report's counterexample.
+fn violated_class(path: &str, args: &[&str], lo: f64, hi: f64, claimed: usize) -> Value {
+    let mut all = vec![path];
+    all.extend_from_slice(args);
+    let (code, report) = verify_json(&all);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    let c = &report["counterexample"];
+    let x = numbers(&c["input"]);
+    assert!(x.iter().all(|v| lo <= *v && *v <= hi), "{x:?} outside [{lo}, {hi}]");
+    let (status, class, _) = run_at(path, &x, &[]);
+    assert_eq!(status, 0);
+    assert_ne!(class, claimed.to_string(), "knn run at {x:?}");
+    assert_eq!(c["class"].as_u64().map(|k| k.to_string()).as_deref(), Some(class.as_str()), "{report}");
+    c.clone()
+}
+
+#[test]
+fn a_nan_born_inside_a_layer_is_a_counterexample() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(&dir, NAN2D);
+    let c = violated_class(&path, &["--box", "x=-2:2,-2:2", "--claim", "argmax=1"], -2.0, 2.0, 1);
+    // The scores there: a NaN first, written so that it reads back, and 5.0.
+    let scores = numbers(&c["output"]);
+    assert!(scores[0].is_nan() && scores[1] == 5.0, "{c}");
+    assert_eq!(c["output"][0], "NaN");
+    assert!(c["witness"].as_str().unwrap().contains("(Y_0 NaN)"), "{c}");
+    // The same program with the weights bound from the command line.
+    let bound =
+        program(&dir, "let z0 = linear(W0, x) in let h1 = tanhTensor(z0) in let h1[1] = h1[1] + 5.0 in ArgMax(h1)");
+    let weights = "W0=[[1e308, -1e308], [0.0, 0.0]]";
+    let (code, report) =
+        verify_json(&[&bound, "--input", weights, "--input-name", "x", "--box", "x=-2:2,-2:2", "--claim", "argmax=1"]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    let x = numbers(&report["counterexample"]["input"]);
+    let (_, class, _) = run_at(&bound, &x, &["--input", weights]);
+    assert_eq!(class, "0");
+}
+
+#[test]
+fn an_infinite_weight_times_a_zero_input_is_a_counterexample() {
+    // 1e309 reads as ∞; ∞·x0 is NaN at x0 = 0, the centre of the box (sigmoid of NaN is NaN).
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(
+        &dir,
+        "let W0 = initTensor(2, 1) in let W0[0, 0] = 1e309 in let z0 = linear(W0, x) in \
+         let h1 = sigmoidTensor(z0) in let h1[1] = h1[1] + 5.0 in ArgMax(h1)",
+    );
+    violated_class(&path, &["--box", "x=-1:1", "--claim", "argmax=1"], -1.0, 1.0, 1);
+}
+
+#[test]
+fn a_nan_in_a_narrow_band_inside_the_box_is_found() {
+    // p = relu(x − 0.3), r = relu(0.3000004 − x); 1e308·(1e308·p) is +∞ exactly where x > 0.3
+    // and 1e308·(1e308·r) is +∞ exactly where x < 0.3000004, so z = ∞ − ∞ = NaN only in the band
+    // (0.3, 0.3000004), 4·10⁻⁷ wide in a box of width 1, and ±∞ elsewhere. The scores
+    // (tanh(z), 0·tanh(z) + 5) are (±1, 5) outside the band (class 1) and (NaN, NaN) inside
+    // (class 0). No corner, no centre and few random points land in the band.
+    let dir = tempfile::tempdir().unwrap();
+    let source = "let W1 = initTensor(2, 1) in let W1[0, 0] = 1.0 in let W1[1, 0] = -1.0 in \
+                  let z1 = linear(W1, x) in let z1[0] = z1[0] + -0.3 in let z1[1] = z1[1] + 0.3000004 in \
+                  let h1 = reluTensor(z1) in \
+                  let W2 = initTensor(2, 2) in let W2[0, 0] = 1e308 in let W2[1, 1] = 1e308 in \
+                  let z2 = linear(W2, h1) in \
+                  let W3 = initTensor(1, 2) in let W3[0, 0] = 1e308 in let W3[0, 1] = -1e308 in \
+                  let z3 = linear(W3, z2) in let h3 = tanhTensor(z3) in \
+                  let W4 = initTensor(2, 1) in let W4[0, 0] = 1.0 in let s = linear(W4, h3) in \
+                  let s[1] = s[1] + 5.0 in ArgMax(s)";
+    let path = program(&dir, source);
+    let c = violated_class(&path, &["--box", "x=0:1", "--claim", "argmax=1", "--timeout", "60"], 0.0, 1.0, 1);
+    let x = numbers(&c["input"])[0];
+    assert!(0.3 < x && x < 0.3000004, "{x} is in the band");
+}
+
+#[test]
+fn a_nan_reaching_relu_fails_the_run_and_the_failure_is_the_counterexample() {
+    // z0 = 1e308·x0 − 1e308·x1 is NaN at (2, 2); relu(NaN) has no rule: invalid-operands.
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(
+        &dir,
+        "let W0 = initTensor(2, 2) in let W0[0, 0] = 1e+308 in let W0[0, 1] = -1e+308 in \
+         let z0 = linear(W0, x) in let h1 = reluTensor(z0) in ArgMax(h1)",
+    );
+    // Every class claim is broken there, argmax=0 included.
+    let (code, report) = verify_json(&[&path, "--box", "x=-2:2,-2:2", "--claim", "argmax=0"]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    let c = &report["counterexample"];
+    assert_eq!(c["failure"]["kind"], "invalid-operands", "{report}");
+    assert_eq!(c["output"], serde_json::json!([]));
+    let x = numbers(&c["input"]);
+    let (status, _, error) = run_at(&path, &x, &[]);
+    assert_eq!(status, 3, "knn run fails at {x:?}");
+    let message = c["failure"]["message"].as_str().unwrap();
+    assert!(error.contains(message), "the report quotes knn run's error: {message} / {error}");
+    // The text report names the place.
+    let out = knn(&["verify", &path, "--box", "x=-2:2,-2:2", "--claim", "argmax=0"], None);
+    let text = stdout(&out);
+    assert!(text.starts_with("violated: the program fails there"), "{text}");
+    assert!(text.contains("error  = 1:"), "{text}");
+}
+
+#[test]
+fn a_nan_output_breaks_a_property() {
+    // The scores of NAN2D without the ArgMax; the property's unsafe outputs are Y_1 ≤ −100,
+    // never met by 5.0, but at (2, 2) Y_0 is NaN: no vector of numbers, so the property fails.
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(&dir, &NAN2D.replace("ArgMax(h1)", "h1"));
+    let property = temp_file(
+        dir.path(),
+        "p.vnnlib",
+        b"(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n(declare-const Y_1 Real)\n\
+          (assert (>= X_0 -2))\n(assert (<= X_0 2))\n(assert (>= X_1 -2))\n(assert (<= X_1 2))\n\
+          (assert (<= Y_1 -100))\n",
+    );
+    let (code, report) = verify_json(&[&path, "--vnnlib", &property]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    let y = numbers(&report["counterexample"]["output"]);
+    assert!(y[0].is_nan(), "{report}");
+    // Where the first output cannot be NaN, the property holds.
+    let small = temp_file(
+        dir.path(),
+        "q.vnnlib",
+        b"(declare-const X_0 Real)\n(declare-const X_1 Real)\n(declare-const Y_0 Real)\n(declare-const Y_1 Real)\n\
+          (assert (>= X_0 -1))\n(assert (<= X_0 1))\n(assert (>= X_1 -1))\n(assert (<= X_1 1))\n\
+          (assert (<= Y_1 -100))\n",
+    );
+    let (code, report) = verify_json(&[&path, "--vnnlib", &small]);
+    assert_eq!((code, report["answer"].as_str()), (0, Some("holds")), "{report}");
+}
+
+#[test]
+fn infinite_outputs_read_back_from_json_and_the_witness() {
+    // Y_0 = 1e308·x overflows to +∞ for x > 1.7976931348623157, so the claim Y_0 ≤ 1e300 is
+    // broken there; the counterexample's output is +∞, written `Infinity`.
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(&dir, "let W0 = initTensor(1, 1) in let W0[0, 0] = 1e308 in let z0 = linear(W0, x) in z0");
+    let property = temp_file(
+        dir.path(),
+        "p.vnnlib",
+        b"(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(assert (>= X_0 1.9))\n(assert (<= X_0 2))\n\
+          (assert (>= Y_0 1e300))\n",
+    );
+    let (code, report) = verify_json(&[&path, "--vnnlib", &property]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    let c = &report["counterexample"];
+    assert_eq!(c["output"][0], "Infinity", "{report}");
+    assert_eq!(numbers(&c["output"]), vec![f64::INFINITY]);
+    let witness = c["witness"].as_str().unwrap();
+    let y = witness.split("(Y_0 ").nth(1).and_then(|r| r.split(')').next()).expect("a Y_0 pair");
+    assert_eq!(y.parse::<f64>(), Ok(f64::INFINITY), "{witness}");
+}
