@@ -157,6 +157,31 @@ fn a_nan_reaching_relu_fails_the_run_and_the_failure_is_the_counterexample() {
 }
 
 #[test]
+fn a_region_on_which_every_point_fails_is_answered_at_once() {
+    // A NaN weight makes z0 NaN at every input, and relu fails on it: the first point tried is
+    // a counterexample, with no branch and bound at all.
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(&dir, "let z0 = linear(W0, x) in let h1 = reluTensor(z0) in ArgMax(h1)");
+    let weights = "W0=[[NaN, 1.0], [0.0, 0.0]]";
+    let (code, report) = verify_json(&[
+        &path,
+        "--input",
+        weights,
+        "--input-name",
+        "x",
+        "--box",
+        "x=-1000:1000,-1000:1000",
+        "--claim",
+        "argmax=1",
+        "--timeout",
+        "5",
+    ]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+    assert_eq!(report["boxes"], 0, "{report}");
+    assert_eq!(report["counterexample"]["failure"]["kind"], "invalid-operands");
+}
+
+#[test]
 fn a_nan_output_breaks_a_property() {
     // The scores of NAN2D without the ArgMax; the property's unsafe outputs are Y_1 ≤ −100,
     // never met by 5.0, but at (2, 2) Y_0 is NaN: no vector of numbers, so the property fails.

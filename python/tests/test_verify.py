@@ -139,3 +139,27 @@ def test_the_gil_is_released_while_the_verifier_works():
     assert elapsed >= 0.9, "the instance should run until its timeout"
     # Holding the GIL for the whole second would leave this loop at a handful of ticks.
     assert ticks > 100, ticks
+
+
+def test_a_nan_inside_the_region_and_a_failing_run_are_counterexamples(tmp_path):
+    # 1e308*x0 - 1e308*x1 is inf - inf = NaN at (2, 2): ArgMax keeps the NaN at index 0, so the
+    # class there is 0, not 1 (docs/verification.md, "What a claim means at a point").
+    layer = ("let W0 = initTensor(2, 2) in let W0[0, 0] = 1e+308 in let W0[0, 1] = -1e+308 in "
+             "let z0 = linear(W0, x) in ")
+    nan = tmp_path / "nan.knn"
+    nan.write_text(layer + "let h1 = tanhTensor(z0) in let h1[1] = h1[1] + 5.0 in ArgMax(h1)")
+    net = knn.load(str(nan))
+    result = net.verify(box=([-2, -2], [2, 2]), claim="argmax=1")
+    c = result.counterexample
+    assert result.answer == "violated" and c.failure is None
+    assert np.isnan(c.output[0]) and c.output[1] == 5.0
+    assert net.run(c.input) == c.class_ == 0
+    assert "(Y_0 NaN)" in c.witness
+    # relu(NaN) has no rule: the run fails there, which breaks every claim.
+    relu = tmp_path / "relu.knn"
+    relu.write_text(layer + "let h1 = reluTensor(z0) in ArgMax(h1)")
+    result = knn.load(str(relu)).verify(box=([-2, -2], [2, 2]), claim="argmax=0")
+    c = result.counterexample
+    assert result.answer == "violated" and len(c.output) == 0
+    assert "cannot compute with NaN and 0.0 [invalid-operands]" in c.failure
+    assert json.loads(result.json)["counterexample"]["failure"]["kind"] == "invalid-operands"

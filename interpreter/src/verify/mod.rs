@@ -326,17 +326,22 @@ fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<Cl
 }
 
 /// The most binary64 points of a case's box that are all run, instead of a search, when the
-/// box holds so few: the answer is then exact, whatever the bounds could prove.
-const ENUMERABLE_POINTS: u64 = 1 << 12;
+/// box holds so few: the answer is then exact, whatever the bounds could prove (a NaN that
+/// rules out every bound, a tie that no error bound decides).
+const ENUMERABLE_POINTS: u64 = 1 << 16;
+
+/// ... and at most this many multiply-adds in all (points times weights): a few milliseconds.
+const ENUMERABLE_WORK: u64 = 1 << 26;
 
 /// The point of `inner` that breaks the claim (`Some(Ok(Some(x)))`), or that none does
-/// (`Some(Ok(None))`), when `inner` holds at most [`ENUMERABLE_POINTS`] binary64 points inside
-/// the box as written; `None` when it holds more.
+/// (`Some(Ok(None))`), when `inner` holds few enough binary64 points ([`ENUMERABLE_POINTS`],
+/// [`ENUMERABLE_WORK`]); `None` when it holds more.
 fn enumerate(target: &Target, judge: Judge<'_>, inner: &[Interval]) -> Option<Result<Option<Vec<f64>>, Limit>> {
+    let weights = target.net.weights().max(1) as u64;
     let mut count: u64 = 1;
     for side in inner {
         count = count.checked_mul(binary64_points(side.lo, side.hi)?)?;
-        if count > ENUMERABLE_POINTS {
+        if count > ENUMERABLE_POINTS || count.saturating_mul(weights) > ENUMERABLE_WORK {
             return None;
         }
     }

@@ -244,6 +244,11 @@ impl Network {
         values
     }
 
+    /// The number of weights of its dense layers (the multiply-adds of one evaluation).
+    pub fn weights(&self) -> usize {
+        self.layers.iter().map(|l| if let Layer::Dense { w, .. } = l { w.rows() * w.cols() } else { 0 }).sum()
+    }
+
     /// The widths of the vectors between layers, input first.
     pub fn widths(&self) -> Vec<usize> {
         let mut widths = vec![self.input_len];

@@ -97,8 +97,10 @@ impl Replayer<'_> {
             return Err(NotConfirmed(format!("the engines disagree: reference {reference}, big-step {fast}")));
         }
         let chain = (self.scores)(x);
-        let same =
-            |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
+        // Bit for bit, a NaN as a NaN (K's NaN has no payload, as `Observed::same_bits` says).
+        let same = |a: &[f64], b: &[f64]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+        };
         match reference {
             Observed::Tensor(t) if same(&t.data, &chain) => {
                 Ok(Replayed { output: t.data.clone(), class: None, failure: None })
