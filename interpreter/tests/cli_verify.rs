@@ -285,6 +285,73 @@ fn a_clip_bound_never_widens_the_ball() {
     assert_ne!(out.status.code(), Some(10), "{}", stdout(&out));
 }
 
+/// `z = (0.49999999999999994, w·x)`: the class is 1 exactly where `w·x > 0.49999999999999994`
+/// (the binary64 number below 0.5), a tie going to 0.
+fn step_at_one_half(weight: &str) -> String {
+    format!(
+        "let W0 = initTensor(2, 1) in let W0[1, 0] = {weight} in let z0 = linear(W0, x) in \
+         let z0[0] = z0[0] + 0.49999999999999994 in ArgMax(z0)"
+    )
+}
+
+#[test]
+fn the_ends_of_a_ball_are_exact_decimals() {
+    // 0.1 ± 0.4 is [−0.3, 0.5] exactly: x = 0.5 is in it, and there the class is 1. With
+    // −x the class is 1 at x = −0.5, the lower end of −0.1 ± 0.4. Clipping at exactly those
+    // ends changes nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let up = temp_file(dir.path(), "up.knn", step_at_one_half("1.0").as_bytes());
+    let down = temp_file(dir.path(), "down.knn", step_at_one_half("-1.0").as_bytes());
+    let asks: [(&str, &str, Option<&str>, f64); 4] = [
+        (&up, "x=[0.1]", None, 0.5),
+        (&up, "x=[0.1]", Some("-1:0.5"), 0.5),
+        (&down, "x=[-0.1]", None, -0.5),
+        (&down, "x=[-0.1]", Some("-0.5:1"), -0.5),
+    ];
+    for (program, around, clip, at) in asks {
+        let mut args = vec![program, "--around", around, "--eps", "0.4", "--claim", "argmax=0"];
+        if let Some(c) = clip {
+            args.extend(["--clip", c]);
+        }
+        let (out, _) = verify_exit(&args, 10);
+        assert_eq!(report_line(&out, "input"), vec![at], "{args:?}: {out}");
+    }
+    // Cut just inside the end, the ball misses it: the class is 0 everywhere.
+    let (out, _) = verify_exit(&[&up, "--around", "x=[0.1]", "--eps", "0.4", "--clip", "-1:0.4999999999999999999"], 0);
+    assert!(out.starts_with("holds"), "{out}");
+}
+
+#[test]
+fn a_ball_narrower_than_an_ulp_holds_its_one_binary64_point() {
+    // 0.1 ± 6e-18 holds one binary64 number, 0.1f64 = 0.10000000000000000555… (the one below
+    // is 8.3e-18 away), where z = (0.05, 0.1): class 1.
+    let dir = tempfile::tempdir().unwrap();
+    let program = temp_file(
+        dir.path(),
+        "tenth.knn",
+        b"let W0 = initTensor(2, 1) in let W0[1, 0] = 1.0 in let z0 = linear(W0, x) in \
+          let z0[0] = z0[0] + 0.05 in ArgMax(z0)",
+    );
+    let (out, _) = verify_exit(&[&program, "--around", "x=[0.1]", "--eps", "6e-18", "--claim", "argmax=0"], 10);
+    assert_eq!(report_line(&out, "input"), vec![0.1], "{out}");
+    // 5e-18 holds none: the claim holds vacuously.
+    let (out, _) = verify_exit(&[&program, "--around", "x=[0.1]", "--eps", "5e-18", "--claim", "argmax=0"], 0);
+    assert!(out.starts_with("holds"), "{out}");
+}
+
+#[test]
+fn constants_that_cannot_be_kept_exactly_and_infinite_centres_are_refused() {
+    let mlp = mlp_program();
+    let (_, err) = verify_exit(&[&mlp, "--around", "x=[0, 0, 0]", "--eps", "1e-100001"], 1);
+    assert!(err.contains("--eps 1e-100001: `1e-100001` is out of range"), "{err}");
+    let (_, err) = verify_exit(&[&mlp, "--box", "x=0:1,0:1e100000,0:1"], 1);
+    assert!(err.contains("element 1: `1e100000` is out of range"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let centre = temp_file(dir.path(), "centre.npy", &npy_f64(&[3], &[1.0, f64::INFINITY, 0.5]));
+    let (_, err) = verify_exit(&[&mlp, "--around", &format!("x={centre}"), "--eps", "0.1"], 1);
+    assert!(err.contains("element 1 of the centre is inf, not a finite number"), "{err}");
+}
+
 #[test]
 fn a_tie_at_a_corner_is_decided_point_by_point_in_the_narrowest_boxes() {
     // fc_2-2-3: h0 = relu(x0 + x1), h1 = relu(−x0 − x1), y = (2h0 − h1, −h0 + h1, h0 − h1).

@@ -196,9 +196,13 @@ impl Network {
                 {
                     return Err(usage(format!("clip=({lo:?}, {hi:?}): the range is empty")));
                 }
+                if let Some(k) = centre.iter().position(|v| !v.is_finite()) {
+                    return Err(usage(format!("around[{k}] = {:?}: expected finite numbers", centre[k])));
+                }
                 let centre: Vec<Constant> = centre.into_iter().map(Constant::exact).collect();
                 let clip = clip.map(|(lo, hi)| (Constant::exact(lo), Constant::exact(hi)));
                 ball(&centre, &Constant::exact(eps), clip.as_ref().map(|(l, h)| (l, h)))
+                    .map_err(|e| usage(format!("around: {e}")))?
             }
             (Some(_), Some(_)) => return Err(usage("give box= or around=, not both")),
             (None, None) => return Err(usage("say where: box=(lower, upper) or around=centre with eps=")),

@@ -109,6 +109,8 @@ def test_what_cannot_be_bounded_is_unknown_unsupported():
         ({"box": CLASS_0, "around": [1.0, -2.0, 0.5], "eps": 0.1}, "not both"),
         ({"around": [1.0, -2.0, 0.5], "eps": -0.1}, "eps=-0.1: expected a non-negative number"),
         ({"around": [1.0, -2.0, 0.5], "eps": 0.1, "clip": (1.0, 0.0)}, r"clip=\(1.0, 0.0\): the range is empty"),
+        ({"around": [1.0, float("nan"), 0.5], "eps": 0.1}, r"around\[1\] is NaN"),
+        ({"around": [float("inf"), -2.0, 0.5], "eps": 0.1}, r"around\[0\] = inf: expected finite numbers"),
         ({"box": ([2**60, 0, 0], [2**61, 1, 1])}, "not exactly a float64"),
     ],
 )

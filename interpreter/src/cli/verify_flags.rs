@@ -2,6 +2,7 @@
 //! a box (`--box`) or an L∞ ball (`--around`, `--eps`, `--clip`, `--row`), as a [`Question`]
 //! for [`crate::api::Program::verify`]. Bounds are kept as written (decimal), not rounded.
 
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -67,13 +68,16 @@ pub(super) fn question_of(args: &QuestionArgs) -> Result<Asked, Exit> {
     } else if let Some(text) = &args.around {
         let (name, centre) = parse_point(text, args.row).map_err(fail)?;
         let eps_text = args.eps.as_deref().unwrap_or_default();
-        let eps = Constant::parse(eps_text)
-            .filter(|e| e.below >= 0.0 && e.above.is_finite())
-            .ok_or_else(|| usage(format!("--eps {eps_text}: expected a non-negative decimal number")))?;
+        let eps = Constant::parse(eps_text).map_err(|e| usage(format!("--eps {eps_text}: {e}")))?;
+        if eps.below < 0.0 || !eps.above.is_finite() {
+            return Err(usage(format!("--eps {eps_text}: expected a non-negative decimal number")));
+        }
         let clip =
             args.clip.as_deref().map(|c| parse_range(c).map_err(|e| usage(format!("--clip {c}: {e}")))).transpose()?;
         let words = format!("the centre given by --around has {} elements", centre.len());
-        (name, ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))), words)
+        let region =
+            ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))).map_err(|e| usage(format!("--around: {e}")))?;
+        (name, region, words)
     } else {
         return Err(usage("say what to verify: --box, --around with --eps, --vnnlib, or --instances"));
     };
@@ -83,9 +87,8 @@ pub(super) fn question_of(args: &QuestionArgs) -> Result<Asked, Exit> {
 /// `LO:HI` as two decimals with LO ≤ HI.
 fn parse_range(text: &str) -> Result<(Constant, Constant), String> {
     let (lo, hi) = text.split_once(':').ok_or_else(|| format!("`{text}` is not a range LO:HI"))?;
-    let number = |t: &str| Constant::parse(t.trim()).ok_or_else(|| format!("`{}` is not a decimal number", t.trim()));
-    let (lo, hi) = (number(lo)?, number(hi)?);
-    if lo.below > hi.above {
+    let (lo, hi) = (Constant::parse(lo.trim())?, Constant::parse(hi.trim())?);
+    if lo.cmp_value(&hi) == Ordering::Greater {
         return Err(format!("`{text}` is empty: {lo} is above {hi}"));
     }
     Ok((lo, hi))
@@ -117,11 +120,8 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>)
         }
         let centre = list
             .split(',')
-            .map(|t| {
-                Constant::parse(t.trim()).ok_or_else(|| format!("--around: `{}` is not a decimal number", t.trim()))
-            })
-            .collect::<Result<Vec<Constant>, String>>()
-            .map_err(KnnError::usage)?;
+            .map(|t| Constant::parse(t.trim()).map_err(|e| KnnError::usage(format!("--around: {e}"))))
+            .collect::<Result<Vec<Constant>, KnnError>>()?;
         return Ok((name.trim().to_string(), centre));
     }
     let array = read_npy(Path::new(value)).map_err(|e| match e.too_large {
@@ -140,5 +140,11 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>)
             )));
         }
     };
+    if let Some(k) = data.iter().position(|v| !v.is_finite()) {
+        return Err(KnnError::usage(format!(
+            "{value}: element {k} of the centre is {:?}, not a finite number",
+            data[k]
+        )));
+    }
     Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect()))
 }

@@ -4,7 +4,6 @@
 //! strictly below `Y_K` and every later one at most `Y_K`. The unsafe region is the
 //! complement, atom by atom, strict where the claim is not.
 
-use super::float::{add_down, add_up, sub_down, sub_up};
 use super::property::{Atom, Case, Conjunction, Constant, InputBox, Property};
 
 /// What is claimed of the program's class on the region.
@@ -69,22 +68,21 @@ pub fn class_property(region: InputBox, class: usize, outputs: usize, negated: b
     Property { inputs: region.len(), outputs, cases: vec![Case { input: region, unsafe_when }] }
 }
 
-/// The L∞ ball `|x − centre| ≤ eps`, cut to `[clip.0, clip.1]` when given: bounds as
-/// written, `centre ± eps` enclosed by directed rounding (exact when the difference is).
-pub fn ball(centre: &[Constant], eps: &Constant, clip: Option<(&Constant, &Constant)>) -> InputBox {
+/// The L∞ ball `|x − centre| ≤ eps`, cut to `[clip.0, clip.1]` when given: its ends
+/// `centre ± eps` computed exactly, the clip bounds as written where they cut. Refused when the
+/// centre or `eps` is not finite (the ends would be undefined or meaningless).
+pub fn ball(centre: &[Constant], eps: &Constant, clip: Option<(&Constant, &Constant)>) -> Result<InputBox, String> {
+    if !eps.value().is_finite() {
+        return Err(format!("the radius {eps} is not finite"));
+    }
     let mut lower = Vec::with_capacity(centre.len());
     let mut upper = Vec::with_capacity(centre.len());
-    for c in centre {
-        let lo = Constant {
-            text: format!("{c} - {eps}").into(),
-            below: sub_down(c.below, eps.above),
-            above: sub_up(c.above, eps.below),
-        };
-        let hi = Constant {
-            text: format!("{c} + {eps}").into(),
-            below: add_down(c.below, eps.below),
-            above: add_up(c.above, eps.above),
-        };
+    for (k, c) in centre.iter().enumerate() {
+        if !c.value().is_finite() {
+            return Err(format!("element {k} of the centre, {c}, is not finite"));
+        }
+        let lo = c.sub(eps).expect("finite operands");
+        let hi = c.add(eps).expect("finite operands");
         match clip {
             Some((low, high)) => {
                 lower.push(lo.max_lower(low.clone()));
@@ -96,40 +94,9 @@ pub fn ball(centre: &[Constant], eps: &Constant, clip: Option<(&Constant, &Const
             }
         }
     }
-    InputBox { lower, upper }
+    Ok(InputBox { lower, upper })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::verify::property::Truth;
-
-    fn truth_of(conjunctions: &[Conjunction], y: &[f64]) -> bool {
-        conjunctions.iter().any(|c| c.atoms.iter().all(|a| a.truth_at(y) == Truth::True))
-    }
-
-    #[test]
-    fn class_regions_follow_the_first_maximal_index() {
-        // Scores with a tie between 1 and 2: ArgMax is 1 (the first maximal index).
-        let y = [0.0, 5.0, 5.0];
-        assert!(!truth_of(&class_is_not(1, 3), &y), "the class is 1");
-        assert!(truth_of(&class_is_not(2, 3), &y), "the class is not 2");
-        assert!(truth_of(&[class_is(1, 3)], &y));
-        assert!(!truth_of(&[class_is(2, 3)], &y));
-        // A strict maximum at 0.
-        let z = [3.0, 2.0, 2.0];
-        assert!(!truth_of(&class_is_not(0, 3), &z));
-        assert!(truth_of(&[class_is(0, 3)], &z));
-    }
-
-    #[test]
-    fn a_ball_is_cut_by_the_clip_range() {
-        let centre = [Constant::exact(0.5), Constant::exact(0.0)];
-        let eps = Constant::exact(0.25);
-        let (low, high) = (Constant::exact(0.0), Constant::exact(0.6));
-        let b = ball(&centre, &eps, Some((&low, &high)));
-        assert_eq!((b.lower[0].below, b.upper[0].above), (0.25, 0.6));
-        assert_eq!((b.lower[1].below, b.upper[1].above), (0.0, 0.25));
-        assert!(b.lower[0].is_exact());
-    }
-}
+#[path = "claim_tests.rs"]
+mod tests;

@@ -1,34 +1,64 @@
-//! Decimal constants as written, bracketed exactly by binary64 values.
+//! Constants as written, with their exact values and their exact binary64 brackets.
 //!
 //! A bound such as `0.6` is no binary64 number, and which side of it a binary64 input or
-//! output lies on is the verifier's answer, so the bracket must be exact. Rust's parser rounds
-//! correctly to the nearest binary64; what it cannot say is on which side of that nearest value
-//! the decimal lies. Every finite binary64 value has a finite decimal expansion, and Rust's
-//! fixed-precision formatting (`{:.Ne}`) prints it exactly, so the written decimal and the
-//! nearest binary64 are compared as decimal digit strings, without any rounding.
+//! output lies on is the verifier's answer, so every constant keeps its exact value (a
+//! rational, [`Exact`]) and the two binary64 values around it, found by exact comparison.
+//! Constants computed from others (a ball's `centre ± eps`, the tighter of two bounds) are
+//! computed exactly too, so every bracket is exact: a region's binary64 points and its
+//! emptiness are decided, never approximated (docs/verification.md, "Constants as written").
+
+mod exact;
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
+pub use exact::Exact;
+
 use super::float::Interval;
 
-/// A real constant as written, enclosed by binary64 values: `below ≤ exact ≤ above`, with
-/// `below == above` exactly when the constant is that binary64 value. A decimal as written is
-/// bracketed by two neighbours (`above == below.next_up()`), so its exact value is strictly
-/// between them; constants computed from others (a ball's `centre − eps`, the tighter of two
-/// bounds) may be wider enclosures, which every use below treats conservatively.
+/// A real constant as written, its exact value, and the binary64 values around it:
+/// `below ≤ value ≤ above`, `below == above` exactly when the value is a binary64 number, else
+/// `above == below.next_up()` (so the value lies strictly between them; beyond the finite range
+/// the outer neighbour is infinite). Built by [`Constant::parse`], [`Constant::exact`] and the
+/// exact operations below, which keep the three consistent.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Constant {
     pub text: Arc<str>,
     pub below: f64,
     pub above: f64,
+    value: Arc<Exact>,
 }
 
 impl Constant {
-    /// A constant that is a binary64 value.
+    /// A constant that is a binary64 value (±∞ included: an unbounded side of a box).
+    ///
+    /// # Panics
+    ///
+    /// On NaN, which is no value; callers refuse it first.
     pub fn exact(x: f64) -> Constant {
-        Constant { text: format!("{x:?}").into(), below: x, above: x }
+        let value = Exact::of_binary64(x).expect("NaN is no constant");
+        Constant { text: format!("{x:?}").into(), below: x, above: x, value: Arc::new(value) }
+    }
+
+    /// The constant `text` of exact value `value`, bracketed (searching from `near`, a
+    /// binary64 number close to it, when there is one).
+    fn of_value(text: String, value: Exact, near: Option<f64>) -> Constant {
+        let (below, above) = match near {
+            Some(x) => value.bracket_near(x),
+            None => value.bracket(),
+        };
+        Constant { text: text.into(), below, above, value: Arc::new(value) }
+    }
+
+    /// The exact value.
+    pub fn value(&self) -> &Exact {
+        &self.value
+    }
+
+    /// Compares exact values.
+    pub fn cmp_value(&self, other: &Constant) -> Ordering {
+        self.value.cmp(&other.value)
     }
 
     pub fn is_exact(&self) -> bool {
@@ -39,64 +69,47 @@ impl Constant {
         Interval::new(self.below, self.above)
     }
 
-    /// `−c`, exactly (negation is exact in binary64).
+    /// `−c`, exactly (the bracket of `−c` is the negated bracket of `c`).
     pub fn neg(&self) -> Constant {
         let text = match self.text.strip_prefix('-') {
             Some(positive) => positive.into(),
+            // A computed constant's text is a sum: negate all of it.
+            None if self.text.contains(' ') => format!("-({})", self.text).into(),
             None => format!("-{}", self.text).into(),
         };
-        Constant { text, below: -self.above, above: -self.below }
+        Constant { text, below: -self.above, above: -self.below, value: Arc::new(self.value.neg()) }
     }
 
-    /// Whether the binary64 `x` is at least the constant as written. Exact: a constant
-    /// strictly between two neighbours compares with every binary64 as the upper one does.
+    /// `a + b`, exactly; `None` when undefined (`∞ + (−∞)`).
+    pub fn add(&self, other: &Constant) -> Option<Constant> {
+        Some(Constant::of_value(format!("{self} + {other}"), self.value.add(&other.value)?, None))
+    }
+
+    /// `a − b`, exactly; `None` when undefined (`∞ − ∞`).
+    pub fn sub(&self, other: &Constant) -> Option<Constant> {
+        Some(Constant::of_value(format!("{self} - {other}"), self.value.add(&other.value.neg())?, None))
+    }
+
+    /// Whether the binary64 `x` is at least the constant. Exact: a constant strictly between
+    /// two neighbours compares with every binary64 as the upper one does.
     pub fn at_most(&self, x: f64) -> bool {
         if self.is_exact() { x >= self.below } else { x >= self.above }
     }
 
-    /// Whether the binary64 `x` is at most the constant as written.
+    /// Whether the binary64 `x` is at most the constant.
     pub fn at_least(&self, x: f64) -> bool {
         if self.is_exact() { x <= self.above } else { x <= self.below }
     }
 
-    /// Whether the constant is no binary64 value and lies strictly between two neighbours
-    /// (a decimal as written): then it is strictly inside its enclosure.
-    pub fn is_strictly_between_neighbours(&self) -> bool {
-        self.below < self.above && self.above == self.below.next_up()
-    }
-
-    /// The tighter of two lower bounds: `max(a, b)`, enclosed end by end (max is monotone, so
-    /// `max(a.below, b.below) ≤ max(a, b) ≤ max(a.above, b.above)`). Choosing one of the two by
-    /// comparing enclosures would be wrong when they overlap.
+    /// The tighter of two lower bounds, `max(a, b)`, by exact comparison: the larger as
+    /// written, the first of two equal ones.
     pub fn max_lower(self, other: Constant) -> Constant {
-        // One known to be at least the other is kept as written; of two in the same gap
-        // between neighbours (they admit the same binary64 points), the first.
-        if self.below >= other.above || (self.below, self.above) == (other.below, other.above) {
-            return self;
-        }
-        if other.below >= self.above {
-            return other;
-        }
-        Constant {
-            text: format!("max({}, {})", self.text, other.text).into(),
-            below: self.below.max(other.below),
-            above: self.above.max(other.above),
-        }
+        if other.cmp_value(&self) == Ordering::Greater { other } else { self }
     }
 
-    /// The tighter of two upper bounds: `min(a, b)`, enclosed end by end.
+    /// The tighter of two upper bounds, `min(a, b)`: the smaller, the first of two equal ones.
     pub fn min_upper(self, other: Constant) -> Constant {
-        if self.above <= other.below || (self.below, self.above) == (other.below, other.above) {
-            return self;
-        }
-        if other.above <= self.below {
-            return other;
-        }
-        Constant {
-            text: format!("min({}, {})", self.text, other.text).into(),
-            below: self.below.min(other.below),
-            above: self.above.min(other.above),
-        }
+        if other.cmp_value(&self) == Ordering::Less { other } else { self }
     }
 }
 
@@ -106,39 +119,54 @@ impl fmt::Display for Constant {
     }
 }
 
-/// Significant digits that hold the exact expansion of every binary64 value: the longest,
-/// that of the largest subnormal `(2^52 − 1)·2^-1074`, has 767.
-const EXACT_DIGITS: usize = 800;
+/// Exact values are kept for decimals of magnitude below `10^RANGE` with at most `RANGE`
+/// decimal places: far beyond binary64 (`10^-400 < 2^-1074`, `10^400 > MAX`; the exact
+/// expansion of a binary64 number has at most 1074 places), and small enough to compute with
+/// (`10^100000` has 332 193 bits).
+pub const RANGE: i64 = 100_000;
 
-/// Decimal exponents are clamped to this magnitude: far beyond the binary64 range
-/// (`10^-400 < 2^-1074`, `10^400 > MAX`), far below where digit counts could overflow an `i64`.
+/// Decimal exponents as written are clamped to this magnitude before the range is checked,
+/// far below where digit counts could overflow an `i64`.
 const EXPONENT_CAP: i64 = 1_000_000_000_000_000;
 
 impl Constant {
     /// Parses a decimal as VNN-LIB files and users write it: an optional sign, digits with an
     /// optional fraction (`12`, `0.6`, `.5`, `5.`), an optional exponent (`1e-3`, `2E+5`).
-    /// `None` for anything else (`inf`, `nan`, hexadecimal, empty text).
+    /// Refused, with the reason: anything else (`inf`, `nan`, hexadecimal, empty text), and
+    /// decimals out of [`RANGE`] (`1e999999`), too costly to compute with exactly.
     ///
-    /// The bracket is `below ≤ exact ≤ above`: one binary64 value when the decimal is one,
-    /// else two neighbours (`above == below.next_up()`). Beyond the finite range the outer
-    /// neighbour is infinite: `1e400` gives `[MAX, ∞]`, `-1e400` gives `[−∞, −MAX]`. Below the
-    /// smallest subnormal a positive decimal gives `[0, 2^-1074]` and a negative one
-    /// `[−2^-1074, −0]`. The text is kept as written, less a leading `+`.
-    pub fn parse(text: &str) -> Option<Constant> {
-        let written = Decimal::parse(text)?;
-        let nearest: f64 = text.parse().ok()?;
-        let (below, above) = if nearest.is_infinite() {
-            // Rounding to infinity means the decimal is beyond MAX (by at least half an ulp).
-            if nearest > 0.0 { (f64::MAX, f64::INFINITY) } else { (f64::NEG_INFINITY, f64::MIN) }
-        } else {
-            match written.cmp(&Decimal::of_binary64(nearest)) {
-                Ordering::Equal => (nearest, nearest),
-                Ordering::Less => (nearest.next_down(), nearest),
-                Ordering::Greater => (nearest, nearest.next_up()),
-            }
-        };
-        let text = text.strip_prefix('+').unwrap_or(text);
-        Some(Constant { text: text.into(), below, above })
+    /// The value is exact and bracketed as [`Constant`] says: `1e400` gives `[MAX, ∞]`,
+    /// `-1e400` gives `[−∞, −MAX]`, a positive decimal below the smallest subnormal
+    /// `[0, 2^-1074]`, a negative one `[−2^-1074, −0]`, and `-0` the binary64 `−0`. The text is
+    /// kept as written, less a leading `+`.
+    pub fn parse(text: &str) -> Result<Constant, String> {
+        let written = Decimal::parse(text).ok_or_else(|| format!("`{}` is not a decimal number", shown(text)))?;
+        let kept = text.strip_prefix('+').unwrap_or(text);
+        if written.digits.is_empty() {
+            let zero = if written.negative { -0.0 } else { 0.0 };
+            return Ok(Constant { text: kept.into(), below: zero, above: zero, value: Arc::new(Exact::zero()) });
+        }
+        // `0.d₁…dₖ × 10^e` is the integer `d₁…dₖ` over `10^(k − e)`.
+        let places = written.digits.len() as i64 - written.exponent;
+        if written.exponent > RANGE || places > RANGE {
+            return Err(format!(
+                "`{}` is out of range: constants are kept exactly, below 1e{RANGE} in magnitude and with at most \
+                 {RANGE} decimal places",
+                shown(text)
+            ));
+        }
+        let value = Exact::of_decimal(written.negative, &written.digits, -places);
+        // Rust's parser rounds to nearest: the bracket is at most one step from it.
+        Ok(Constant::of_value(kept.into(), value, text.parse().ok()))
+    }
+}
+
+/// The text for a message: at most 40 characters.
+fn shown(text: &str) -> String {
+    if text.chars().count() <= 40 {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(32).collect::<String>())
     }
 }
 
@@ -181,49 +209,6 @@ impl Decimal {
         let leading_zeros = whole.bytes().chain(fraction.bytes()).take_while(|&b| b == b'0').count();
         let point = whole.len() as i64 - leading_zeros as i64;
         Some(Decimal { negative, digits, exponent: exponent + point })
-    }
-
-    /// The exact value of a finite binary64 number.
-    fn of_binary64(x: f64) -> Decimal {
-        debug_assert!(x.is_finite());
-        let text = format!("{x:.EXACT_DIGITS$e}");
-        Decimal::parse(&text).expect("Rust formats a finite binary64 as a decimal")
-    }
-
-    fn is_zero(&self) -> bool {
-        self.digits.is_empty()
-    }
-
-    /// −1, 0 or 1.
-    fn sign(&self) -> i8 {
-        match (self.is_zero(), self.negative) {
-            (true, _) => 0,
-            (false, true) => -1,
-            (false, false) => 1,
-        }
-    }
-
-    /// Compares the absolute values of two non-zero decimals: the exponent first, then the
-    /// digits; with no trailing zeros, a proper prefix is the smaller number.
-    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
-        self.exponent.cmp(&other.exponent).then_with(|| self.digits.cmp(&other.digits))
-    }
-}
-
-impl Ord for Decimal {
-    fn cmp(&self, other: &Decimal) -> Ordering {
-        match self.sign().cmp(&other.sign()) {
-            Ordering::Equal if self.is_zero() => Ordering::Equal,
-            Ordering::Equal if self.negative => other.cmp_magnitude(self),
-            Ordering::Equal => self.cmp_magnitude(other),
-            by_sign => by_sign,
-        }
-    }
-}
-
-impl PartialOrd for Decimal {
-    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 

@@ -6,7 +6,7 @@ use quickcheck::{QuickCheck, TestResult};
 use super::*;
 
 fn bracket(text: &str) -> (f64, f64) {
-    let c = Constant::parse(text).unwrap_or_else(|| panic!("{text} should parse"));
+    let c = Constant::parse(text).unwrap_or_else(|e| panic!("{text} should parse: {e}"));
     assert_eq!(&*c.text, text.strip_prefix('+').unwrap_or(text));
     (c.below, c.above)
 }
@@ -90,8 +90,7 @@ fn beyond_the_binary64_range() {
     assert!(above == 0.0 && above.is_sign_negative());
     assert_eq!(bracket("1e400"), (f64::MAX, f64::INFINITY));
     assert_eq!(bracket("-1e400"), (f64::NEG_INFINITY, f64::MIN));
-    assert_eq!(bracket("1e99999999999999999999999"), (f64::MAX, f64::INFINITY));
-    assert_eq!(bracket("1e-99999999999999999999999"), (0.0, smallest));
+    // Zero is zero at any exponent.
     assert_eq!(bracket("0e99999999999999999999999"), (0.0, 0.0));
     // Above MAX by less than half an ulp: rounds to MAX, still bracketed by MAX and ∞.
     assert_eq!(bracket("1.797693134862315709e308"), (f64::MAX, f64::INFINITY));
@@ -108,23 +107,80 @@ fn accepted_and_rejected_spellings() {
         "", ".", "-", "+", "e5", "1e", "1e+", "1.2.3", "1e5.0", " 1", "1 ", "--1", "inf", "-inf", "nan", "NaN",
         "infinity", "0x1p3", "0x10", "1_000", "1,5", "1d", "½",
     ] {
-        assert_eq!(Constant::parse(bad), None, "{bad:?}");
+        let refused = Constant::parse(bad).expect_err(bad);
+        assert!(refused.ends_with("is not a decimal number"), "{bad:?}: {refused}");
     }
 }
 
 #[test]
-fn only_a_decimal_between_two_neighbours_is_strictly_inside_its_bracket() {
-    // 0.6 lies strictly between 0.59999999999999997780 (0.6f64) and the next binary64 up;
-    // 1e400 between MAX and ∞.
-    assert!(Constant::parse("0.6").unwrap().is_strictly_between_neighbours());
-    assert!(Constant::parse("1e400").unwrap().is_strictly_between_neighbours());
-    // A binary64 value is its own bracket: it is not strictly inside it (an atom `Y < 0.5`
-    // is false at Y = 0.5). Infinity too, though `∞.next_up()` is `∞`.
-    assert!(!Constant::exact(0.5).is_strictly_between_neighbours());
-    assert!(!Constant::exact(f64::INFINITY).is_strictly_between_neighbours());
-    // A wider enclosure (a ball's `centre − eps`) may hold its value at either end.
-    let wide = Constant { text: "c - e".into(), below: 0.25, above: 0.5 };
-    assert!(!wide.is_strictly_between_neighbours());
+fn decimals_beyond_the_range_kept_exactly_are_refused_with_the_reason() {
+    // 1e100000 = 0.1 × 10^100001 is not below 10^100000; 1e-100001 has 100001 places; so do
+    // 100001 written digits after the point.
+    let many_places = format!("0.{}", "3".repeat(100_001));
+    for out in ["1e100000", "-1e100000", "1e-100001", "1e99999999999999999999999", "-1e-99999999999999999999999"]
+        .into_iter()
+        .chain([many_places.as_str()])
+    {
+        let why = Constant::parse(out).expect_err(out);
+        assert!(why.contains("is out of range") && why.contains("100000 decimal places"), "{why}");
+        assert!(why.chars().count() < 200, "the text is shortened: {why}");
+    }
+    // Just inside: 9.99 × 10^99999 and 10^-100000 are kept, the one above MAX, the other below
+    // the smallest subnormal.
+    assert_eq!(bracket("9.99e99999"), (f64::MAX, f64::INFINITY));
+    assert_eq!(bracket("-1e-100000"), (-f64::from_bits(1), -0.0));
+    assert_eq!(bracket(&format!("0.{}", "3".repeat(100_000))), (1.0 / 3.0, (1.0f64 / 3.0).next_up()));
+}
+
+#[test]
+fn computed_constants_are_exact() {
+    let c = |t: &str| Constant::parse(t).unwrap();
+    // 0.1 + 0.4 is 0.5, a binary64 value: exact, though neither term is.
+    let half = c("0.1").add(&c("0.4")).unwrap();
+    assert!(half.is_exact() && half.below == 0.5, "{half:?}");
+    assert_eq!(half.to_string(), "0.1 + 0.4");
+    // 0.1 + 0.2 is 0.3, whose bracket is [0.3f64, next] (0.3f64 = 0.29999999999999998889…),
+    // not around 0.1f64 + 0.2f64 = 0.30000000000000004441.
+    let tenths = c("0.1").add(&c("0.2")).unwrap();
+    assert_eq!((tenths.below, tenths.above), (0.3, 0.3f64.next_up()));
+    // 0.1 − 0.4 = −0.3, bracketed by −0.3f64 (−0.29999999999999998889…) and the next one down.
+    let minus = c("0.1").sub(&c("0.4")).unwrap();
+    assert_eq!((minus.below, minus.above), ((-0.3f64).next_down(), -0.3));
+    assert_eq!(minus.to_string(), "0.1 - 0.4");
+    assert_eq!(minus.neg().to_string(), "-(0.1 - 0.4)");
+    assert_eq!((minus.neg().below, minus.neg().above), (0.3, 0.3f64.next_up()));
+    // Infinities: a side of a box may be unbounded.
+    let infinity = Constant::exact(f64::INFINITY);
+    assert_eq!(infinity.add(&c("1e400")).unwrap().below, f64::INFINITY);
+    assert_eq!(infinity.sub(&infinity), None);
+    assert_eq!(infinity.add(&infinity.neg()), None);
+}
+
+#[test]
+fn the_tighter_bound_is_chosen_by_exact_value() {
+    let c = |t: &str| Constant::parse(t).unwrap();
+    // Both lie between 0.1f64 (0.10000000000000000555…) and the binary64 number below it:
+    // the same bracket, different values.
+    let (a, b) = (c("0.100000000000000000000000000001"), c("0.100000000000000000000000000002"));
+    assert_eq!((a.below, a.above), (b.below, b.above));
+    assert_eq!(a.clone().max_lower(b.clone()).text, b.text);
+    assert_eq!(b.clone().max_lower(a.clone()).text, b.text);
+    assert_eq!(a.clone().min_upper(b.clone()).text, a.text);
+    assert_eq!(b.clone().min_upper(a.clone()).text, a.text);
+    // Equal values keep the first as written.
+    let (half, also_half) = (c("0.5"), c("5e-1"));
+    assert_eq!(half.clone().max_lower(also_half.clone()).text, half.text);
+    assert_eq!(also_half.clone().min_upper(half.clone()).text, also_half.text);
+    // Infinite bounds are the loosest.
+    let infinity = Constant::exact(f64::INFINITY);
+    assert_eq!(infinity.clone().min_upper(c("1e400")).text, c("1e400").text);
+    assert_eq!(infinity.neg().max_lower(c("-1e400")).text, c("-1e400").text);
+}
+
+#[test]
+#[should_panic(expected = "NaN is no constant")]
+fn nan_is_no_constant() {
+    Constant::exact(f64::NAN);
 }
 
 #[test]
@@ -137,27 +193,49 @@ fn a_constant_displays_as_written() {
 }
 
 #[test]
-fn decimals_are_ordered_by_value_with_both_zeros_equal() {
+fn constants_are_ordered_by_value_with_both_zeros_equal() {
     // Ascending, worked by hand: negatives by decreasing magnitude, the two zeros, positives
-    // by exponent then digits (0.12 is a proper prefix of 0.125, and smaller).
+    // by exponent then digits (0.12 is a proper prefix of 0.125, and smaller); 0.1 and its
+    // binary64 neighbours (0.1f64 = 0.10000000000000000555…, the one below 0.09999999999999999167…).
     let ascending = [
-        "-10", "-1.5", "-1", "-0.5", "-1e-400", "0", "1e-400", "0.12", "0.125", "0.13", "0.5", "1", "1.5", "10",
+        "-10",
+        "-1.5",
+        "-1",
+        "-0.5",
+        "-1e-400",
+        "0",
+        "1e-400",
+        "0.09999999999999999167332731531132594682276248931884765625",
+        "0.1",
+        "0.1000000000000000055511151231257827021181583404541015625",
+        "0.12",
+        "0.125",
+        "0.13",
+        "0.5",
+        "1",
+        "1.5",
+        "10",
         "1e400",
     ];
-    let parsed: Vec<Decimal> = ascending.iter().map(|t| Decimal::parse(t).unwrap()).collect();
+    let parsed: Vec<Constant> = ascending.iter().map(|t| Constant::parse(t).unwrap()).collect();
     for (i, a) in parsed.iter().enumerate() {
         for (j, b) in parsed.iter().enumerate() {
-            assert_eq!(a.cmp(b), i.cmp(&j), "{} vs {}", ascending[i], ascending[j]);
-            assert_eq!(a.partial_cmp(b), Some(i.cmp(&j)), "{} vs {}", ascending[i], ascending[j]);
+            assert_eq!(a.cmp_value(b), i.cmp(&j), "{} vs {}", ascending[i], ascending[j]);
         }
     }
+    // Binary64 values compare as their exact expansions; the infinities bound everything.
+    let (below, above) = (0.1f64.next_down(), 0.1f64);
+    assert_eq!(Constant::exact(below).cmp_value(&parsed[7]), Ordering::Equal);
+    assert_eq!(Constant::exact(above).cmp_value(&parsed[9]), Ordering::Equal);
+    assert_eq!(Constant::exact(f64::INFINITY).cmp_value(&parsed[17]), Ordering::Greater);
+    assert_eq!(Constant::exact(f64::NEG_INFINITY).cmp_value(&parsed[0]), Ordering::Less);
     // Every spelling of zero is zero, whatever its sign, exponent or number of zeros.
-    let zero = Decimal::parse("0").unwrap();
+    let zero = Constant::parse("0").unwrap();
     for text in ["-0", "+0.000", "0e5", "-0.0e-7", ".0", "0."] {
-        let z = Decimal::parse(text).unwrap();
-        assert_eq!(z.cmp(&zero), Ordering::Equal, "{text}");
-        assert_eq!(zero.cmp(&z), Ordering::Equal, "{text}");
-        assert!(z < Decimal::parse("1e-400").unwrap() && z > Decimal::parse("-1e-400").unwrap(), "{text}");
+        let z = Constant::parse(text).unwrap();
+        assert_eq!(z.cmp_value(&zero), Ordering::Equal, "{text}");
+        assert_eq!(zero.cmp_value(&z), Ordering::Equal, "{text}");
+        assert!(z.cmp_value(&parsed[6]).is_lt() && z.cmp_value(&parsed[4]).is_gt(), "{text}");
     }
 }
 
@@ -169,8 +247,7 @@ fn exponents_are_signed_digits_clamped_to_the_cap() {
     assert_eq!(parse_exponent("0"), Some(0));
     assert_eq!(parse_exponent("99999999999999999999999"), Some(EXPONENT_CAP));
     assert_eq!(parse_exponent("-99999999999999999999999"), Some(-EXPONENT_CAP));
-    // No digits, or something else than digits. (Rust's own parser refuses these spellings
-    // too, so `Constant::parse` would return `None` through it; the decimal alone must.)
+    // No digits, or something else than digits.
     for bad in ["", "+", "-", "5.0", "1_0", "+-1", " 1", "e1"] {
         assert_eq!(parse_exponent(bad), None, "{bad:?}");
     }

@@ -3,15 +3,18 @@
 //! of a box, given to the program, yields an output in the unsafe region; it *holds* when no
 //! input does. VNN-LIB files, `--box … --claim …` and `--around … --eps …` all become this.
 //!
-//! Constants keep the decimal the user wrote: a bound such as `0.6` is no binary64 number, so
-//! each [`Constant`] carries the two binary64 values around it. Inputs are binary64 values
-//! (the engine reads nothing else), so a box admits exactly the binary64 points between its
-//! bounds as written: candidates are taken from the inner box, and proofs run on the outer
-//! box, which holds every real point too (docs/verification.md, "Constants as written").
+//! Constants keep the decimal the user wrote and its exact value: a bound such as `0.6` is no
+//! binary64 number, so each [`Constant`] also carries the two binary64 values around it.
+//! Inputs are finite binary64 values (the engine reads nothing else), so a box admits exactly
+//! the finite binary64 points between its bounds as written: candidates are taken from the
+//! inner box (their hull), and proofs run on the outer box, which holds them all
+//! (docs/verification.md, "Constants as written").
+
+use std::cmp::Ordering;
 
 use knn_semantics::syntax::Span;
 
-pub use super::decimal::Constant;
+pub use super::decimal::{Constant, Exact};
 use super::float::{Interval, add_down};
 
 /// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
@@ -51,29 +54,37 @@ impl InputBox {
         self.lower.is_empty()
     }
 
-    /// The smallest binary64 box holding every real point of the box as written (for proofs).
+    /// A binary64 box holding every point of the box as written (for proofs): the brackets'
+    /// outer ends, cut to the finite range (no input is infinite, and an infinite end would
+    /// only make bounds NaN).
     pub fn outer(&self) -> Vec<Interval> {
-        self.lower.iter().zip(&self.upper).map(|(l, u)| Interval::new(l.below, u.above)).collect()
+        let finite = |x: f64| x.clamp(f64::MIN, f64::MAX);
+        self.lower.iter().zip(&self.upper).map(|(l, u)| Interval::new(finite(l.below), finite(u.above))).collect()
     }
 
-    /// The box of binary64 points inside the box as written (for candidates): `None` when it
-    /// holds none.
+    /// The hull of the finite binary64 points of the box as written (for candidates), element
+    /// by element `[smallest ≥ lower, largest ≤ upper]`: every binary64 point of the hull is in
+    /// the box. `None` exactly when the box holds no finite binary64 point.
     pub fn inner(&self) -> Option<Vec<Interval>> {
         self.lower
             .iter()
             .zip(&self.upper)
             .map(|(l, u)| {
-                let lo = if l.is_exact() { l.below } else { l.above };
-                let hi = if u.is_exact() { u.above } else { u.below };
+                // A bound strictly between neighbours admits the inner one first.
+                let lo = if l.is_exact() { l.below } else { l.above }.max(f64::MIN);
+                let hi = if u.is_exact() { u.above } else { u.below }.min(f64::MAX);
                 (lo <= hi).then_some(Interval::new(lo, hi))
             })
             .collect()
     }
 
-    /// Whether the binary64 point `x` lies in the box as written (exact comparisons).
+    /// Whether the binary64 point `x` is finite and lies in the box as written (exact, since
+    /// the brackets are).
     pub fn contains(&self, x: &[f64]) -> bool {
         x.len() == self.len()
-            && x.iter().zip(self.lower.iter().zip(&self.upper)).all(|(&v, (l, u))| l.at_most(v) && u.at_least(v))
+            && x.iter()
+                .zip(self.lower.iter().zip(&self.upper))
+                .all(|(&v, (l, u))| v.is_finite() && l.at_most(v) && u.at_least(v))
     }
 }
 
@@ -90,7 +101,8 @@ pub enum Truth {
 
 /// A linear constraint on the output vector `Y` (row-major elements of the program's result):
 /// `Σ coefficient·Y[index] + Σ constants ≤ 0`, or `< 0` when `strict`. Indices may repeat;
-/// constants are kept as written and summed in interval arithmetic.
+/// constants are kept as written, bounded in interval arithmetic on regions and decided
+/// exactly at points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Atom {
     pub terms: Vec<(usize, Constant)>,
@@ -132,10 +144,10 @@ impl Atom {
         self.truth_of_side(self.left_side(y), self.constants_are_open())
     }
 
-    /// Whether a constant strictly between two neighbours makes the left side lie strictly
-    /// inside its enclosure.
+    /// Whether a constant strictly between two neighbours (any that is no binary64 value)
+    /// makes the left side lie strictly inside its enclosure.
     fn constants_are_open(&self) -> bool {
-        self.constants.iter().any(Constant::is_strictly_between_neighbours)
+        self.constants.iter().any(|c| !c.is_exact())
     }
 
     fn truth_of_side(&self, side: Interval, open: bool) -> Truth {
@@ -161,11 +173,41 @@ impl Atom {
         self.truth_of_side(side, self.constants_are_open()) == Truth::False
     }
 
-    /// The constraint on one output vector: `True` or `False`, or `Unknown` when the decimal
-    /// constants leave it too close to call (then it is no counterexample).
+    /// The constraint on one output vector, decided exactly: `Unknown` only when the left side
+    /// is undefined, at a NaN output or as `∞ − ∞` (outputs may overflow; `c·(±∞)` is `±∞`
+    /// and a zero coefficient ignores its output). Interval arithmetic decides most points;
+    /// exact rationals the rest.
     pub fn truth_at(&self, y: &[f64]) -> Truth {
         let points: Vec<Interval> = y.iter().map(|&v| Interval::point(v)).collect();
-        self.truth(&points)
+        match self.truth(&points) {
+            Truth::Unknown => self.exact_truth_at(y),
+            decided => decided,
+        }
+    }
+
+    fn exact_truth_at(&self, y: &[f64]) -> Truth {
+        let mut side = Exact::zero();
+        for (i, c) in &self.terms {
+            let Some(output) = Exact::of_binary64(y[*i]) else {
+                return Truth::Unknown;
+            };
+            match side.add(&c.value().mul(&output)) {
+                Some(sum) => side = sum,
+                None => return Truth::Unknown,
+            }
+        }
+        for c in &self.constants {
+            match side.add(c.value()) {
+                Some(sum) => side = sum,
+                None => return Truth::Unknown,
+            }
+        }
+        let holds = match side.sign() {
+            Ordering::Less => true,
+            Ordering::Equal => !self.strict,
+            Ordering::Greater => false,
+        };
+        if holds { Truth::True } else { Truth::False }
     }
 
     /// The coefficients as one dense binary64 vector over `outputs` elements and the constant
@@ -204,16 +246,39 @@ impl Conjunction {
     /// `False` as soon as one constraint is false everywhere on the region; `True` when all
     /// are true everywhere.
     pub fn truth(&self, y: &[Interval]) -> Truth {
-        let mut all = Truth::True;
-        for atom in &self.atoms {
-            match atom.truth(y) {
-                Truth::False => return Truth::False,
-                Truth::Unknown => all = Truth::Unknown,
-                Truth::True => {}
-            }
-        }
-        all
+        all_of(self.atoms.iter().map(|atom| atom.truth(y)))
     }
+
+    /// The conjunction at one output vector, exactly ([`Atom::truth_at`]).
+    pub fn truth_at(&self, y: &[f64]) -> Truth {
+        all_of(self.atoms.iter().map(|atom| atom.truth_at(y)))
+    }
+}
+
+/// `False` as soon as one is false, `True` when all are true.
+fn all_of(truths: impl Iterator<Item = Truth>) -> Truth {
+    let mut all = Truth::True;
+    for truth in truths {
+        match truth {
+            Truth::False => return Truth::False,
+            Truth::Unknown => all = Truth::Unknown,
+            Truth::True => {}
+        }
+    }
+    all
+}
+
+/// `True` as soon as one is true, `False` when all are false.
+fn any_of(truths: impl Iterator<Item = Truth>) -> Truth {
+    let mut any = Truth::False;
+    for truth in truths {
+        match truth {
+            Truth::True => return Truth::True,
+            Truth::Unknown => any = Truth::Unknown,
+            Truth::False => {}
+        }
+    }
+    any
 }
 
 /// One box of inputs and the outputs that are unsafe for it: any of the conjunctions.
@@ -226,22 +291,13 @@ pub struct Case {
 impl Case {
     /// Whether outputs in `y` are unsafe everywhere (`True`), nowhere (`False`), or unknown.
     pub fn unsafe_truth(&self, y: &[Interval]) -> Truth {
-        let mut any = Truth::False;
-        for conjunction in &self.unsafe_when {
-            match conjunction.truth(y) {
-                Truth::True => return Truth::True,
-                Truth::Unknown => any = Truth::Unknown,
-                Truth::False => {}
-            }
-        }
-        any
+        any_of(self.unsafe_when.iter().map(|c| c.truth(y)))
     }
 
-    /// Whether one output vector is unsafe: `True` only when some conjunction is decidedly
-    /// true there (the standard a counterexample must meet).
+    /// Whether one output vector is unsafe, decided exactly: `Unknown` only where a constraint
+    /// is undefined (NaN outputs, `∞ − ∞`).
     pub fn unsafe_at(&self, y: &[f64]) -> Truth {
-        let points: Vec<Interval> = y.iter().map(|&v| Interval::point(v)).collect();
-        self.unsafe_truth(&points)
+        any_of(self.unsafe_when.iter().map(|c| c.truth_at(y)))
     }
 }
 
@@ -256,187 +312,5 @@ pub struct Property {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn constant(text: &str) -> Constant {
-        // 0.6 lies strictly between the binary64 values 0.59999999999999997780 and
-        // 0.60000000000000008882; 0.6f64 is the lower one.
-        match text {
-            "0.6" => Constant { text: "0.6".into(), below: 0.6, above: 0.6f64.next_up() },
-            other => Constant::exact(other.parse().unwrap()),
-        }
-    }
-
-    #[test]
-    fn a_bound_that_is_no_binary64_number_admits_exactly_the_points_inside_it() {
-        let b = InputBox { lower: vec![constant("0.6")], upper: vec![constant("1.0")] };
-        // 0.6f64 < 0.6, so it is outside the box as written; its neighbour is inside.
-        assert!(!b.contains(&[0.6]));
-        assert!(b.contains(&[0.6f64.next_up()]));
-        assert_eq!(b.inner().unwrap()[0].lo, 0.6f64.next_up());
-        assert_eq!(b.outer()[0].lo, 0.6);
-        let c = InputBox { lower: vec![constant("0.0")], upper: vec![constant("0.6")] };
-        assert!(c.contains(&[0.6]));
-        assert!(!c.contains(&[0.6f64.next_up()]));
-    }
-
-    #[test]
-    fn the_tighter_of_two_overlapping_bounds_encloses_their_maximum() {
-        // A wide enclosure [0.1, 0.3] of some lower bound L and the exact bound 0.25: L may be
-        // 0.29, so 0.25 is not the tighter bound; the result must admit no point below max(L, 0.25).
-        let wide = Constant { text: "c - e".into(), below: 0.1, above: 0.3 };
-        let tight = Constant::exact(0.25);
-        let max = wide.clone().max_lower(tight.clone());
-        assert_eq!((max.below, max.above), (0.25, 0.3));
-        let b = InputBox { lower: vec![max], upper: vec![Constant::exact(1.0)] };
-        assert!(!b.contains(&[0.26]), "0.26 may lie below the wide bound");
-        assert!(b.contains(&[0.3]));
-        // Disjoint enclosures: the larger is kept as written.
-        assert_eq!(Constant::exact(0.5).max_lower(tight.clone()), Constant::exact(0.5));
-        assert_eq!(tight.clone().min_upper(Constant::exact(0.5)), tight);
-        let min = wide.min_upper(Constant::exact(0.25));
-        assert_eq!((min.below, min.above), (0.1, 0.25));
-    }
-
-    #[test]
-    fn an_empty_box_has_no_inner_points() {
-        let b = InputBox { lower: vec![constant("1.0")], upper: vec![constant("0.0")] };
-        assert_eq!(b.inner(), None);
-    }
-
-    #[test]
-    fn strict_and_non_strict_differences_at_a_tie() {
-        let y = [1.0, 1.0];
-        assert_eq!(Atom::difference(0, 1, false).truth_at(&y), Truth::True);
-        assert_eq!(Atom::difference(0, 1, true).truth_at(&y), Truth::False);
-        let region = [Interval::new(0.0, 2.0), Interval::new(1.0, 1.0)];
-        assert_eq!(Atom::difference(0, 1, false).truth(&region), Truth::Unknown);
-    }
-
-    #[test]
-    fn an_output_between_a_decimal_and_its_binary64_neighbour_is_decided_exactly() {
-        // Y_0 − 0.6 ≤ 0 at Y_0 = 0.6f64 (below 0.6): true; at the next binary64: false.
-        let atom = y0_plus(constant("0.6").neg(), false);
-        assert_eq!(atom.truth_at(&[0.6]), Truth::True);
-        assert_eq!(atom.truth_at(&[0.6f64.next_up()]), Truth::False);
-    }
-
-    fn y0_plus(constant: Constant, strict: bool) -> Atom {
-        Atom { terms: vec![(0, Constant::exact(1.0))], constants: vec![constant], strict, span: None }
-    }
-
-    #[test]
-    fn a_side_touching_zero_is_decided_by_strictness_and_by_open_constants_only() {
-        let exact = Constant::exact(0.0);
-        // `Y_0 ≤ 0` on [0, 1]: true at 0, false above: undecided; on [−1, 0]: always.
-        assert_eq!(y0_plus(exact.clone(), false).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
-        assert_eq!(y0_plus(exact.clone(), false).truth(&[Interval::new(-1.0, 0.0)]), Truth::True);
-        // `Y_0 < 0` on [−1, 0]: false at 0: undecided; on [0, 1]: never.
-        assert_eq!(y0_plus(exact.clone(), true).truth(&[Interval::new(-1.0, 0.0)]), Truth::Unknown);
-        assert_eq!(y0_plus(exact, true).truth(&[Interval::new(0.0, 1.0)]), Truth::False);
-        // `Y_0 − 0.6 < 0`, 0.6 no binary64 number: the left side lies strictly inside its
-        // enclosure, so an enclosure ending at 0 is strictly below it...
-        let open_strict = y0_plus(constant("0.6").neg(), true);
-        assert_eq!(open_strict.truth_of_side(Interval::new(-1.0, 0.0), true), Truth::True);
-        // ...but one that reaches above 0 is not.
-        assert_eq!(open_strict.truth_of_side(Interval::new(-1.0, 1.0), true), Truth::Unknown);
-        // `Y_0 − 0.6 ≤ 0` with an enclosure starting at 0: strictly above it, never true;
-        // starting below 0, undecided.
-        let open = y0_plus(constant("0.6").neg(), false);
-        assert_eq!(open.truth_of_side(Interval::new(0.0, 1.0), true), Truth::False);
-        assert_eq!(open.truth_of_side(Interval::new(-1.0, 1.0), true), Truth::Unknown);
-        assert_eq!(open.truth_of_side(Interval::new(0.0, 1.0), false), Truth::Unknown);
-    }
-
-    #[test]
-    fn a_constraint_false_above_a_lower_bound_is_never_true() {
-        let atom = y0_plus(Constant::exact(-1.0), false);
-        // Y_0 ≥ 2 gives Y_0 − 1 ≥ 1 > 0: never; Y_0 ≥ 0.5 does not decide.
-        assert!(atom.never_given(2.0, Interval::point(-1.0)));
-        assert!(!atom.never_given(0.5, Interval::point(-1.0)));
-    }
-
-    #[test]
-    fn an_exact_constant_at_the_bound_leaves_a_strict_atom_open() {
-        // Y_0 − 0.5 < 0 with Y_0 in [0, 0.5]: 0.5 is a binary64 value, so Y_0 = 0.5 is possible
-        // and makes it false; only a decimal strictly between two neighbours would decide it.
-        let atom = |constant: Constant| y0_plus(constant.neg(), true);
-        assert_eq!(atom(constant("0.5")).truth(&[Interval::new(0.0, 0.5)]), Truth::Unknown);
-        // Y_0 − 0.6 < 0 with Y_0 in [0, 0.6f64]: 0.6f64 < 0.6, so it holds everywhere.
-        assert_eq!(atom(constant("0.6")).truth(&[Interval::new(0.0, 0.6)]), Truth::True);
-    }
-
-    #[test]
-    fn a_non_strict_atom_reached_at_zero_is_not_refuted() {
-        // Y_0 − 0.5 ≤ 0 with Y_0 in [0.5, 1]: true at Y_0 = 0.5, false above. A lower bound of
-        // exactly 0 on the left side refutes nothing; one above 0 does.
-        let atom = y0_plus(constant("0.5").neg(), false);
-        assert_eq!(atom.truth(&[Interval::new(0.5, 1.0)]), Truth::Unknown);
-        assert_eq!(atom.truth(&[Interval::new(0.5f64.next_up(), 1.0)]), Truth::False);
-        assert!(!atom.never_given(0.5, Interval::point(-0.5)));
-        assert!(atom.never_given(0.5f64.next_up(), Interval::point(-0.5)));
-    }
-
-    #[test]
-    fn a_decimal_constant_decides_only_what_lies_on_one_side_of_it() {
-        // With 0.6 (strictly between two binary64 values) a left side that reaches 0 is
-        // decided, but one on both sides of 0, or wholly on the other side, is what it is.
-        let atom = |strict: bool| y0_plus(constant("0.6").neg(), strict);
-        // Y_0 = 1: Y_0 < 0.6 and Y_0 ≤ 0.6 are false.
-        assert_eq!(atom(true).truth_at(&[1.0]), Truth::False);
-        assert_eq!(atom(false).truth_at(&[1.0]), Truth::False);
-        // Y_0 in [0, 1]: either way.
-        assert_eq!(atom(true).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
-        assert_eq!(atom(false).truth(&[Interval::new(0.0, 1.0)]), Truth::Unknown);
-    }
-
-    #[test]
-    fn a_nan_end_of_the_left_side_decides_nothing() {
-        // Either end NaN: the other end is not trusted alone (it would say "always" below 0 or
-        // "never" above it).
-        for strict in [false, true] {
-            let atom = Atom { terms: vec![], constants: vec![], strict, span: None };
-            for side in [Interval::new(f64::NAN, -1.0), Interval::new(1.0, f64::NAN), Interval::new(f64::NAN, f64::NAN)]
-            {
-                assert_eq!(atom.truth_of_side(side, false), Truth::Unknown, "{side:?}, strict {strict}");
-                assert_eq!(atom.truth_of_side(side, true), Truth::Unknown, "{side:?}, strict {strict}, open");
-            }
-        }
-    }
-
-    #[test]
-    fn a_box_is_empty_when_it_has_no_dimension() {
-        assert!(InputBox { lower: vec![], upper: vec![] }.is_empty());
-        assert!(!InputBox { lower: vec![constant("0.0")], upper: vec![constant("1.0")] }.is_empty());
-    }
-
-    #[test]
-    fn an_inexact_coefficient_or_an_index_past_the_outputs_has_no_dense_form() {
-        // 0.1 is no binary64 value: a bound on 0.1f64·Y_0 would bound another atom.
-        let tenth =
-            Atom { terms: vec![(0, Constant::parse("0.1").unwrap())], constants: vec![], strict: false, span: None };
-        assert_eq!(tenth.dense(1), None);
-        let past = Atom { terms: vec![(1, Constant::exact(1.0))], constants: vec![], strict: false, span: None };
-        assert_eq!(past.dense(1), None);
-        assert_eq!(past.dense(2).unwrap().0, vec![0.0, 1.0]);
-    }
-
-    #[test]
-    fn dense_coefficients_merge_repeated_indices_only_when_exact() {
-        let atom = Atom {
-            terms: vec![(0, Constant::exact(1.0)), (0, Constant::exact(2.0))],
-            constants: vec![],
-            strict: false,
-            span: None,
-        };
-        assert_eq!(atom.dense(2).unwrap().0, vec![3.0, 0.0]);
-        let inexact = Atom {
-            terms: vec![(0, Constant::exact(1.0)), (0, Constant::exact(1e-30))],
-            constants: vec![],
-            strict: false,
-            span: None,
-        };
-        assert_eq!(inexact.dense(1), None);
-    }
-}
+#[path = "property_tests.rs"]
+mod tests;

@@ -180,13 +180,14 @@ impl Reader<'_> {
     }
 
     fn atom(&self, text: &str, span: Span) -> Result<Linear, VnnlibError> {
-        if let Some(number) = Constant::parse(text) {
-            return Ok(Linear { terms: vec![], constants: vec![number] });
-        }
         let numeric = text.trim_start_matches(['-', '+']).starts_with(|c: char| c.is_ascii_digit() || c == '.');
-        if numeric {
-            return Err(VnnlibError::new(span, format!("bad number `{text}`"))
-                .hint("numbers are decimals such as 0.5, -3 or 1e-3"));
+        match Constant::parse(text) {
+            Ok(number) => return Ok(Linear { terms: vec![], constants: vec![number] }),
+            // Not a name: a misspelt or out-of-range number, said where it is written.
+            Err(why) if numeric => {
+                return Err(VnnlibError::new(span, why).hint("numbers are decimals such as 0.5, -3 or 1e-3"));
+            }
+            Err(_) => {}
         }
         let variable = self.declarations.lookup(text, span)?;
         Ok(Linear { terms: vec![(variable, Constant::exact(1.0))], constants: vec![] })

@@ -7,10 +7,10 @@
 //! as input bounds or output constraints (`formula.rs`), and the disjunctive normal form of the
 //! conjunction of asserts, grouped into input boxes (`cases.rs`).
 //!
-//! Nothing is approximated: decimals keep their text and their exact binary64 bracket
-//! ([`Constant::parse`](super::property::Constant::parse)), coefficients are only ever the
-//! written numbers or their negations, and whatever falls outside the subset is an error at
-//! its place in the file, never a guess.
+//! Nothing is approximated: decimals keep their text, their exact value and its binary64
+//! bracket ([`Constant::parse`](super::property::Constant::parse)), coefficients are only ever
+//! the written numbers or their negations, and whatever falls outside the subset is an error
+//! at its place in the file, never a guess.
 
 mod cases;
 mod formula;

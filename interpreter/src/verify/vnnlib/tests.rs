@@ -19,18 +19,26 @@ fn error(source: &str) -> (String, (usize, usize)) {
     (e.message.clone(), e.line_col(source))
 }
 
+/// The constant `text` (its value is the parser's, tested in decimal_tests.rs), whose bracket
+/// must be `(below, above)`.
+fn bracketed(text: &str, below: f64, above: f64) -> Constant {
+    let c = Constant::parse(text).unwrap();
+    assert_eq!((c.below, c.above), (below, above), "{text}");
+    c
+}
+
 fn exact(text: &str, value: f64) -> Constant {
-    Constant { text: text.into(), below: value, above: value }
+    bracketed(text, value, value)
 }
 
 /// A decimal above its nearest binary64 value `nearest`.
 fn above(text: &str, nearest: f64) -> Constant {
-    Constant { text: text.into(), below: nearest, above: nearest.next_up() }
+    bracketed(text, nearest, nearest.next_up())
 }
 
 /// A decimal below its nearest binary64 value `nearest`.
 fn below(text: &str, nearest: f64) -> Constant {
-    Constant { text: text.into(), below: nearest.next_down(), above: nearest }
+    bracketed(text, nearest.next_down(), nearest)
 }
 
 fn coefficient(sign: f64) -> Constant {
@@ -220,7 +228,7 @@ fn boxes_alike_merge_and_boxes_apart_stay_in_order() {
 #[test]
 fn errors_name_the_place() {
     let declared = "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n";
-    let cases: [(&str, &str, (usize, usize)); 8] = [
+    let cases: [(&str, &str, (usize, usize)); 9] = [
         ("(assert (<= X_0 Y_3))", "`Y_3` is not declared", (3, 17)),
         ("(assert (<= (* Y_0 Y_0) 1))", "nonlinear term: a product of variables", (3, 13)),
         ("(assert (<= X_0 Y_0))", "unsupported constraint: it mixes inputs and outputs", (3, 9)),
@@ -228,7 +236,13 @@ fn errors_name_the_place() {
         ("(assert (<= X_0 1)))", "unexpected `)`", (3, 20)),
         ("(assert\n  (=< X_0 1))", "unknown operator `=<`", (4, 4)),
         ("(assert (= Y_0 1))", "unsupported operator `=`", (3, 10)),
-        ("(assert (<= X_0 0.5.1))", "bad number `0.5.1`", (3, 17)),
+        ("(assert (<= X_0 0.5.1))", "`0.5.1` is not a decimal number", (3, 17)),
+        (
+            "(assert (<= Y_0 -1e-100001))",
+            "`-1e-100001` is out of range: constants are kept exactly, below 1e100000 in magnitude and with at \
+             most 100000 decimal places",
+            (3, 17),
+        ),
     ];
     for (text, message, place) in cases {
         assert_eq!(error(&format!("{declared}{text}")), (message.to_string(), place), "{text}");
