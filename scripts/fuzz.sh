@@ -11,7 +11,7 @@ seconds=${1:-240}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(parse_and_check run_engines npy nnet onnx vnnlib cli_input)
+    targets=(parse_and_check run_engines npy nnet onnx vnnlib cli_input verify_exhaustive)
 fi
 for target in "${targets[@]}"; do
     mkdir -p "corpus-grown/$target" "artifacts/$target"

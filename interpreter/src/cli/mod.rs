@@ -23,6 +23,9 @@ mod search;
 mod verify;
 mod verify_flags;
 mod verify_instances;
+mod verify_question;
+
+pub use verify_question::question_from_flags;
 
 use std::io::Write;
 use std::path::PathBuf;

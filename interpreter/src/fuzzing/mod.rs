@@ -6,6 +6,8 @@
 //! program, a network…) or refused with an error. An error is a correct answer to bad input; a
 //! panic (or an abort, or a hang) is a finding.
 
+pub mod verify_exhaustive;
+
 use std::path::Path;
 
 use knn_semantics::Profile;
@@ -169,6 +171,8 @@ pub fn vnnlib(bytes: &[u8]) -> Answer {
     }
     answer(&result)
 }
+
+pub use verify_exhaustive::verify_exhaustive;
 
 /// Parses the text as the argument of `--input` in its inline form (`NAME=[…]`). Values that
 /// are not a list in brackets name a `.npy` file, which this entry does not open (the file

@@ -1,0 +1,69 @@
+//! The search for wrong answers of `knn verify` on regions small enough to enumerate: a
+//! generated case (a small network whose weights include ±0, subnormals, the overflow
+//! threshold, ±∞ and NaN; a region a few ulps wide, centred where a class, a NaN or an
+//! infinity starts; a claim or a VNN-LIB property) is asked of the verifier through the
+//! library, and its answer is held to the semantics at every binary64 point of the region,
+//! computed apart from the verifier (`oracle`: the small-step reference, exact rationals).
+//!
+//! `holds` must have no violated point; `violated` must come with a point of the region (its
+//! ends computed exactly from the decimal texts) that breaks the claim on the reference;
+//! `unknown` is allowed and counted. A wrong answer panics with the commands that reproduce it.
+//! docs/testing.md, "Exhaustive checks of the verifier", says how to run it.
+
+pub mod case;
+pub mod check;
+pub mod choices;
+pub mod exact;
+mod generate;
+pub mod network;
+pub mod oracle;
+mod region;
+
+use super::Answer;
+use case::Case;
+use check::{Decided, Settings, check};
+use choices::Choices;
+
+pub use region::MOST_POINTS;
+
+/// The case the bytes choose (the fuzz target's input).
+pub fn case_of_bytes(bytes: &[u8]) -> Case {
+    generate::case(&mut Choices::from_bytes(bytes))
+}
+
+/// The case a seed chooses (the integration test's).
+pub fn case_of_seed(seed: u64) -> Case {
+    generate::case(&mut Choices::from_seed(seed))
+}
+
+/// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the
+/// fuzz corpus).
+pub fn bytes_of_seed(seed: u64) -> Vec<u8> {
+    let mut choices = Choices::recording(seed);
+    generate::case(&mut choices);
+    choices.recorded()
+}
+
+/// The fuzz target: the case the bytes choose, checked. Accepted when the verifier decided
+/// it (rightly), refused when it answered `unknown`; a wrong answer panics with the case.
+pub fn verify_exhaustive(bytes: &[u8]) -> Answer {
+    let case = case_of_bytes(bytes);
+    match check(&case, Settings::default()) {
+        Ok(Decided::Unknown(_)) => Answer::Refused,
+        Ok(Decided::Holds | Decided::Violated) => Answer::Accepted,
+        Err(wrong) => panic!("{}", wrong.message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_s_bytes_make_the_seed_s_case() {
+        for seed in 0..50 {
+            let (from_seed, from_bytes) = (case_of_seed(seed), case_of_bytes(&bytes_of_seed(seed)));
+            assert_eq!(from_bytes.to_string(), from_seed.to_string(), "seed {seed}");
+        }
+    }
+}

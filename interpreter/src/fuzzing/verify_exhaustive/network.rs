@@ -1,0 +1,190 @@
+//! The generated networks: dense layers as K-NN source text (the way `knn import` writes them:
+//! `initTensor`, one `let` per weight, `linear`, bias `let`s in place, a tensor activation),
+//! and a plain binary64 evaluation that only steers the generator towards interesting places
+//! (the oracle never uses it: it runs the small-step reference).
+
+use std::fmt::Write;
+
+use knn_semantics::syntax::print::float_literal;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Activation {
+    Relu,
+    Tanh,
+    Sigmoid,
+}
+
+impl Activation {
+    fn tensor_function(self) -> &'static str {
+        match self {
+            Activation::Relu => "reluTensor",
+            Activation::Tanh => "tanhTensor",
+            Activation::Sigmoid => "sigmoidTensor",
+        }
+    }
+}
+
+/// One dense layer: `linear`, then biases, then an activation, then biases again (a bias
+/// after the activation is how a program shifts a saturated score, as the NaN reproduction
+/// does with `h1[1] + 5.0`).
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub rows: usize,
+    pub cols: usize,
+    /// Row-major.
+    pub weights: Vec<f64>,
+    /// Per row, the bias added to the product, if any.
+    pub bias: Vec<Option<f64>>,
+    pub activation: Option<Activation>,
+    /// Per row, the bias added after the activation, if any.
+    pub after: Vec<Option<f64>>,
+}
+
+/// A chain of dense layers on the input `x`, with or without a final `ArgMax`.
+#[derive(Clone, Debug)]
+pub struct Net {
+    pub inputs: usize,
+    pub layers: Vec<Layer>,
+    pub argmax: bool,
+}
+
+/// What the plain evaluation found at a point: the scores, and whether a NaN reached a relu
+/// (an error on the engine).
+#[derive(Clone, Debug)]
+pub struct Approximate {
+    pub scores: Vec<f64>,
+    pub relu_of_nan: bool,
+}
+
+impl Net {
+    /// The number of scores (before any `ArgMax`).
+    pub fn outputs(&self) -> usize {
+        self.layers.last().map_or(self.inputs, |l| l.rows)
+    }
+
+    /// The program text.
+    pub fn source(&self) -> String {
+        let mut out = String::new();
+        let mut current = "x".to_string();
+        for (k, layer) in self.layers.iter().enumerate() {
+            writeln!(out, "let W{k} = initTensor({}, {}) in", layer.rows, layer.cols).unwrap();
+            for i in 0..layer.rows {
+                for j in 0..layer.cols {
+                    let w = float_literal(layer.weights[i * layer.cols + j]);
+                    write!(out, "let W{k}[{i}, {j}] = {w} in ").unwrap();
+                }
+                out.push('\n');
+            }
+            writeln!(out, "let z{k} = linear(W{k}, {current}) in").unwrap();
+            current = format!("z{k}");
+            biases(&mut out, &current, &layer.bias);
+            if let Some(a) = layer.activation {
+                writeln!(out, "let h{k} = {}({current}) in", a.tensor_function()).unwrap();
+                current = format!("h{k}");
+            }
+            biases(&mut out, &current, &layer.after);
+        }
+        if self.argmax {
+            writeln!(out, "ArgMax({current})").unwrap();
+        } else {
+            writeln!(out, "{current}").unwrap();
+        }
+        out
+    }
+
+    /// The scores in plain binary64 arithmetic, in the engine's order (multiply, then add, from
+    /// `0.0`), with the standard library's `tanh`: close to the engine, not bit for bit.
+    pub fn approximate(&self, x: &[f64]) -> Approximate {
+        let mut v = x.to_vec();
+        let mut relu_of_nan = false;
+        for layer in &self.layers {
+            let mut z: Vec<f64> = (0..layer.rows)
+                .map(|i| (0..layer.cols).fold(0.0, |s, j| s + layer.weights[i * layer.cols + j] * v[j]))
+                .collect();
+            add(&mut z, &layer.bias);
+            if let Some(a) = layer.activation {
+                for e in &mut z {
+                    *e = match a {
+                        Activation::Relu => {
+                            relu_of_nan |= e.is_nan();
+                            e.max(0.0)
+                        }
+                        Activation::Tanh => e.tanh(),
+                        Activation::Sigmoid => 1.0 / (1.0 + (0.0 - *e).exp()),
+                    };
+                }
+            }
+            add(&mut z, &layer.after);
+            v = z;
+        }
+        Approximate { scores: v, relu_of_nan }
+    }
+}
+
+fn add(z: &mut [f64], bias: &[Option<f64>]) {
+    for (e, b) in z.iter_mut().zip(bias) {
+        if let Some(b) = b {
+            *e += b;
+        }
+    }
+}
+
+fn biases(out: &mut String, tensor: &str, bias: &[Option<f64>]) {
+    for (i, b) in bias.iter().enumerate() {
+        if let Some(b) = b {
+            writeln!(out, "let {tensor}[{i}] = {tensor}[{i}] + {} in", float_literal(*b)).unwrap();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_writes_every_weight_bias_and_activation() {
+        let net = Net {
+            inputs: 2,
+            layers: vec![Layer {
+                rows: 2,
+                cols: 2,
+                weights: vec![1e308, f64::NEG_INFINITY, f64::NAN, -0.0],
+                bias: vec![None, Some(0.5)],
+                activation: Some(Activation::Tanh),
+                after: vec![Some(5e-324), None],
+            }],
+            argmax: true,
+        };
+        let text = net.source();
+        for part in [
+            "let W0[0, 0] = 1e308 in",
+            "let W0[0, 1] = -Infinity in",
+            "let W0[1, 0] = NaN in",
+            "let W0[1, 1] = -0.0 in",
+            "let z0 = linear(W0, x) in",
+            "let z0[1] = z0[1] + 0.5 in",
+            "let h0 = tanhTensor(z0) in",
+            "let h0[0] = h0[0] + 5e-324 in",
+            "ArgMax(h0)",
+        ] {
+            assert!(text.contains(part), "{part} missing from\n{text}");
+        }
+        assert!(!text.contains("z0[0] + "));
+    }
+
+    #[test]
+    fn the_plain_evaluation_follows_the_engine_s_order() {
+        // 1e308·2 overflows to ∞ and −1e308·2 to −∞: their sum is NaN, met by the relu.
+        let layer = Layer {
+            rows: 1,
+            cols: 2,
+            weights: vec![1e308, -1e308],
+            bias: vec![None],
+            activation: Some(Activation::Relu),
+            after: vec![None],
+        };
+        let net = Net { inputs: 2, layers: vec![layer], argmax: false };
+        assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
+        assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
+    }
+}
