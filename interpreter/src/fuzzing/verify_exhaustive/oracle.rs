@@ -102,24 +102,18 @@ fn scores_text(at: &AtPoint) -> String {
     }
 }
 
-/// Whether the outputs `y` are unsafe: a NaN output, an undefined constraint (`∞ − ∞`), or
-/// every constraint of some conjunction true.
+/// Whether the outputs `y` are unsafe: a NaN output, or some conjunction none of whose
+/// constraints is false. A constraint that is undefined at `y` (`∞ − ∞`) cannot rule the point
+/// out, so it counts as met; a false one rules its conjunction out whatever the others are
+/// (docs/verification.md, "What a claim means at a point").
 pub fn unsafe_outputs(unsafe_when: &[Vec<Comparison>], y: &[f64]) -> Option<String> {
     if let Some(i) = y.iter().position(|v| v.is_nan()) {
         return Some(format!("Y_{i} is NaN"));
     }
-    let mut truths = Vec::new();
-    for conjunction in unsafe_when {
-        let mut all = true;
-        for comparison in conjunction {
-            match truth(comparison, y) {
-                None => return Some(format!("{comparison:?} is undefined at {y:?}")),
-                Some(t) => all &= t,
-            }
-        }
-        truths.push(all);
-    }
-    truths.iter().position(|&t| t).map(|k| format!("conjunction {k} holds at {y:?}"))
+    unsafe_when
+        .iter()
+        .position(|conjunction| conjunction.iter().all(|comparison| truth(comparison, y) != Some(false)))
+        .map(|k| format!("conjunction {k} is not ruled out at {y:?} (no constraint of it is false)"))
 }
 
 /// The truth of `Σ c·Y + k ≤ 0` (or `< 0`) at `y` in the extended reals: `None` when the
@@ -205,9 +199,14 @@ mod tests {
         assert_eq!(unsafe_outputs(&at_most_a_tenth, &[f64::INFINITY]), None);
         // A NaN output is unsafe whatever the constraints say.
         assert!(unsafe_outputs(&at_most_a_tenth, &[f64::NAN]).is_some());
-        // Y_0 < Y_1 with both +∞ is ∞ − ∞: undefined, so unsafe.
+        // Y_0 < Y_1 with both +∞ is ∞ − ∞: undefined, which cannot rule the point out...
         let less = compare(Op::Lt, Expr::Output(0), Expr::Output(1));
         assert!(unsafe_outputs(&less, &[f64::INFINITY, f64::INFINITY]).is_some());
+        // ...but a false constraint beside it does (Y_0 < 0.5 at Y_0 = +∞).
+        let mut both = less.clone();
+        both[0].push(compare(Op::Lt, Expr::Output(0), Expr::Number("0.5".into()))[0][0].clone());
+        assert!(unsafe_outputs(&both, &[f64::INFINITY, f64::INFINITY]).is_none());
+        assert!(unsafe_outputs(&both, &[0.25, f64::INFINITY]).is_some());
         assert!(unsafe_outputs(&less, &[1.0, 1.0]).is_none());
         assert!(unsafe_outputs(&less, &[f64::NEG_INFINITY, 1e308]).is_some());
         // (>= (+ Y_0 (* -2.5 Y_1)) 0.5): Y_0 − 2.5·Y_1 ≥ 0.5.
