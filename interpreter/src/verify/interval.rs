@@ -35,6 +35,12 @@ pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {
     let out: Vec<Interval> = match layer {
         Layer::Dense { w, bias } => (0..w.rows())
             .map(|i| {
+                let ends = row_ends(w.row(i), v, bias[i]);
+                // Finite ends mean that no product and no partial sum could be infinite (an
+                // infinite or NaN end would have reached the last sum), so no NaN either.
+                if ends.lo.is_finite() && ends.hi.is_finite() {
+                    return Some(ends);
+                }
                 // The engine's sum starts from 0.0 and adds fl(w·x) column by column.
                 let mut sum = Interval::point(0.0);
                 for (&wij, x) in w.row(i).iter().zip(v) {
@@ -56,6 +62,25 @@ pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {
         Layer::Sigmoid => v.iter().map(|x| Interval::new(sigmoid(x.lo), sigmoid(x.hi))).collect(),
     };
     out.iter().all(|x| !x.lo.is_nan() && !x.hi.is_nan()).then_some(out)
+}
+
+/// The ends of one row of a dense layer, each computed as the engine computes a point: the
+/// sum from 0.0 of `fl(w·x)` at the end of `x` that makes it smallest (largest), then the bias.
+/// An enclosure wherever no NaN can be made (rounding is monotone); the fast path of
+/// [`layer_bounds`], which checks that.
+fn row_ends(w: &[f64], v: &[Interval], bias: Option<f64>) -> Interval {
+    let (mut lo, mut hi) = (0.0, 0.0);
+    for (wij, x) in w.iter().zip(v) {
+        // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
+        let (a, b) = (wij * x.lo, wij * x.hi);
+        let (tl, th) = if *wij >= 0.0 { (a, b) } else { (b, a) };
+        lo += tl;
+        hi += th;
+    }
+    match bias {
+        Some(b) => Interval::new(lo + b, hi + b),
+        None => Interval::new(lo, hi),
+    }
 }
 
 /// The values `fl(w·x)` takes for `x` in `x` (never NaN), or `None` when one may be NaN: a
