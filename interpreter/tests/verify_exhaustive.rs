@@ -218,36 +218,32 @@ fn a_ball_narrower_than_an_ulp_still_has_points() {
     assert_eq!(answer(&case), Decided::Violated);
 }
 
-/// At `x = 1` both outputs are `+∞`: `Y_0 < Y_1` has the terms `+∞` and `−∞`, which is
-/// undefined in the extended reals, and an output whose constraint is undefined counts as
-/// violated (as a NaN output does). Found by the generated cases (seed 1000881).
-#[test]
-fn a_constraint_on_two_infinite_outputs_is_undefined_so_violated() {
-    let case = Case {
+/// Two outputs that are both `+∞` at `x = 1`, asked whether `conjunction` can hold there.
+fn two_infinite_outputs(conjunction: Vec<Comparison>) -> Case {
+    Case {
         program: "let W0 = initTensor(2, 1) in let W0[0, 0] = Infinity in let W0[1, 0] = Infinity in \
                   let z0 = linear(W0, x) in z0"
             .into(),
         outputs: 2,
         region: Region::Box { ranges: vec![("1".into(), "1".into())] },
-        ask: Ask::Property(vec![vec![Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Output(1) }]]),
-    };
-    assert_eq!(answer(&case), Decided::Violated);
+        ask: Ask::Property(vec![conjunction]),
+    }
+}
+
+/// At `x = 1` both outputs are `+∞`: `Y_0 < Y_1` has the terms `+∞` and `−∞`, which is
+/// undefined in the extended reals; an undefined constraint cannot rule the point out, so the
+/// property is violated there. Found by the generated cases (seed 1000881).
+#[test]
+fn a_constraint_on_two_infinite_outputs_is_undefined_so_violated() {
+    let less = Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Output(1) };
+    assert_eq!(answer(&two_infinite_outputs(vec![less])), Decided::Violated);
 }
 
 /// The same constraint beside a false one: `Y_0 < 0.5` is false at `Y_0 = +∞`, which rules the
 /// conjunction out whatever the undefined one would say: the property holds.
 #[test]
 fn an_undefined_constraint_beside_a_false_one_rules_nothing_in() {
-    let case = Case {
-        program: "let W0 = initTensor(2, 1) in let W0[0, 0] = Infinity in let W0[1, 0] = Infinity in \
-                  let z0 = linear(W0, x) in z0"
-            .into(),
-        outputs: 2,
-        region: Region::Box { ranges: vec![("1".into(), "1".into())] },
-        ask: Ask::Property(vec![vec![
-            Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Output(1) },
-            Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Number("0.5".into()) },
-        ]]),
-    };
-    assert_eq!(answer(&case), Decided::Holds);
+    let less = Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Output(1) };
+    let small = Comparison { op: Op::Lt, left: Expr::Output(0), right: Expr::Number("0.5".into()) };
+    assert_eq!(answer(&two_infinite_outputs(vec![less, small])), Decided::Holds);
 }

@@ -14,6 +14,7 @@ use super::network::{Layer, Network};
 use super::property::{Case, Conjunction};
 
 /// A small deterministic generator (SplitMix64): reproducible searches, no dependency.
+#[derive(Clone, Debug)]
 pub struct SplitMix(u64);
 
 impl SplitMix {

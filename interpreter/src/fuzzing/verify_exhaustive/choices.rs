@@ -1,26 +1,9 @@
 //! Where the generator's choices come from: the fuzzer's bytes first (one byte per small
 //! choice, so that a mutated byte changes one decision), then a generator seeded from those
-//! bytes. A seed alone (the integration test) is the same with no bytes.
+//! bytes. A seed alone (the integration test) is the same with no bytes. The generator is the
+//! verifier's SplitMix64, whose published sequence `verify/falsify.rs` tests.
 
-/// SplitMix64: small, fast, and good enough to spread choices (the verifier has its own copy
-/// in `verify/falsify.rs`; this one is kept apart so the generator does not change when that
-/// file does).
-#[derive(Clone, Debug)]
-pub struct SplitMix(u64);
-
-impl SplitMix {
-    pub fn new(seed: u64) -> SplitMix {
-        SplitMix(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+use crate::verify::falsify::SplitMix;
 
 /// The source of every decision the generator makes.
 pub struct Choices<'a> {
