@@ -231,3 +231,19 @@ fn infinite_outputs_read_back_from_json_and_the_witness() {
     let y = witness.split("(Y_0 ").nth(1).and_then(|r| r.split(')').next()).expect("a Y_0 pair");
     assert_eq!(y.parse::<f64>(), Ok(f64::INFINITY), "{witness}");
 }
+
+#[test]
+fn a_box_as_wide_as_the_binary64_range_has_its_centre_inside() {
+    // Scores (0·x, 0·x + 1): class 1 at every finite x. The box [−1e400, 1e400] holds every
+    // finite binary64 value, and `lo + (hi − lo)/2` of its ends ±MAX is +∞, where 0·∞ = NaN
+    // gives the scores [NaN, NaN] and the class 0: argmax-stable must take the class at a
+    // point of the region, and hold with class 1.
+    let dir = tempfile::tempdir().unwrap();
+    let path =
+        program(&dir, "let W0 = initTensor(2, 1) in let z0 = linear(W0, x) in let z0[1] = z0[1] + 1.0 in ArgMax(z0)");
+    let (code, report) = verify_json(&[&path, "--box", "x=-1e400:1e400", "--claim", "argmax-stable"]);
+    assert_eq!((code, report["answer"].as_str(), report["class"].as_u64()), (0, Some("holds"), Some(1)), "{report}");
+    // And a claim that is broken far out is found there.
+    let (code, report) = verify_json(&[&path, "--box", "x=-1e400:1e400", "--claim", "argmax=0"]);
+    assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
+}

@@ -290,7 +290,7 @@ impl<'a> CaseSearch<'a> {
     }
 
     fn centre(&self, region: &[Interval]) -> Vec<f64> {
-        let centre: Vec<f64> = region.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect();
+        let centre: Vec<f64> = region.iter().map(Interval::midpoint).collect();
         self.clamp(&centre)
     }
 

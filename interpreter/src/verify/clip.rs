@@ -91,8 +91,8 @@ pub fn volume_share(inner: &[Interval], outer: &[Interval]) -> f64 {
         .iter()
         .zip(outer)
         .map(|(a, b)| {
-            let whole = b.hi - b.lo;
-            if whole > 0.0 { ((a.hi - a.lo) / whole).clamp(0.0, 1.0) } else { 1.0 }
+            let whole = b.width();
+            if whole > 0.0 { (a.width() / whole).clamp(0.0, 1.0) } else { 1.0 }
         })
         .product()
 }

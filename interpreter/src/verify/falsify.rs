@@ -62,7 +62,7 @@ impl Falsifier<'_> {
     pub fn sample(&self, seed: u64) -> (Option<Vec<f64>>, Vec<Vec<f64>>) {
         let n = self.inner.len();
         let mut rng = SplitMix::new(seed);
-        let mut points = vec![self.inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<f64>>()];
+        let mut points = vec![self.inner.iter().map(Interval::midpoint).collect::<Vec<f64>>()];
         if n < usize::BITS as usize && (1usize << n) <= MAX_CORNERS {
             for mask in 0..1usize << n {
                 points.push(
@@ -106,7 +106,17 @@ impl Falsifier<'_> {
     }
 
     fn random_point(&self, rng: &mut SplitMix) -> Vec<f64> {
-        self.inner.iter().map(|x| (x.lo + rng.unit() * (x.hi - x.lo)).clamp(x.lo, x.hi)).collect()
+        self.inner
+            .iter()
+            .map(|x| {
+                let t = rng.unit();
+                let width = x.hi - x.lo;
+                // A box as wide as `[−MAX, MAX]` has an infinite width: a convex combination
+                // of the ends instead.
+                let point = if width.is_finite() { x.lo + t * width } else { x.lo * (1.0 - t) + x.hi * t };
+                point.clamp(x.lo, x.hi)
+            })
+            .collect()
     }
 
     /// The first of `points` at which the engine's result breaks the claim (a NaN, a failed

@@ -165,6 +165,19 @@ impl Interval {
         Interval { lo: x, hi: x }
     }
 
+    /// The binary64 nearest the middle, `(lo + hi) / 2` without overflow (`hi − lo` of a box
+    /// as wide as `[−MAX, MAX]` is `+∞`, and a middle at `+∞` lies outside it): a point of the
+    /// interval for finite ends.
+    pub fn midpoint(&self) -> f64 {
+        self.lo.midpoint(self.hi)
+    }
+
+    /// `hi − lo`, saturated at `MAX` (a box as wide as `[−MAX, MAX]` would have an infinite
+    /// width, and `∞ · 0` or `∞ / ∞` in a score a NaN).
+    pub fn width(&self) -> f64 {
+        (self.hi - self.lo).min(f64::MAX)
+    }
+
     /// The largest magnitude in the interval (one of the ends, so no rounding).
     pub fn magnitude(&self) -> f64 {
         self.lo.abs().max(self.hi.abs())

@@ -187,9 +187,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             let class = match claim {
                 Claim::ArgmaxIs(k) | Claim::ArgmaxIsNot(k) => *k,
                 Claim::ArgmaxStable => match region.inner() {
-                    Some(inner) => {
-                        target.class_at(&inner.iter().map(|x| x.lo + (x.hi - x.lo) / 2.0).collect::<Vec<_>>())
-                    }
+                    Some(inner) => target.class_at(&inner.iter().map(Interval::midpoint).collect::<Vec<_>>()),
                     None => return Ok(Answer::Holds { class: None }),
                 },
             };

@@ -104,7 +104,7 @@ struct Pending {
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
     let Pending { region, share, depth, bounds, signs } = parent;
     let x = region[j];
-    let mid = x.lo + (x.hi - x.lo) / 2.0;
+    let mid = x.midpoint();
     let mut left = region.clone();
     left[j].hi = mid;
     let mut right = region;

@@ -44,19 +44,19 @@ impl Split {
 /// (`root`) that this one spans. `None` when no side can be halved.
 pub fn input_to_split(region: &[Interval], root: &[Interval], weights: &[f64]) -> Option<usize> {
     let score = |j: usize| {
-        let width = region[j].hi - region[j].lo;
+        let width = region[j].width();
         let w = weights.get(j).copied().unwrap_or(0.0);
         if weights.iter().any(|&w| w > 0.0) { width * w } else { width }
     };
     let splittable = |j: &usize| {
         let x = region[*j];
-        let mid = x.lo + (x.hi - x.lo) / 2.0;
+        let mid = x.midpoint();
         x.lo < mid && mid < x.hi
     };
     // The share of the case's box that a side still spans.
     let relative = |j: usize| {
-        let whole = root[j].hi - root[j].lo;
-        if whole > 0.0 { (region[j].hi - region[j].lo) / whole } else { 0.0 }
+        let whole = root[j].width();
+        if whole > 0.0 { region[j].width() / whole } else { 0.0 }
     };
     let by = |f: &dyn Fn(usize) -> f64| (0..region.len()).filter(splittable).max_by(|&a, &b| f(a).total_cmp(&f(b)));
     let sensitive = by(&score)?;
