@@ -247,3 +247,17 @@ fn a_box_as_wide_as_the_binary64_range_has_its_centre_inside() {
     let (code, report) = verify_json(&[&path, "--box", "x=-1e400:1e400", "--claim", "argmax=0"]);
     assert_eq!((code, report["answer"].as_str()), (10, Some("violated")), "{report}");
 }
+
+#[test]
+fn a_ball_around_an_infinite_centre_is_refused_with_why() {
+    // `c ± eps` of an infinite centre is no region of finite inputs: a usage error (exit 1)
+    // naming the element, not a search.
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(&dir, NAN2D);
+    let centre = temp_file(dir.path(), "c.npy", &common::npy_f64(&[2], &[0.5, f64::INFINITY]));
+    let around = format!("x={centre}");
+    let out = knn(&["verify", &path, "--around", &around, "--eps", "0.1", "--claim", "argmax=1"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("c.npy: element 1 of the centre is inf, not a finite number"), "{}", stderr(&out));
+    assert!(stdout(&out).is_empty());
+}
