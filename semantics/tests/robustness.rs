@@ -98,3 +98,25 @@ fn a_deep_stuck_configuration_prints() {
         assert_eq!(term.to_string().len(), source.len() + DEPTH * ("0.10000000000000000e1".len() - "1.0".len()));
     });
 }
+
+#[test]
+fn a_deep_syntax_tree_clones_compares_and_debug_prints() {
+    on_small_stack(|| {
+        // A network's shape: one element `let` per weight, then a `linear` and a `relu`.
+        let mut source = format!("let t = initTensor({DEPTH}) in ");
+        for i in 0..DEPTH {
+            write!(source, "let t[{i}] = relu({i}.5) in ").unwrap();
+        }
+        source.push_str("let u = reluTensor(t) in u[7]");
+        let program = parse_program(&source, Grammar::Relaxed).unwrap();
+        let copy = program.clone();
+        assert_eq!(copy, program);
+        assert_eq!(to_source(&copy), source);
+        assert_eq!(copy.size(), program.size());
+        let debug = format!("{copy:?}");
+        assert!(debug.contains("let t[99999] = relu(99999.5) in"), "{}", &debug[..200]);
+        drop(program);
+        // The copy owns its nodes: the original is gone, the copy still prints.
+        assert!(to_source(&copy).ends_with("let u = reluTensor(t) in u[7]"));
+    });
+}

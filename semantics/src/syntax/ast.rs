@@ -44,14 +44,14 @@ impl fmt::Debug for Span {
 /// indices of `E[Is]`.
 pub type IntList = Vec<i64>;
 
-/// An expression (`syntax Exp` in K).
-#[derive(Clone, Debug)]
+/// An expression (`syntax Exp` in K). `Clone`, `Drop`, `PartialEq` and `Debug` are written
+/// by hand, without recursion.
 pub struct Exp {
     pub kind: ExpKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum ExpKind {
     Float(f64),
     Int(i64),
@@ -78,13 +78,13 @@ pub enum ExpKind {
 }
 
 /// `syntax Func` (k-nn.md L83–90): only ever the right-hand side of a `let`.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Func {
     pub kind: FuncKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum FuncKind {
     InitTensor(IntList),
     Relu(Box<Exp>),
@@ -223,6 +223,89 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 FuncKind::InitTensor(_) | FuncKind::Linear(..) => {}
             }
         }
+    }
+}
+
+impl Clone for Exp {
+    // Post-order with explicit stacks: a node is rebuilt once its children are (a derived
+    // `Clone` recursed once per `let`, and an imported network is a chain of 10^5–10^7).
+    fn clone(&self) -> Exp {
+        let mut todo: Vec<(&Exp, bool)> = vec![(self, false)];
+        let mut done: Vec<Exp> = Vec::new();
+        while let Some((e, children_done)) = todo.pop() {
+            if children_done {
+                let n = e.children().len();
+                let kids = done.split_off(done.len() - n);
+                done.push(e.with_children(kids));
+            } else {
+                todo.push((e, true));
+                todo.extend(e.children().into_iter().rev().map(|c| (c, false)));
+            }
+        }
+        done.pop().expect("the root is rebuilt last")
+    }
+}
+
+impl Exp {
+    /// A copy of this node whose children are `kids`, in the order of [`Exp::children`].
+    fn with_children(&self, kids: Vec<Exp>) -> Exp {
+        let mut kids = kids.into_iter().map(Box::new);
+        let mut kid = || kids.next().expect("one rebuilt child per child");
+        let kind = match &self.kind {
+            ExpKind::Float(x) => ExpKind::Float(*x),
+            ExpKind::Int(n) => ExpKind::Int(*n),
+            ExpKind::Id(name) => ExpKind::Id(name.clone()),
+            ExpKind::Index(_, is) => ExpKind::Index(kid(), is.clone()),
+            ExpKind::ArgMax(_) => ExpKind::ArgMax(kid()),
+            ExpKind::Max(..) => ExpKind::Max(kid(), kid()),
+            ExpKind::Min(..) => ExpKind::Min(kid(), kid()),
+            ExpKind::Mul(..) => ExpKind::Mul(kid(), kid()),
+            ExpKind::Add(..) => ExpKind::Add(kid(), kid()),
+            ExpKind::Let { .. } => ExpKind::Let { target: kid(), value: kid(), body: kid() },
+            ExpKind::LetFunc { func, .. } => {
+                let target = kid();
+                let kind = match &func.kind {
+                    FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
+                    FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
+                    FuncKind::Relu(_) => FuncKind::Relu(kid()),
+                    FuncKind::ReluTensor(_) => FuncKind::ReluTensor(kid()),
+                    FuncKind::Tanh(_) => FuncKind::Tanh(kid()),
+                    FuncKind::TanhTensor(_) => FuncKind::TanhTensor(kid()),
+                    FuncKind::Sigmoid(_) => FuncKind::Sigmoid(kid()),
+                    FuncKind::SigmoidTensor(_) => FuncKind::SigmoidTensor(kid()),
+                    FuncKind::AddTensor(..) => FuncKind::AddTensor(kid(), kid()),
+                };
+                let func = Func { kind, span: func.span };
+                ExpKind::LetFunc { target, func, body: kid() }
+            }
+        };
+        Exp { kind, span: self.span }
+    }
+}
+
+impl Clone for Func {
+    fn clone(&self) -> Func {
+        // Each argument is cloned by `Exp`'s loop.
+        let kind = match &self.kind {
+            FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
+            FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
+            FuncKind::Relu(e) => FuncKind::Relu(e.clone()),
+            FuncKind::ReluTensor(e) => FuncKind::ReluTensor(e.clone()),
+            FuncKind::Tanh(e) => FuncKind::Tanh(e.clone()),
+            FuncKind::TanhTensor(e) => FuncKind::TanhTensor(e.clone()),
+            FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
+            FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
+            FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
+        };
+        Func { kind, span: self.span }
+    }
+}
+
+/// The expression as source text (the printer is a loop), with its span: a derived `Debug`
+/// would recurse once per `let`.
+impl fmt::Debug for Exp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Exp({:?} @ {:?})", super::print::to_source(self), self.span)
     }
 }
 
