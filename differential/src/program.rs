@@ -5,7 +5,7 @@
 use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Ident, Span, print::to_source};
+use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Span, print::to_source};
 
 /// A scalar expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +58,8 @@ pub enum Stmt {
     /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
     /// one shape, sometimes of two shapes or a scalar (an error).
     AddTensor { out: String, a: Scalar, b: Scalar },
+    /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
+    Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
     /// (`let 1.0 = 2.0 in`, `let (a + b)[0] = …`): an error to exercise.
     BadTarget { target: Scalar, value: Scalar },
@@ -191,6 +193,7 @@ impl Stmt {
     pub fn defines(&self) -> Option<&str> {
         match self {
             Stmt::Alloc { name, .. }
+            | Stmt::Literal { name, .. }
             | Stmt::Let { name, .. }
             | Stmt::ScalarFn { name, .. }
             | Stmt::Linear { out: name, .. }
@@ -204,7 +207,7 @@ impl Stmt {
     pub fn uses(&self) -> Vec<String> {
         let mut out = Vec::new();
         match self {
-            Stmt::Alloc { .. } => {}
+            Stmt::Alloc { .. } | Stmt::Literal { .. } => {}
             Stmt::Write { tensor, value, .. } => {
                 out.push(tensor.clone());
                 value.names(&mut out);
@@ -238,6 +241,10 @@ impl Stmt {
         match self {
             Stmt::Alloc { name, dims } => {
                 let_func(name, FuncKind::InitTensor(dims.iter().map(|&d| d as i64).collect()), body)
+            }
+            Stmt::Literal { name, dims, values } => {
+                let dims = dims.iter().map(|&d| d as i64).collect();
+                let_func(name, FuncKind::TensorLiteral(dims, Elements::new(values.clone())), body)
             }
             Stmt::Write { tensor, index: ints, value } => let_exp(index(tensor, ints), value.exp(), body),
             Stmt::Let { name, value } => let_exp(id(name), value.exp(), body),
@@ -304,10 +311,10 @@ impl Program {
         to_source(&self.exp())
     }
 
-    /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`), which the
-    /// K grammar and the published rules do not have.
+    /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
+    /// literals), which the K grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
-        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. }))
+        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. } | Stmt::Literal { .. }))
     }
 
     /// The input bound to its first row (empty without an input).

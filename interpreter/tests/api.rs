@@ -63,6 +63,15 @@ fn networks_load_from_nnet_and_onnx_with_their_input() {
 }
 
 #[test]
+fn a_network_under_the_published_rules_is_refused_with_the_reason() {
+    for file in ["data/small/fc_2-2-3.nnet", "data/small/fc_2-2sigmoids-3.onnx"] {
+        let error = load_with(&repo(file), Semantics::Published, &Default::default()).unwrap_err();
+        assert_eq!((error.failure, error.fault()), (Failure::Usage, Fault::Caller), "{file}");
+        assert!(error.message.contains("revised semantics only"), "{file}: {}", error.message);
+    }
+}
+
+#[test]
 fn errors_say_what_where_and_whose_fault_with_the_commands_exit_codes() {
     let parse = load_source("bad.knn", "let x = in x", Semantics::Revised).unwrap_err();
     assert_eq!((parse.failure, parse.exit_code(), parse.fault()), (Failure::Parse, 2, Fault::Program));

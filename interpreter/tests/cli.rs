@@ -287,11 +287,14 @@ fn rules_marks_what_each_patch_changed() {
     assert!(rules.iter().all(|r| r["id"] != "drop-int-zero"));
     let removed = report["removed"].as_array().unwrap();
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
-    // Rev-0…Rev-13, then the extension Ext-1 (`addTensor`), which removes nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 15);
+    // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`) and Ext-2 (tensor literals), which
+    // remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 16);
     let add = rules.iter().find(|r| r["id"] == "ext-let-add-tensor").unwrap();
     assert_eq!((&add["origin"], &add["section"]), (&Value::from("Ext-1"), &Value::from("extensions")));
-    assert!(removed.iter().all(|r| r["by"] != "Ext-1"));
+    assert!(removed.iter().all(|r| r["by"] != "Ext-1" && r["by"] != "Ext-2"));
+    let literal = rules.iter().find(|r| r["id"] == "ext-let-tensor-literal").unwrap();
+    assert_eq!(literal["origin"], "Ext-2");
 }
 
 #[test]

@@ -341,3 +341,53 @@ fn an_error_leaves_the_same_env_on_every_engine() {
     let done = observe(finished, &[vector("x", &[1.0])]);
     assert!(matches!(done.verdict, Verdict::Value(_)) && done.env.is_empty(), "{:?}", done.env);
 }
+
+#[test]
+fn tensor_literals_agree_on_values_and_errors() {
+    let x = vector("x", &[0.5, -1.5, 2.0]);
+    // A layer from literals: W x = [0.5 + 2.0, -1.5 * -1.0] = [2.5, 1.5], + b = [2.5, 1.5 + 2 (an Int)].
+    let layer = "let W = initTensor(2, 3)[1.0, 0.0, 1.0, 0.0, -1.0, 0.0] in let h = linear(W, x) in \
+                 let b = initTensor(2)[0.0, 2] in let z = addTensor(h, b) in z";
+    match agree(layer, std::slice::from_ref(&x)) {
+        Verdict::Value(Observed::Tensor(t)) => assert_eq!((t.shape, t.data), (vec![2], vec![2.5, 3.5])),
+        other => panic!("{other}"),
+    }
+    // Special values are stored as written: -0.0 stays -0.0, an Int stays an Int.
+    assert!(
+        matches!(agree("let t = initTensor(3)[1.0, -0.0, NaN] in t[1]", &[]), Verdict::Value(Observed::Float(v)) if v.to_bits() == (-0f64).to_bits())
+    );
+    assert!(matches!(agree("let t = initTensor(1, 2)[7, 1.5] in t[0, 0]", &[]), Verdict::Value(Observed::Int(7))));
+    // Errors after a literal: out of bounds, a NaN element into relu.
+    assert!(matches!(agree("let t = initTensor(2)[1.0, 2.0] in t[2]", &[]), Verdict::Error { .. }));
+    assert!(matches!(
+        agree("let t = initTensor(2)[NaN, 2.0] in let r = reluTensor(t) in r", &[]),
+        Verdict::Error { .. }
+    ));
+}
+
+#[test]
+fn a_literal_built_without_the_parser_fails_alike_on_every_engine() {
+    use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Span};
+    let span = Span::default();
+    let id = |name: &str| Box::new(Exp::new(ExpKind::Id(name.into()), span));
+    // Three elements for a shape of four, and a negative dimension: the parser never makes
+    // these, an importer could.
+    for (dims, count, kind) in [(vec![2, 2], 3, "shape-mismatch"), (vec![-1], 0, "negative-dimension")] {
+        let func = Func { kind: FuncKind::TensorLiteral(dims, Elements::floats(vec![1.0; count])), span };
+        let program = Exp::new(ExpKind::LetFunc { target: id("t"), func, body: id("t") }, span);
+        let reference = SmallStep::revised().observe(&program, &[]).unwrap();
+        let Verdict::Error { kind: got, .. } = &reference.verdict else { panic!("{}", reference.verdict) };
+        assert_eq!(got.to_string(), kind);
+        for engine in engines() {
+            let verdict = engine.observe(&program, &[]).unwrap();
+            assert!(
+                verdict.agrees_with(&reference),
+                "{}: {} against {}",
+                engine.name(),
+                verdict.verdict,
+                reference.verdict
+            );
+            assert_eq!(verdict.verdict.to_string(), reference.verdict.to_string(), "{}", engine.name());
+        }
+    }
+}

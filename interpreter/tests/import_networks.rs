@@ -5,7 +5,7 @@
 
 mod import_support;
 
-use import_support::{Reference, Stream, acas_paths, data, import, matrix_writes};
+use import_support::{Reference, Stream, acas_paths, data, import, import_with_lets, matrix_writes};
 use knn_interpreter::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
 use knn_interpreter::import::ImportOptions;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
@@ -54,23 +54,27 @@ fn every_acas_xu_network_runs_bit_for_bit_like_the_dense_evaluation() {
 fn every_weight_reads_back_with_the_same_bits() {
     for path in acas_paths().iter().chain(&[data("mnist/mnist20x40.nnet")]) {
         let reference = Reference::read(path);
-        let (_, _, program) = import(path, &ImportOptions::default());
-        let writes = matrix_writes(&program);
-        let mut expected = Vec::new();
-        for (k, rows) in reference.weights.iter().enumerate() {
-            for (i, row) in rows.iter().enumerate() {
-                for (j, &w) in row.iter().enumerate() {
-                    // initTensor holds 0.0 already: only other values are written.
-                    if w.to_bits() != 0 {
-                        expected.push((format!("W{k}"), i, j, w.to_bits()));
+        let (_, _, literals) = import(path, &ImportOptions::default());
+        let lets = import_with_lets(path);
+        for (program, style) in [(&literals, "literals"), (&lets, "element lets")] {
+            let writes = matrix_writes(program);
+            let mut expected = Vec::new();
+            for (k, rows) in reference.weights.iter().enumerate() {
+                for (i, row) in rows.iter().enumerate() {
+                    for (j, &w) in row.iter().enumerate() {
+                        // A literal lists every weight; initTensor holds 0.0 already, so element
+                        // `let`s write only the others.
+                        if style == "literals" || w.to_bits() != 0 {
+                            expected.push((format!("W{k}"), i, j, w.to_bits()));
+                        }
                     }
                 }
             }
+            let got: Vec<(String, usize, usize, u64)> =
+                writes.into_iter().map(|(name, i, j, w)| (name, i, j, w.to_bits())).collect();
+            assert_eq!(got.len(), expected.len(), "{} ({style})", path.display());
+            assert!(got == expected, "{} ({style}): a weight differs", path.display());
         }
-        let got: Vec<(String, usize, usize, u64)> =
-            writes.into_iter().map(|(name, i, j, w)| (name, i, j, w.to_bits())).collect();
-        assert_eq!(got.len(), expected.len(), "{}", path.display());
-        assert!(got == expected, "{}: a weight differs", path.display());
     }
 }
 

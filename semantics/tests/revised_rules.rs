@@ -1065,6 +1065,45 @@ fn rule_ext_add_helper_done() {
 
 /// The revised rules this file tests, in its order (every `rev-…` and `ext-…` rule that can fire; the
 /// context `rev-ctx-storeval-base-id` fires through `rev-heat-storeval-base`).
+/// `ext-let-tensor-literal`:
+/// `rule <k> let X:Id = initTensor(Is:Ints)[Vs:Nums] in E => E ~> restoreScope(Env, SH) ...</k>
+///  <env> Env => Env[X <- L] </env> <shape> SH => SH[X <- Is] </shape>
+///  <store> Store => Store layout(L, Is, Vs) </store> <nextLoc> L => L +Int cells(Is) </nextLoc>
+///  requires size(Is) ==Int count(Vs)` — `a` holds 0 and 1, so `L = 2`; `layout(2, (2, 3), Vs)`
+/// is the module comment's rank-2 layout moved by 2 (`2 |-> tensor(3, 2)`, row 0 at 5, row 1 at
+/// 9, `3 |-> tensor(6, 3)`, `4 |-> tensor(10, 3)`), its six leaves the elements in order, the
+/// Int `2` an Int; `cells(2, 3) = 3 + 2 * 4 = 11`.
+#[test]
+fn rule_ext_let_tensor_literal() {
+    let source = "let a = initTensor(1) in let t = initTensor(2, 3)[0.5, -1.0, 2, NaN, -0.0, Infinity] in t[1, 2]";
+    fire(source, "ext-let-tensor-literal")
+        .k(
+            &["let t = initTensor ( 2 , 3 ) [ 0.50000000000000000e0 , -0.10000000000000000e1 , 2 , NaN , -0.00000000000000000e0 , Infinity ] in t [ 1 , 2 ]"],
+            &["t [ 1 , 2 ]", "restoreScope ( a |-> 0 , a |-> 1 )"],
+        )
+        .cells(&[
+            env(&[], &["t |-> 2"]),
+            store(
+                &[],
+                &[
+                    "2 |-> tensor ( 3 , 2 )",
+                    "3 |-> tensor ( 6 , 3 )",
+                    "4 |-> tensor ( 10 , 3 )",
+                    "5 |-> tensor ( 6 , 3 )",
+                    "6 |-> 0.50000000000000000e0",
+                    "7 |-> -0.10000000000000000e1",
+                    "8 |-> 2",
+                    "9 |-> tensor ( 10 , 3 )",
+                    "10 |-> NaN",
+                    "11 |-> -0.00000000000000000e0",
+                    "12 |-> Infinity",
+                ],
+            ),
+            next_loc(2, 13),
+            shape(&[], &["t |-> 2 , 3"]),
+        ]);
+}
+
 const COVERED: &[&str] = &[
     // Rev-1
     "rev-skip",
@@ -1149,6 +1188,8 @@ const COVERED: &[&str] = &[
     "ext-add-tensor-shape-mismatch",
     "ext-add-helper-step",
     "ext-add-helper-done",
+    // Ext-2
+    "ext-let-tensor-literal",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each

@@ -2,6 +2,8 @@
 //! `linear`, activations, `addTensor`, whole layers, aliases and deliberate mistakes.
 
 use super::{Binding, Gen, UNBOUND};
+use knn_semantics::syntax::Number;
+
 use crate::program::{Act, BinOp, Scalar, Stmt};
 
 impl Gen {
@@ -13,6 +15,7 @@ impl Gen {
             weights[10] = 0;
         }
         match self.rng.weighted(&weights) {
+            0 if self.extensions && self.rng.chance(30) => self.literal(None),
             0 => {
                 self.alloc(None);
             }
@@ -101,6 +104,46 @@ impl Gen {
         name
     }
 
+    /// `let t = initTensor(dims)[…] in` (Ext-2): Floats mostly, some Ints, the generator's
+    /// special values among them.
+    fn literal(&mut self, dims: Option<Vec<usize>>) {
+        let dims = dims.unwrap_or_else(|| self.dims());
+        let values =
+            (0..dims.iter().product::<usize>())
+                .map(|_| {
+                    if self.rng.chance(15) {
+                        Number::Int(self.rng.below(5) as i64)
+                    } else {
+                        Number::Float(self.float())
+                    }
+                })
+                .collect();
+        let name = self.name("t");
+        self.stmts.push(Stmt::Literal { name: name.clone(), dims: dims.clone(), values });
+        self.bind(name, Binding::Tensor(dims));
+    }
+
+    /// `rows × cols` weights: a literal (Ext-2), or `initTensor` and element writes of most.
+    fn weights(&mut self, rows: usize, cols: usize) -> String {
+        if self.extensions && self.rng.chance(40) {
+            let values = (0..rows * cols).map(|_| Number::Float(self.float())).collect();
+            let name = self.name("t");
+            self.stmts.push(Stmt::Literal { name: name.clone(), dims: vec![rows, cols], values });
+            self.bind(name.clone(), Binding::Tensor(vec![rows, cols]));
+            return name;
+        }
+        let w = self.alloc(Some(vec![rows, cols]));
+        for i in 0..rows {
+            for j in 0..cols {
+                if self.rng.chance(85) {
+                    let value = Scalar::Float(self.float());
+                    self.stmts.push(Stmt::Write { tensor: w.clone(), index: vec![i as i64, j as i64], value });
+                }
+            }
+        }
+        w
+    }
+
     fn write(&mut self) {
         let tensors = self.tensors();
         if tensors.is_empty() {
@@ -174,15 +217,7 @@ impl Gen {
         };
         let rows = 1 + self.rng.below(4);
         let w_cols = if self.rng.chance(10) { cols + 1 } else { cols };
-        let w = self.alloc(Some(vec![rows, w_cols]));
-        for i in 0..rows {
-            for j in 0..w_cols {
-                if self.rng.chance(85) {
-                    let value = Scalar::Float(self.float());
-                    self.stmts.push(Stmt::Write { tensor: w.clone(), index: vec![i as i64, j as i64], value });
-                }
-            }
-        }
+        let w = self.weights(rows, w_cols);
         let tensors = self.tensors();
         self.linear(w, x, &tensors);
         let mut z = self.stmts.last().and_then(Stmt::defines).expect("linear binds its output").to_string();

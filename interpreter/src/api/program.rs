@@ -137,6 +137,17 @@ pub fn load(path: impl AsRef<Path>) -> Result<Program, KnnError> {
 /// [`load`] under `semantics`, importing networks with `import`.
 pub fn load_with(path: &Path, semantics: Semantics, import: &ImportOptions) -> Result<Program, KnnError> {
     if crate::import::Format::of_path(path).is_some() {
+        if semantics == Semantics::Published {
+            // The imported program is a revised one (tensor literals, Ext-2; a let-Func as the
+            // body of a let-Exp): K's grammar cannot read it.
+            return Err(KnnError::new(
+                Failure::Usage,
+                format!(
+                    "{}: a network runs under the revised semantics only (its program uses tensor literals, which K's grammar lacks); drop --semantics published",
+                    path.display()
+                ),
+            ));
+        }
         let network = import_file(path, None, import).map_err(|e| match e.too_large {
             Some(too_large) => {
                 KnnError::memory(&format!("{}: the program for this network", path.display()), too_large)

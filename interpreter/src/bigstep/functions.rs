@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
-use knn_semantics::syntax::{Exp, ExpKind, Func, FuncKind, Span};
+use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Number, Span};
 
 use super::fuse;
 use super::interpret::{Interpreter, ScalarFunction, Task};
@@ -41,6 +41,21 @@ impl Interpreter<'_> {
                 // `rev-let-init-tensor`: `defineTensor` (`rev-define-tensor`) allocates.
                 let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
                 let root = self.stage.store.alloc(&dims, call)?;
+                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
+            }
+            FuncKind::TensorLiteral(dims, elements) => {
+                // `ext-let-tensor-literal`: `alloc`'s layout, the leaves written in row-major
+                // order. The parser checked the count; a term built otherwise is diagnosed as
+                // `rev-let-func-error` does.
+                let dims = literal_dims(dims, elements, call)?;
+                let root = self.stage.store.alloc(&dims, call)?;
+                for (target, number) in self.stage.store.leaves(root, &dims).into_iter().zip(elements.iter()) {
+                    let value = match number {
+                        Number::Int(n) => Value::Int(n),
+                        Number::Float(x) => Value::Float(x),
+                    };
+                    self.stage.write(target, value, call);
+                }
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
@@ -280,4 +295,22 @@ fn row_major_index(mut k: usize, dims: &[usize]) -> Vec<i64> {
         k /= d;
     }
     index
+}
+
+/// The shape of a tensor literal, or the error `rev-let-func-error` gives a literal whose count
+/// is not its size (only a term built without the parser has one).
+fn literal_dims(dims: &[i64], elements: &Elements, call: Span) -> Eval<Vec<usize>> {
+    if let Some(d) = dims.iter().find(|&&d| d < 0) {
+        return Err(error(ErrorKind::NegativeDimension, call, format!("a tensor dimension is {d}")));
+    }
+    let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+    let size = dims.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if size != Some(elements.len()) {
+        return Err(error(
+            ErrorKind::ShapeMismatch,
+            call,
+            format!("`initTensor({dims:?})` lists {} elements, not its size", elements.len()),
+        ));
+    }
+    Ok(dims)
 }

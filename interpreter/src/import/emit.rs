@@ -1,13 +1,15 @@
 //! A [`Network`] as revised K-NN source text.
 //!
-//! Layers are written the way examples/mlp.knn writes them: `initTensor` and one `let` per
-//! weight, `linear`, the bias added element by element in place, a tensor activation. Runs of
-//! element-wise steps are fused into one write per element, in the steps' order, so the program
-//! computes exactly what the steps say, operation by operation.
+//! A layer is its weights as one tensor literal (`let W0 = initTensor(rows, cols)[…] in`,
+//! Ext-2: the weights are data, one `let` a layer), `linear`, the bias added element by element
+//! in place, a tensor activation. [`Style::ElementLets`] writes the weights the way
+//! examples/mlp.knn does, one `let` per non-zero weight (the form before Ext-2). Runs of element-wise steps are fused into one write per element, in the steps'
+//! order, so the program computes exactly what the steps say, operation by operation.
 //!
-//! Writes that cannot change a bit are left out: a weight of `+0.0` (`initTensor` already holds
-//! it), `+ -0.0` and `* 1.0` (identities on every float), and `+ 0.0` on an element that cannot
-//! be `-0.0` (a `linear` sum starts at `0.0`, and a sum is `-0.0` only when both terms are).
+//! Writes that cannot change a bit are left out: a weight of `+0.0` written by a `let`
+//! (`initTensor` already holds it), `+ -0.0` and `* 1.0` (identities on every float), and
+//! `+ 0.0` on an element that cannot be `-0.0` (a `linear` sum starts at `0.0`, and a sum is
+//! `-0.0` only when both terms are).
 
 use std::fmt::Write;
 
@@ -15,14 +17,34 @@ use knn_semantics::syntax::print::float_literal;
 
 use super::{Network, Step};
 
-/// Element writes per source line.
+/// Element writes, or literal elements, per source line.
 const WRITES_PER_LINE: usize = 8;
 
-/// The program text.
+/// How a layer's weights are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Style {
+    /// One tensor literal a layer (Ext-2, the revised grammar).
+    #[default]
+    Literals,
+    /// One element `let` per non-zero weight (any grammar).
+    ElementLets,
+}
+
+/// The program text, its weights as tensor literals.
 pub fn emit(network: &Network) -> String {
-    let mut out = String::with_capacity(32 * network.parameter_count() + 1024);
+    emit_with(network, Style::Literals)
+}
+
+/// The program text, its weights written in `style`.
+pub fn emit_with(network: &Network, style: Style) -> String {
+    let per_weight = match style {
+        Style::Literals => 24,
+        Style::ElementLets => 40,
+    };
+    let mut out = String::with_capacity(per_weight * network.parameter_count() + 1024);
     header(network, &mut out);
-    let mut emitter = Emitter { out, current: network.input.clone(), len: network.input_len, linears: 0, copies: 0 };
+    let mut emitter =
+        Emitter { out, style, current: network.input.clone(), len: network.input_len, linears: 0, copies: 0 };
     // Where the last tensor-producing step is: it takes the output's name.
     let last_producer = network.steps.iter().rposition(|s| matches!(s, Step::Linear { .. } | Step::Activation(_)));
     let mut pending: Vec<&Step> = Vec::new();
@@ -63,6 +85,7 @@ fn header(network: &Network, out: &mut String) {
 
 struct Emitter {
     out: String,
+    style: Style,
     /// The tensor that holds the current vector.
     current: String,
     len: usize,
@@ -82,6 +105,13 @@ impl Emitter {
                 let w = format!("W{k}");
                 let target = if name_as_output { network.output.clone() } else { format!("z{k}") };
                 writeln!(out, "\n// Layer {k}: {cols} -> {rows}").unwrap();
+                if self.style == Style::Literals {
+                    literal(out, &w, *rows, *cols, weights);
+                    writeln!(out, "let {target} = linear({w}, {}) in", self.current).unwrap();
+                    self.current = target;
+                    self.len = *rows;
+                    return vec![true; *rows];
+                }
                 writeln!(out, "let {w} = initTensor({rows}, {cols}) in").unwrap();
                 for (i, row) in weights.chunks(*cols).enumerate() {
                     let mut written = 0;
@@ -145,6 +175,21 @@ impl Emitter {
     }
 }
 
+/// `let W = initTensor(rows, cols)[…] in`: each row from a new line, `WRITES_PER_LINE`
+/// elements a line.
+fn literal(out: &mut String, w: &str, rows: usize, cols: usize, weights: &[f64]) {
+    write!(out, "let {w} = initTensor({rows}, {cols})[").unwrap();
+    for (k, &weight) in weights.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        // A row starts a line (column 0 is a multiple of the line length).
+        out.push_str(if (k % cols).is_multiple_of(WRITES_PER_LINE) { "\n  " } else { " " });
+        out.push_str(&float_literal(weight));
+    }
+    out.push_str("\n] in\n");
+}
+
 /// The expression for element `i` after `steps`, or `None` when the steps leave it unchanged.
 fn element(tensor: &str, i: usize, steps: &[&Step], mut not_negative_zero: bool) -> Option<String> {
     let mut expression = format!("{tensor}[{i}]");
@@ -203,12 +248,35 @@ mod tests {
     }
 
     #[test]
-    fn a_layer_is_weights_linear_bias_activation() {
+    fn a_layer_is_a_literal_linear_bias_activation() {
         let text = emit(&network(vec![
             Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7] },
             Step::Add(vec![0.0, -2.0]),
             Step::Activation(Activation::Relu),
         ]));
+        assert!(text.contains("let W0 = initTensor(2, 2)[\n  1.5, 0.0,\n  -0.0, 1e-7\n] in\n"), "{text}");
+        assert!(
+            text.contains("let z0 = linear(W0, x) in\n\nlet z0[1] = z0[1] + -2.0 in\nlet y = reluTensor(z0) in\n\ny\n"),
+            "{text}"
+        );
+        // Nine elements a row wrap after eight.
+        let text = emit(&Network {
+            input_len: 9,
+            ..network(vec![Step::Linear { rows: 1, cols: 9, weights: (1..=9).map(f64::from).collect() }])
+        });
+        assert!(text.contains("[\n  1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0,\n  9.0\n] in"), "{text}");
+    }
+
+    #[test]
+    fn a_layer_is_weights_linear_bias_activation() {
+        let text = emit_with(
+            &network(vec![
+                Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7] },
+                Step::Add(vec![0.0, -2.0]),
+                Step::Activation(Activation::Relu),
+            ]),
+            Style::ElementLets,
+        );
         assert!(
             text.contains(
                 "let W0 = initTensor(2, 2) in\nlet W0[0, 0] = 1.5 in\nlet W0[1, 0] = -0.0 in let W0[1, 1] = 1e-7 in\n"

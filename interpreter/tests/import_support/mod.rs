@@ -4,9 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use knn_interpreter::import::{ImportOptions, Network, emit::emit, import_file};
+use knn_interpreter::import::emit::{Style, emit, emit_with};
+use knn_interpreter::import::{ImportOptions, Network, import_file};
 use knn_semantics::Profile;
-use knn_semantics::syntax::{Exp, ExpKind, parse_program};
+use knn_semantics::syntax::{Exp, ExpKind, FuncKind, Number, parse_program};
 
 /// A file of the repository's `data/` folder (data/README.md). A missing file fails the test
 /// with its path, here, rather than as an I/O error deep in whatever reads it.
@@ -140,11 +141,28 @@ pub fn import(path: &Path, options: &ImportOptions) -> (Network, String, Exp) {
     (network, text, program)
 }
 
-/// Every `let NAME[i, j] = FLOAT` of the program, in order: `(NAME, i, j, value)`.
+/// [`import`] with the weights written as element `let`s.
+pub fn import_with_lets(path: &Path) -> Exp {
+    let network = import_file(path, None, &ImportOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    parse_program(&emit_with(&network, Style::ElementLets), Profile::revised().grammar)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every `let NAME[i, j] = FLOAT` of the program and every element of a rank-2 tensor literal
+/// `let NAME = initTensor(rows, cols)[…]`, in order: `(NAME, i, j, value)`.
 pub fn matrix_writes(program: &Exp) -> Vec<(String, usize, usize, f64)> {
     let mut writes = Vec::new();
     let mut stack = vec![program];
     while let Some(e) = stack.pop() {
+        if let ExpKind::LetFunc { target, func, .. } = &e.kind
+            && let (ExpKind::Id(name), FuncKind::TensorLiteral(dims, elements)) = (&target.kind, &func.kind)
+            && let [_, cols] = dims[..]
+        {
+            for (k, n) in elements.iter().enumerate() {
+                let Number::Float(v) = n else { panic!("{name}: an Int element") };
+                writes.push((name.clone(), k / cols as usize, k % cols as usize, v));
+            }
+        }
         if let ExpKind::Let { target, value, .. } = &e.kind
             && let ExpKind::Index(tensor, indices) = &target.kind
             && let (ExpKind::Id(name), [i, j], ExpKind::Float(v)) = (&tensor.kind, &indices[..], &value.kind)

@@ -127,13 +127,23 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
     let Some(x) = target.as_id() else {
         return (ErrorKind::InvalidLetTarget, format!("`{target}` cannot be bound: a function's result needs a name"));
     };
+    if let FuncTerm::TensorLiteral(is, values) = func {
+        // Only a term built without the parser can get here: it checks the count (Ext-2).
+        return match is.as_slice().iter().find(|&&d| d < 0) {
+            Some(d) => (ErrorKind::NegativeDimension, format!("a tensor dimension is {d}")),
+            None => (
+                ErrorKind::ShapeMismatch,
+                format!("`initTensor({:?})` lists {} elements, not its size", is.as_slice(), values.len()),
+            ),
+        };
+    }
     let operands: Vec<&Term> = match func {
-        FuncTerm::InitTensor(_) => Vec::new(),
+        FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => Vec::new(),
         FuncTerm::Apply(_, y) => vec![y],
         FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
     };
     let keyword = match func {
-        FuncTerm::InitTensor(_) => "initTensor",
+        FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
         FuncTerm::Apply(name, _) => name.keyword(),
         FuncTerm::Linear(..) => "linear",
         FuncTerm::AddTensor(..) => "addTensor",

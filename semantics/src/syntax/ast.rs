@@ -8,6 +8,8 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
+pub use super::elements::{Elements, Number};
+
 /// A byte range `start..end` into the source text.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Span {
@@ -44,8 +46,8 @@ impl fmt::Debug for Span {
 /// indices of `E[Is]`.
 pub type IntList = Vec<i64>;
 
-/// An expression (`syntax Exp` in K). `Clone`, `Drop`, `PartialEq` and `Debug` are written
-/// by hand, without recursion.
+/// An expression (`syntax Exp` in K). `Clone`, `Drop`, `PartialEq` and `Debug` (in
+/// `print.rs`) are written by hand, without recursion.
 pub struct Exp {
     pub kind: ExpKind,
     pub span: Span,
@@ -97,6 +99,9 @@ pub enum FuncKind {
     Linear(Ident, Ident),
     /// `addTensor(E, E)` (Ext-1, relaxed grammar only): element-wise sum of two tensors.
     AddTensor(Box<Exp>, Box<Exp>),
+    /// `initTensor(Is)[V, …]` (Ext-2, relaxed grammar only): a tensor and its elements in
+    /// row-major order.
+    TensorLiteral(IntList, Elements),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -163,7 +168,9 @@ impl Func {
             | FuncKind::TanhTensor(e)
             | FuncKind::Sigmoid(e)
             | FuncKind::SigmoidTensor(e) => Some(e),
-            FuncKind::InitTensor(_) | FuncKind::Linear(..) | FuncKind::AddTensor(..) => None,
+            FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) | FuncKind::AddTensor(..) => {
+                None
+            }
         }
     }
 
@@ -179,7 +186,7 @@ impl Func {
     /// The keyword that introduces this function.
     pub fn keyword(&self) -> &'static str {
         match &self.kind {
-            FuncKind::InitTensor(_) => "initTensor",
+            FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) => "initTensor",
             FuncKind::Relu(_) => "relu",
             FuncKind::ReluTensor(_) => "reluTensor",
             FuncKind::Tanh(_) => "tanh",
@@ -220,7 +227,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*a);
                     stack.push(*b);
                 }
-                FuncKind::InitTensor(_) | FuncKind::Linear(..) => {}
+                FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
     }
@@ -266,6 +273,7 @@ impl Exp {
                 let target = kid();
                 let kind = match &func.kind {
                     FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
+                    FuncKind::TensorLiteral(is, values) => FuncKind::TensorLiteral(is.clone(), values.clone()),
                     FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
                     FuncKind::Relu(_) => FuncKind::Relu(kid()),
                     FuncKind::ReluTensor(_) => FuncKind::ReluTensor(kid()),
@@ -288,6 +296,7 @@ impl Clone for Func {
         // Each argument is cloned by `Exp`'s loop.
         let kind = match &self.kind {
             FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
+            FuncKind::TensorLiteral(is, values) => FuncKind::TensorLiteral(is.clone(), values.clone()),
             FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
             FuncKind::Relu(e) => FuncKind::Relu(e.clone()),
             FuncKind::ReluTensor(e) => FuncKind::ReluTensor(e.clone()),
@@ -298,14 +307,6 @@ impl Clone for Func {
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
         };
         Func { kind, span: self.span }
-    }
-}
-
-/// The expression as source text (the printer is a loop), with its span: a derived `Debug`
-/// would recurse once per `let`.
-impl fmt::Debug for Exp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Exp({:?} @ {:?})", super::print::to_source(self), self.span)
     }
 }
 
@@ -356,6 +357,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
         | (K::Let { .. }, K::Let { .. }) => true,
         (K::LetFunc { func: f, .. }, K::LetFunc { func: g, .. }) => match (&f.kind, &g.kind) {
             (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,
+            (FuncKind::TensorLiteral(x, u), FuncKind::TensorLiteral(y, v)) => x == y && u == v,
             (FuncKind::Linear(w1, x1), FuncKind::Linear(w2, x2)) => w1.name == w2.name && x1.name == x2.name,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },

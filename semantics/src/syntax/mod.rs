@@ -2,6 +2,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod elements;
 pub mod grammar;
 pub mod lexer;
 pub mod parser;
@@ -9,6 +10,7 @@ pub mod print;
 
 pub use ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
 pub use diagnostic::SyntaxError;
+pub use elements::{Elements, Number};
 pub use grammar::Grammar;
 pub use parser::parse_program;
 pub use print::to_source;

@@ -3,6 +3,7 @@
 //! same bits, so `parse(to_source(p)) == p` for every program `p` the parser can produce.
 
 use super::ast::{Exp, ExpKind, Func, FuncKind};
+use super::elements::{Elements, Number};
 
 /// K's priority groups, loosest first: how loosely an expression binds. A position that needs
 /// a tighter one adds parentheses. Shared by the source printer and krun's term printer.
@@ -43,6 +44,26 @@ pub fn float_literal(x: f64) -> String {
     }
 }
 
+/// One element of a tensor literal as it reads back.
+pub fn number_literal(n: Number) -> String {
+    match n {
+        Number::Int(i) => i.to_string(),
+        Number::Float(x) => float_literal(x),
+    }
+}
+
+/// The elements of a tensor literal, `, `-separated.
+pub fn elements_text(elements: &Elements) -> String {
+    let mut out = String::with_capacity(elements.len() * 8);
+    for (k, n) in elements.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&number_literal(n));
+    }
+    out
+}
+
 pub fn ints_text(ints: &[i64]) -> String {
     ints.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
@@ -62,6 +83,14 @@ pub fn to_source(exp: &Exp) -> String {
         }
     }
     out
+}
+
+/// The expression as source text (the printer is a loop), with its span: a derived `Debug`
+/// would recurse once per `let`.
+impl std::fmt::Debug for Exp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Exp({:?} @ {:?})", to_source(self), self.span)
+    }
 }
 
 /// Pushes the pieces of `e` in reverse order (the stack pops them left to right).
@@ -100,6 +129,10 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
     out.push(Piece::Owned(format!("{}(", func.keyword())));
     match &func.kind {
         FuncKind::InitTensor(shape) => out.push(Piece::Owned(ints_text(shape))),
+        FuncKind::TensorLiteral(shape, elements) => {
+            out.push(Piece::Owned(format!("{})[{}]", ints_text(shape), elements_text(elements))));
+            return;
+        }
         FuncKind::Linear(w, x) => out.push(Piece::Owned(format!("{}, {}", w.name, x.name))),
         _ => {
             for (k, arg) in func.arguments().into_iter().enumerate() {

@@ -41,6 +41,9 @@ pub fn term_of_program(program: &Exp) -> Term {
                         let target = next();
                         let func_term = match &func.kind {
                             FuncKind::InitTensor(shape) => FuncTerm::InitTensor(ints_of(shape)),
+                            FuncKind::TensorLiteral(shape, elements) => {
+                                FuncTerm::TensorLiteral(ints_of(shape), elements.clone())
+                            }
                             FuncKind::Linear(w, x) => FuncTerm::Linear(
                                 Term::id(&Sym::new(&w.name), w.span),
                                 Term::id(&Sym::new(&x.name), x.span),

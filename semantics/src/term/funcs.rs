@@ -2,6 +2,7 @@
 //! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
 
 use super::{Ints, Term};
+use crate::syntax::Elements;
 
 /// The three element-wise activations and their helper families (`reluTensorHelper`,
 /// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
@@ -86,4 +87,6 @@ pub enum FuncTerm {
     Linear(Term, Term),
     /// `addTensor(Exp, Exp)` (Ext-1): the operands, names of tensors when the program is right.
     AddTensor(Term, Term),
+    /// `initTensor(Is)[Vs]` (Ext-2): the shape and the elements, shared with the program.
+    TensorLiteral(Ints, Elements),
 }

@@ -7,6 +7,7 @@ use super::float_format::k_float;
 use super::traverse::for_each_child;
 use super::{FuncTerm, HelperArgs, Ints, Node, Term};
 use crate::syntax::print::Level;
+use crate::syntax::{Elements, Number};
 
 fn level(node: &Node) -> Level {
     match node {
@@ -30,6 +31,22 @@ fn text(s: impl Into<String>) -> Piece {
 /// `1 , 2 , 3`.
 pub fn ints_text(ints: &Ints) -> String {
     ints.as_slice().iter().map(i64::to_string).collect::<Vec<_>>().join(" , ")
+}
+
+/// `0.50000000000000000e0 , 2 , …`: the elements of a tensor literal as the Floats and Ints
+/// of a term print.
+pub fn elements_text(elements: &Elements) -> String {
+    let mut out = String::with_capacity(elements.len() * 24);
+    for (k, n) in elements.iter().enumerate() {
+        if k > 0 {
+            out.push_str(" , ");
+        }
+        match n {
+            Number::Int(i) => out.push_str(&i.to_string()),
+            Number::Float(x) => out.push_str(&k_float(x)),
+        }
+    }
+    out
 }
 
 /// `term` in krun's syntax.
@@ -109,6 +126,9 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             v.extend(match func {
                 FuncTerm::InitTensor(ints) => {
                     vec![text(format!("initTensor ( {} )", ints_text(ints)))]
+                }
+                FuncTerm::TensorLiteral(ints, elements) => {
+                    vec![text(format!("initTensor ( {} ) [ {} ]", ints_text(ints), elements_text(elements)))]
                 }
                 FuncTerm::Apply(name, arg) => call(name.keyword(), vec![inner(arg)]),
                 FuncTerm::Linear(w, x) => call("linear", vec![inner(w), inner(x)]),

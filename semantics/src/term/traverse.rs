@@ -52,7 +52,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         Node::LetFunc { target, func, body, .. } => {
             f(target);
             match func {
-                FuncTerm::InitTensor(_) => {}
+                FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
                 FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) => {
                     f(w);
@@ -112,6 +112,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         ) => (y, w, x, w_shape, x_shape) == (y2, w2, x2, ws2, xs2),
         (N::LetFunc { func: f, .. }, N::LetFunc { func: g, .. }) => match (f, g) {
             (FuncTerm::InitTensor(i), FuncTerm::InitTensor(j)) => i == j,
+            (FuncTerm::TensorLiteral(i, u), FuncTerm::TensorLiteral(j, v)) => i == j && u == v,
             (FuncTerm::Apply(m, _), FuncTerm::Apply(n, _)) => m == n,
             (FuncTerm::Linear(..), FuncTerm::Linear(..)) | (FuncTerm::AddTensor(..), FuncTerm::AddTensor(..)) => true,
             _ => false,
@@ -155,6 +156,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::LinearChecked { y, w, x, w_shape, x_shape, .. } => (y, w, x, w_shape, x_shape).hash(state),
         Node::LetFunc { func, .. } => match func {
             FuncTerm::InitTensor(ints) => ints.hash(state),
+            FuncTerm::TensorLiteral(ints, elements) => (ints, elements).hash(state),
             FuncTerm::Apply(name, _) => name.hash(state),
             FuncTerm::Linear(..) => 0u8.hash(state),
             FuncTerm::AddTensor(..) => 1u8.hash(state),
@@ -251,6 +253,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
             let target = next();
             let func = match func {
                 FuncTerm::InitTensor(ints) => FuncTerm::InitTensor(ints.clone()),
+                FuncTerm::TensorLiteral(ints, elements) => FuncTerm::TensorLiteral(ints.clone(), elements.clone()),
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
                 FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),

@@ -295,9 +295,16 @@ impl<'s> Parser<'s> {
         match keyword {
             Keyword::InitTensor => {
                 let shape = self.ints()?;
-                let close = self.eat(&TokenKind::RParen, "`)`")?;
-                let func =
-                    Func { kind: FuncKind::InitTensor(shape), span: Span { start: func_start, end: close.span.end } };
+                let mut close = self.eat(&TokenKind::RParen, "`)`")?;
+                let kind = if self.grammar == Grammar::Relaxed && self.peek().kind == TokenKind::LBracket {
+                    // `initTensor(Is)[V, …]` (Ext-2).
+                    let (elements, end) = self.elements(&shape)?;
+                    close = end;
+                    FuncKind::TensorLiteral(shape, elements)
+                } else {
+                    FuncKind::InitTensor(shape)
+                };
+                let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
                 self.let_func_body(start, target, func)
             }
             Keyword::Linear => {

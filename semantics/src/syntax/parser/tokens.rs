@@ -3,6 +3,7 @@
 
 use super::super::ast::{Exp, Ident, IntList};
 use super::super::diagnostic::SyntaxError;
+use super::super::elements::{Elements, Number};
 use super::super::lexer::{Token, TokenKind};
 use super::Parser;
 
@@ -88,5 +89,42 @@ impl<'s> Parser<'s> {
             }
             self.advance();
         }
+    }
+
+    /// `[ V, … ]` after `initTensor(Is)` (Ext-2): Int and Float literals, as many as the shape
+    /// has elements. Returns the elements and the closing bracket.
+    pub(super) fn elements(&mut self, shape: &[i64]) -> Result<(Elements, Token), SyntaxError> {
+        let open = self.advance();
+        let size = shape.iter().try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)));
+        let mut numbers = Vec::with_capacity(size.unwrap_or(0).min(self.tokens.len()));
+        if self.peek().kind != TokenKind::RBracket {
+            loop {
+                match self.peek().kind {
+                    TokenKind::Int(n) => numbers.push(Number::Int(n)),
+                    TokenKind::Float(x) => numbers.push(Number::Float(x)),
+                    _ => {
+                        return Err(self
+                            .unexpected(&["a number"])
+                            .hint("a tensor literal lists Int and Float literals: `initTensor(2)[0.5, -1.0]`"));
+                    }
+                }
+                self.advance();
+                if self.peek().kind != TokenKind::Comma {
+                    break;
+                }
+                self.advance();
+            }
+        }
+        let close = self.eat(&TokenKind::RBracket, "`,` or `]`")?;
+        if size != Some(numbers.len()) {
+            let shape_text = shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let expected = size.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+            return Err(SyntaxError::new(
+                open.span.to(close.span),
+                format!("`initTensor({shape_text})` has {expected} elements; the literal lists {}", numbers.len()),
+            )
+            .hint("list every element in row-major order (the last index fastest)"));
+        }
+        Ok((Elements::new(numbers), close))
     }
 }
