@@ -2,7 +2,7 @@
 //! a `knn.VerifyResult` (the fields of `knn verify --output json`).
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use knn_interpreter::api::render::{answer_word, failure_text, report_json, results_text};
 use knn_interpreter::verify::claim::ball;
@@ -175,6 +175,7 @@ impl Network {
         input_name: Option<String>,
         inputs: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<VerifyResult> {
+        let started = Instant::now();
         let claim = Claim::parse(claim).map_err(|e| usage(format!("claim={claim:?}: {e}")))?;
         let region = match (r#box, around) {
             (Some((lower, upper)), None) => {
@@ -211,6 +212,7 @@ impl Network {
             input_name,
             fixed: read_inputs(inputs)?,
             timeout: timeout_of(timeout)?,
+            started: Some(started),
             threads,
             split: split_of(split)?,
             ..VerifyOptions::default()
@@ -228,9 +230,24 @@ impl Network {
         threads: Option<usize>,
         split: &str,
     ) -> PyResult<VerifyResult> {
+        self.verify_vnnlib_since(py, property, (timeout, threads, split), Instant::now())
+    }
+}
+
+impl Network {
+    /// [`Network::verify_vnnlib`] with the timeout counted from `started` (reading the
+    /// property counts; for [`verify_vnnlib`], loading the network too).
+    fn verify_vnnlib_since(
+        &self,
+        py: Python<'_>,
+        property: PathBuf,
+        (timeout, threads, split): (Option<f64>, Option<usize>, &str),
+        started: Instant,
+    ) -> PyResult<VerifyResult> {
         let property = read_property(&property).or_raise()?;
         let options = VerifyOptions {
             timeout: timeout_of(timeout)?,
+            started: Some(started),
             threads,
             split: split_of(split)?,
             ..VerifyOptions::default()
@@ -250,8 +267,10 @@ pub fn verify_vnnlib(
     threads: Option<usize>,
     split: &str,
 ) -> PyResult<VerifyResult> {
+    // The timeout counts loading the network, as a VNN-COMP harness counts it.
+    let started = Instant::now();
     let program = py.detach(|| load(&network)).or_raise()?;
-    Network::new(program).verify_vnnlib(py, property, timeout, threads, split)
+    Network::new(program).verify_vnnlib_since(py, property, (timeout, threads, split), started)
 }
 
 /// The lines of a VNN-COMP instance list: `(network, property, timeout)` with the paths as

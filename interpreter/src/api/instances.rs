@@ -3,7 +3,7 @@
 //! --instances` and by the Python package's `knn.dask.verify_instances`.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::error::{Failure, KnnError};
 use super::program::load;
@@ -58,9 +58,13 @@ impl Instance {
         timeout: Option<Duration>,
         threads: Option<usize>,
     ) -> Result<super::Report, KnnError> {
+        // The timeout counts reading the property and loading the network (as a VNN-COMP
+        // harness counts them).
+        let started = Instant::now();
         let property = read_property(&root.join(&self.property))?;
         let program = load(root.join(&self.network))?;
-        program.verify(&Question::Property(property), self.options(timeout, threads))
+        let options = VerifyOptions { started: Some(started), ..self.options(timeout, threads) };
+        program.verify(&Question::Property(property), options)
     }
 
     /// The options [`Instance::verify`] verifies with: `timeout`, or the list's own.

@@ -33,8 +33,12 @@ pub struct VerifyOptions<'a> {
     pub input_name: Option<String>,
     /// The program's other inputs, bound to fixed values.
     pub fixed: Vec<TensorInput>,
-    /// Give up after this long (the answer: unknown, timeout).
+    /// Answer by this long after `started` (the answer: unknown, timeout). Every phase polls
+    /// it; the answer comes at most a poll's work late (docs/verification.md, "Timeouts").
     pub timeout: Option<Duration>,
+    /// When the time limit started counting (default: when `verify` is called). A caller that
+    /// reads the network or the property first sets it before reading: that time counts too.
+    pub started: Option<Instant>,
     /// Worker threads for this verification (default: rayon's pool, one per core).
     pub threads: Option<usize>,
     /// What branch and bound splits.
@@ -88,6 +92,8 @@ impl Program {
 
     /// [`Program::verify`] on the calling thread: the answer and what it took.
     fn verify_here(&self, question: &Question, options: VerifyOptions<'_>) -> Result<(Answer, Effort), KnnError> {
+        // Checking and compiling a large network takes a noticeable part of a second: it counts.
+        let clock = options.started.unwrap_or_else(Instant::now);
         if self.semantics() != Semantics::Revised {
             return Err(KnnError::usage("the verifier works on programs under the revised rules"));
         }
@@ -117,7 +123,7 @@ impl Program {
                 f(case, p);
             }
         };
-        let run = search_options(options.timeout, options.split, &mut on_progress);
+        let run = search_options((clock, options.timeout), options.split, &mut on_progress);
         let answer = match options.threads {
             None => verify(&target, question, run),
             Some(threads) => rayon::ThreadPoolBuilder::new()
@@ -128,6 +134,9 @@ impl Program {
                 .install(|| verify(&target, question, run)),
         }
         .map_err(|mismatch| KnnError::usage(mismatch.0))?;
+        // Freeing a large network's syntax tree and plan takes a good part of a second: the
+        // answer need not wait for it.
+        std::thread::spawn(move || drop(target));
         effort.seconds = started.elapsed().as_secs_f64();
         Ok((Answer::from(answer), effort))
     }
@@ -203,13 +212,14 @@ impl Program {
     }
 }
 
-/// The search's options: the time limit and the split asked for, `progress` to hear of it.
+/// The search's options: the time limit (from when it started counting) and the split asked
+/// for, `progress` to hear of it.
 fn search_options<'p>(
-    timeout: Option<Duration>,
+    (started, timeout): (Instant, Option<Duration>),
     split: Split,
     progress: &'p mut (dyn FnMut(usize, CaseProgress) + Send),
 ) -> Options<'p> {
-    Options { timeout, progress: Some(progress), split, ..Options::default() }
+    Options { timeout, started: Some(started), progress: Some(progress), split, ..Options::default() }
 }
 
 #[cfg(test)]
@@ -224,8 +234,11 @@ mod tests {
         let mut progress = |_: usize, _: CaseProgress| {
             heard.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         };
-        let mut run = search_options(Some(Duration::from_millis(1500)), Split::Relus, &mut progress);
+        let started = Instant::now();
+        let mut run = search_options((started, Some(Duration::from_millis(1500))), Split::Relus, &mut progress);
         assert_eq!((run.timeout, run.split), (Some(Duration::from_millis(1500)), Split::Relus));
+        // The time counts from when the caller started it (before loading), not from the search.
+        assert_eq!(run.started, Some(started));
         run.progress.as_mut().expect("progress is passed on")(0, CaseProgress { boxes: 1, proved_share: 0.0 });
         assert_eq!(heard.load(std::sync::atomic::Ordering::Relaxed), 1);
         // The defaults of `Options` are the searches' own (batch and seed), not the caller's.

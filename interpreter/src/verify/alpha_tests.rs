@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::tensor::Matrix;
+use crate::verify::deadline::Deadline;
 use crate::verify::falsify::SplitMix;
 use crate::verify::float::Interval;
 use crate::verify::interval::network_bounds;
@@ -20,7 +21,7 @@ fn dense(rows: usize, cols: usize, w: Vec<f64>, bias: Vec<Option<f64>>) -> Layer
 fn start(layers: &[Layer], input: Vec<Interval>, row: &[f64]) -> (Bounds, PreparedLayers, LowerBound) {
     let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
     let mut prepared = PreparedLayers::new(layers.len());
-    tighten(layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+    tighten(layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
     let last = layers.len() - 1;
     let start = back_substitute(layers, &bounds, &mut prepared, last, row.to_vec(), row.len()).pop().unwrap();
     (bounds, prepared, start)
@@ -184,7 +185,7 @@ fn optimised_slopes_never_lose_and_still_bound_the_network() {
         let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
         let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
         let mut prepared = PreparedLayers::new(layers.len());
-        tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+        tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
         let row = vec![1.0, -1.0];
         let start = back_substitute(&layers, &bounds, &mut prepared, 4, row.clone(), 2).pop().unwrap();
         let optimised = optimise_row(

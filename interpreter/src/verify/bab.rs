@@ -12,6 +12,7 @@ use crate::bigstep::{ExecOptions, Plan, run_rows};
 use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
 use super::alpha::SignConstraint;
 use super::clip::{HalfSpace, clip, hull};
+use super::deadline::Deadline;
 use super::float::Interval;
 use super::interval::{Bounds, layer_bounds};
 use super::judge::{ClassClaim, Judge, PointResult};
@@ -64,6 +65,8 @@ pub enum Examined {
     },
     /// Not decided and too narrow to split further.
     Stuck,
+    /// The deadline passed before the box was decided: nothing is known of it.
+    OutOfTime,
 }
 
 /// The most binary64 points a box too narrow to split may hold to be decided point by point.
@@ -129,6 +132,22 @@ impl<'a> CaseSearch<'a> {
         depth: u32,
         signs: &[SignConstraint],
     ) -> Examined {
+        self.examine_until(region, inherited, depth, signs, Deadline::NEVER)
+    }
+
+    /// [`CaseSearch::examine`], given up ([`Examined::OutOfTime`]) once `deadline` passes: the
+    /// bounds poll it per layer, per block of rows and per optimised row.
+    pub fn examine_until(
+        &self,
+        region: &[Interval],
+        inherited: Option<&LayerBounds>,
+        depth: u32,
+        signs: &[SignConstraint],
+        deadline: Deadline,
+    ) -> Examined {
+        if deadline.passed() {
+            return Examined::OutOfTime;
+        }
         let relu_part = !signs.is_empty();
         let layers = &self.net.layers;
         let mut bounds = match self.interval_bounds(region, inherited) {
@@ -161,14 +180,18 @@ impl<'a> CaseSearch<'a> {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
             // last stage's preparations holds.
             let mut prepared = PreparedLayers::new(layers.len());
-            if let Err(failure) = tighten(layers, &mut bounds, &mut prepared, slopes) {
-                return self.without_bounds(failure, region, relu_part);
+            match tighten(layers, &mut bounds, &mut prepared, slopes, deadline) {
+                Ok(()) => {}
+                Err(NoBound::OutOfTime) => return Examined::OutOfTime,
+                Err(failure) => return self.without_bounds(failure, region, relu_part),
             }
             open = self.open_conjunctions(&bounds, open);
             if open.is_empty() {
                 return Examined::Proved;
             }
-            let found = self.atom_bounds(&bounds, &mut prepared, &open, signs);
+            let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, deadline) else {
+                return Examined::OutOfTime;
+            };
             open.retain(|c| !found.refuted[*c]);
             if open.is_empty() {
                 return Examined::Proved;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::*;
 use crate::tensor::Matrix;
+use crate::verify::deadline::Deadline;
 use crate::verify::float::Interval;
 use crate::verify::interval::network_bounds;
 use crate::verify::relax::LowerSlope;
@@ -19,7 +20,7 @@ fn linear_range(layers: &[Layer], lo: f64, hi: f64) -> (Interval, f64, f64) {
     let input = vec![Interval::new(lo, hi)];
     let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
     let mut prepared = PreparedLayers::new(layers.len());
-    tighten(layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+    tighten(layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
     let last = layers.len() - 1;
     let found = back_substitute(layers, &bounds, &mut prepared, last, vec![1.0, -1.0], 1);
     (bounds.layers[last][0], found[0].value, -found[1].value)
@@ -99,7 +100,7 @@ fn the_engines_rounding_in_a_long_dense_row_is_charged() {
     let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
     assert_eq!(bounds.layers[1], [Interval::point(160.0)], "the engine's value");
     let mut prepared = PreparedLayers::new(layers.len());
-    tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+    tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
     let found = back_substitute(&layers, &bounds, &mut prepared, 1, vec![1.0, -1.0], 1);
     let (lower, upper) = (found[0].value, -found[1].value);
     assert!(lower <= 160.0 && upper >= 160.0, "[{lower}, {upper}] must hold 160");
@@ -117,7 +118,7 @@ fn bias_layers_of_two_elements_are_carried_row_by_row_with_their_charges() {
     let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
     assert_eq!(bounds.layers[20], [Interval::point(320.0)], "the engine's value");
     let mut prepared = PreparedLayers::new(layers.len());
-    tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
+    tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
     let found = back_substitute(&layers, &bounds, &mut prepared, 20, vec![1.0, -1.0], 1);
     let (lower, upper) = (found[0].value, -found[1].value);
     assert!(lower <= 320.0 && upper >= 320.0, "[{lower}, {upper}] must hold 320");

@@ -9,6 +9,7 @@ pub mod alpha;
 pub mod bab;
 pub mod claim;
 pub mod clip;
+pub mod deadline;
 pub mod decimal;
 pub mod falsify;
 pub mod float;
@@ -37,6 +38,7 @@ use crate::bigstep::{Binding, Plan, compile};
 
 use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined, Limit, first_breaking};
 use claim::Claim;
+use deadline::Deadline;
 use falsify::Falsifier;
 use float::Interval;
 use judge::{ClassClaim, Judge, RunError};
@@ -143,7 +145,12 @@ pub enum Unknown {
 
 /// Options of a verification.
 pub struct Options<'a> {
+    /// The answer is due `timeout` after `started`: the search and the replays stop a little
+    /// earlier ([`Deadline::of_timeout`]).
     pub timeout: Option<Duration>,
+    /// When the time started counting (default: when [`verify`] is called); a caller that
+    /// loads the network sets it before loading, so that loading counts.
+    pub started: Option<Instant>,
     /// Boxes examined at once (spread over the rayon pool).
     pub batch: usize,
     /// Seed of the falsifier's random points.
@@ -156,7 +163,7 @@ pub struct Options<'a> {
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { timeout: None, batch: 64, seed: 0x6b6e6e, split: split::Split::Auto, progress: None }
+        Options { timeout: None, started: None, batch: 64, seed: 0x6b6e6e, split: split::Split::Auto, progress: None }
     }
 }
 
@@ -169,8 +176,8 @@ pub struct Mismatch(pub String);
 
 /// Answers `question` about `target`.
 pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Result<Answer, Mismatch> {
-    let started = Instant::now();
-    let deadline = options.timeout.map(|t| started + t);
+    let started = options.started.unwrap_or_else(Instant::now);
+    let deadline = Deadline::of_timeout(started, options.timeout);
     let outputs = target.outputs();
     let (property, class) = match question {
         Question::Property(p) => {
@@ -220,10 +227,15 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         input_shape: &target.input_shape,
         fixed: &target.fixed,
         scores: &scores,
+        // A replay counts like the search: on a large network it takes about a second.
+        deadline,
     };
     let mut progress = options.progress;
     let mut stuck = None;
     for (index, case) in property.cases.iter().enumerate() {
+        if deadline.passed() {
+            return Ok(Answer::Unknown(Unknown::Timeout));
+        }
         let judge = Judge { case, class };
         let Some(search) =
             CaseSearch::new(&target.net, &target.plan, case).map(|s| s.splitting(options.split).judged_by(class))
@@ -232,9 +244,9 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
         };
         // What the confirmation found: a replayed counterexample, or a bug (a candidate that
         // does not replay), which also stops the search: it is reported, never hidden.
-        let found = std::sync::Mutex::new(None::<Result<Replayed, String>>);
+        let found = std::sync::Mutex::new(None::<Result<Replayed, NotConfirmed>>);
         let confirm = |x: &[f64]| {
-            let result = replayer.confirm(judge, x).map_err(|NotConfirmed(why)| why);
+            let result = replayer.confirm(judge, x);
             *found.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
             true
         };
@@ -259,7 +271,8 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             CaseOutcome::Candidate(x) => {
                 return Ok(match found.into_inner().unwrap_or_else(|e| e.into_inner()) {
                     Some(Ok(replayed)) => Answer::Violated(counterexample(index, x, replayed, class)),
-                    Some(Err(why)) => Answer::Unknown(Unknown::Bug(why)),
+                    Some(Err(NotConfirmed::Bug(why))) => Answer::Unknown(Unknown::Bug(why)),
+                    Some(Err(NotConfirmed::OutOfTime)) => Answer::Unknown(Unknown::Timeout),
                     None => Answer::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
                 });
             }
@@ -281,27 +294,31 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
 fn search_case(
     falsifier: &Falsifier<'_>,
     search: &CaseSearch<'_>,
-    (seed, batch, deadline): (u64, usize, Option<Instant>),
+    (seed, batch, deadline): (u64, usize, Deadline),
     confirm: &(dyn Fn(&[f64]) -> bool + Sync),
     report: &mut dyn FnMut(CaseProgress),
 ) -> CaseOutcome {
-    let falsify_until = Instant::now() + FALSIFIER_BUDGET;
-    let falsify_until = deadline.map_or(falsify_until, |d| d.min(falsify_until));
+    // The falsifier's budget counts from here, sampling and the bound below included.
+    let falsify_until = deadline.earlier(Instant::now() + FALSIFIER_BUDGET);
     let (sampled, points) = falsifier.sample(seed);
     if let Some(x) = sampled
         && confirm(&x)
     {
         return CaseOutcome::Candidate(x);
     }
-    if matches!(search.examine(&falsifier.case.input.outer(), None, 0, &[]), Examined::Proved) {
-        return CaseOutcome::Holds;
+    // One bound of the whole box: on a deep, wide network (optimised slopes for every hidden
+    // relu) it can take many seconds, so it polls the deadline too.
+    match search.examine_until(&falsifier.case.input.outer(), None, 0, &[], deadline) {
+        Examined::Proved => return CaseOutcome::Holds,
+        Examined::OutOfTime => return CaseOutcome::Timeout,
+        _ => {}
     }
-    if let Some(x) = falsifier.descend(&points, Some(falsify_until))
+    if let Some(x) = falsifier.descend(&points, falsify_until.instant())
         && confirm(&x)
     {
         return CaseOutcome::Candidate(x);
     }
-    search.run(deadline, batch, confirm, report)
+    search.run(deadline.instant(), batch, confirm, report)
 }
 
 /// The counterexample of case `case` at `x`, as the reference computed it.

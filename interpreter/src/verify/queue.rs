@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::alpha::SignConstraint;
 use super::bab::{CaseSearch, Examined, LayerBounds};
 use super::clip::volume_share;
+use super::deadline::Deadline;
 use super::float::Interval;
 
 /// How a case's search ended.
@@ -31,7 +32,8 @@ pub struct CaseProgress {
 
 impl CaseSearch<'_> {
     /// Searches the whole box: `confirm` decides whether a candidate is a real counterexample
-    /// (the search goes on when it is not); `report` hears of progress after each batch.
+    /// (the search goes on when it is not); `report` hears of progress after each batch. Every
+    /// box polls `deadline` (so does every bound inside a box): a batch ends soon after it.
     pub fn run(
         &self,
         deadline: Option<Instant>,
@@ -44,16 +46,22 @@ impl CaseSearch<'_> {
             vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()) }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
+        let deadline = Deadline::from(deadline);
         while !stack.is_empty() {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            if deadline.passed() {
                 return CaseOutcome::Timeout;
             }
             let take = stack.len().min(batch.max(1));
             let work: Vec<Pending> = stack.split_off(stack.len() - take);
-            let results: Vec<Examined> =
-                work.par_iter().map(|p| self.examine(&p.region, p.bounds.as_ref(), p.depth, &p.signs)).collect();
+            let results: Vec<Examined> = work
+                .par_iter()
+                .map(|p| self.examine_until(&p.region, p.bounds.as_ref(), p.depth, &p.signs, deadline))
+                .collect();
+            // A box given up at the deadline is decided by nobody: the case times out, unless a
+            // counterexample of the same batch is confirmed (it was found in time).
+            let mut out_of_time = false;
             for (Pending { region, share, bounds, depth, signs }, result) in work.into_iter().zip(results) {
-                progress.boxes += 1;
+                progress.boxes += u64::from(!matches!(result, Examined::OutOfTime));
                 match result {
                     Examined::Proved => progress.proved_share += share,
                     Examined::Candidate(x) => {
@@ -80,9 +88,13 @@ impl CaseSearch<'_> {
                         push_signs(&mut stack, parent, layer, neuron, &bounds);
                     }
                     Examined::Stuck => stuck = true,
+                    Examined::OutOfTime => out_of_time = true,
                 }
             }
             report(progress);
+            if out_of_time {
+                return CaseOutcome::Timeout;
+            }
         }
         if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
     }

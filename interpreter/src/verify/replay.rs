@@ -5,13 +5,20 @@
 //! Candidates are found on that chain, so a candidate that fails any of these is a bug of
 //! knn: it is never reported as `violated`, and it is reported as a bug.
 
+use std::cell::Cell;
+
+use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
-use knn_semantics::inputs::TensorInput;
+use knn_semantics::inputs::{InputError, TensorInput, initial_config};
+use knn_semantics::observables::read_tensor;
 use knn_semantics::syntax::Exp;
+use knn_semantics::term::{Node, term_of_program};
+use knn_semantics::{Outcome, RunOptions, run_until};
 
 use crate::bigstep::BigStep;
 use crate::bigstep::ops::argmax;
 
+use super::deadline::Deadline;
 use super::judge::{Judge, PointResult, RunError};
 
 /// What the reference computed at a confirmed counterexample.
@@ -37,9 +44,14 @@ impl Replayed {
     }
 }
 
-/// Why a candidate was not confirmed: a bug of knn, said in words.
+/// Why a candidate was not confirmed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NotConfirmed(pub String);
+pub enum NotConfirmed {
+    /// A bug of knn, said in words.
+    Bug(String),
+    /// The deadline passed before the reference finished: nothing is known.
+    OutOfTime,
+}
 
 /// The program and how its inputs are bound, for replays.
 pub struct Replayer<'a> {
@@ -50,6 +62,9 @@ pub struct Replayer<'a> {
     pub fixed: &'a [TensorInput],
     /// The layer chain's evaluation at a point (the outputs, or an `ArgMax` program's scores).
     pub scores: &'a (dyn Fn(&[f64]) -> Vec<f64> + Sync),
+    /// When a replay gives up: the reference takes about 40 steps per weight, seconds on a
+    /// network of half a million.
+    pub deadline: Deadline,
 }
 
 impl Replayer<'_> {
@@ -58,7 +73,7 @@ impl Replayer<'_> {
     /// an error (of the same kind on both engines).
     pub fn confirm(&self, judge: Judge<'_>, x: &[f64]) -> Result<Replayed, NotConfirmed> {
         if !judge.case.input.contains(x) {
-            return Err(NotConfirmed(format!("{x:?} lies outside the box as written")));
+            return Err(NotConfirmed::Bug(format!("{x:?} lies outside the box as written")));
         }
         let mut inputs = self.fixed.to_vec();
         inputs.push(TensorInput {
@@ -66,27 +81,28 @@ impl Replayer<'_> {
             shape: self.input_shape.to_vec(),
             data: x.to_vec(),
         });
-        let reference = SmallStep::revised()
-            .evaluate(self.program, &inputs)
-            .map_err(|e| NotConfirmed(format!("the reference refused the input: {e:?}")))?;
+        let reference = reference_until(self.program, &inputs, self.deadline)
+            .map_err(|e| NotConfirmed::Bug(format!("the reference refused the input: {e:?}")))?
+            .ok_or(NotConfirmed::OutOfTime)?;
         let fast = BigStep::new()
             .evaluate(self.program, &inputs)
-            .map_err(|e| NotConfirmed(format!("the big-step engine refused the input: {e:?}")))?;
+            .map_err(|e| NotConfirmed::Bug(format!("the big-step engine refused the input: {e:?}")))?;
         let replayed = match (&reference, &fast) {
             (Verdict::Value(reference), Verdict::Value(fast)) => self.value(reference, fast, x)?,
             (Verdict::Error { .. }, Verdict::Error { .. }) if reference.agrees_with(&fast) => {
-                let failure = RunError::of(&reference)
-                    .ok_or_else(|| NotConfirmed(format!("a limit of knn, not the program's error: {reference:?}")))?;
+                let failure = RunError::of(&reference).ok_or_else(|| {
+                    NotConfirmed::Bug(format!("a limit of knn, not the program's error: {reference:?}"))
+                })?;
                 Replayed { output: vec![], class: None, failure: Some(failure) }
             }
             _ => {
-                return Err(NotConfirmed(format!(
+                return Err(NotConfirmed::Bug(format!(
                     "the engines do not agree at a candidate counterexample: reference {reference:?}, big-step {fast:?}"
                 )));
             }
         };
         if !judge.breaks(&replayed.result()) {
-            return Err(NotConfirmed("the reference's result meets the claim".into()));
+            return Err(NotConfirmed::Bug("the reference's result meets the claim".into()));
         }
         Ok(replayed)
     }
@@ -94,7 +110,7 @@ impl Replayer<'_> {
     /// The reference's value, checked against the big-step engine's and the layer chain's.
     fn value(&self, reference: &Observed, fast: &Observed, x: &[f64]) -> Result<Replayed, NotConfirmed> {
         if !reference.same_bits(fast) {
-            return Err(NotConfirmed(format!("the engines disagree: reference {reference}, big-step {fast}")));
+            return Err(NotConfirmed::Bug(format!("the engines disagree: reference {reference}, big-step {fast}")));
         }
         let chain = (self.scores)(x);
         // Bit for bit, a NaN as a NaN (K's NaN has no payload, as `Observed::same_bits` says).
@@ -108,12 +124,48 @@ impl Replayer<'_> {
             Observed::Int(class) if argmax(chain.iter().copied()) == *class => {
                 Ok(Replayed { output: chain, class: Some(*class), failure: None })
             }
-            Observed::Tensor(_) | Observed::Int(_) => Err(NotConfirmed(format!(
+            Observed::Tensor(_) | Observed::Int(_) => Err(NotConfirmed::Bug(format!(
                 "the verifier's layer chain computes {chain:?} at {x:?}, the reference {reference}"
             ))),
-            other => Err(NotConfirmed(format!("a result that is not a tensor or a class: {other}"))),
+            other => Err(NotConfirmed::Bug(format!("a result that is not a tensor or a class: {other}"))),
         }
     }
+}
+
+/// Steps of the reference between two polls of the deadline (a few hundred microseconds).
+const POLL_STEPS: u32 = 4096;
+
+/// The reference's verdict (revised rules) on `program` with `inputs`, as
+/// [`SmallStep::evaluate`] gives it, or `None` when `deadline` passes first. The run is the
+/// same; only [`run_until`]'s pause, which `evaluate` does not offer, is added.
+fn reference_until(program: &Exp, inputs: &[TensorInput], deadline: Deadline) -> Result<Option<Verdict>, InputError> {
+    let reference = SmallStep::revised();
+    let config = initial_config(reference.profile, term_of_program(program), inputs)?;
+    let steps = Cell::new(0u32);
+    let out_of_time = |_: &_| {
+        steps.set(steps.get().wrapping_add(1));
+        // The first step polls too: a replay begun after its deadline gives up at once.
+        steps.get() % POLL_STEPS == 1 && deadline.passed()
+    };
+    let options = RunOptions { max_steps: reference.max_steps, trace: false };
+    let run = run_until(reference.profile, config, options, out_of_time);
+    Ok(Some(match run.outcome {
+        Outcome::Paused => return Ok(None),
+        Outcome::Value(v) => Verdict::Value(match v.node() {
+            Node::Float(x) => Observed::Float(*x),
+            Node::Int(n) => Observed::Int(*n),
+            Node::Tensor { loc, len } => match read_tensor(&run.config.store, *loc, *len) {
+                Ok(t) => Observed::Tensor(t),
+                Err(e) => Observed::Malformed(e.0),
+            },
+            _ => Observed::Malformed(v.to_string()),
+        }),
+        Outcome::Error { kind, detail, span } => Verdict::Error { kind, span, detail },
+        Outcome::Stuck(item) => Verdict::Stuck(kitem_to_string(&item)),
+        Outcome::Empty => Verdict::Empty,
+        Outcome::Aborted(reason) => Verdict::Aborted(reason),
+        Outcome::Limit(_) => Verdict::Limit,
+    }))
 }
 
 #[cfg(test)]
@@ -131,7 +183,7 @@ mod tests {
     }
 
     fn confirm_with(scores: &(dyn Fn(&[f64]) -> Vec<f64> + Sync), x: &[f64]) -> Result<Replayed, NotConfirmed> {
-        confirm_program("y", scores, x)
+        confirm_program("y", scores, x, Deadline::NEVER)
     }
 
     /// The program `y = (x, 0)` with `result` (an expression of `y`) as its result.
@@ -139,10 +191,11 @@ mod tests {
         result: &str,
         scores: &(dyn Fn(&[f64]) -> Vec<f64> + Sync),
         x: &[f64],
+        deadline: Deadline,
     ) -> Result<Replayed, NotConfirmed> {
         let source = format!("let W = initTensor(2, 1) in let W[0, 0] = 1.0 in let y = linear(W, x) in {result}");
         let program = parse_program(&source, Grammar::Relaxed).unwrap();
-        let replayer = Replayer { program: &program, input_name: "x", input_shape: &[1], fixed: &[], scores };
+        let replayer = Replayer { program: &program, input_name: "x", input_shape: &[1], fixed: &[], scores, deadline };
         let case = case();
         replayer.confirm(Judge { case: &case, class: None }, x)
     }
@@ -158,11 +211,12 @@ mod tests {
     fn a_candidate_that_does_not_replay_is_a_bug_not_a_silent_miss() {
         // A chain that disagrees with the engines (it says y = (0, 5)): reported.
         let wrong = |_: &[f64]| vec![0.0, 5.0];
-        let NotConfirmed(why) = confirm_with(&wrong, &[0.5]).unwrap_err();
-        assert!(why.contains("layer chain"), "{why}");
+        let why = confirm_with(&wrong, &[0.5]).unwrap_err();
+        assert!(matches!(&why, NotConfirmed::Bug(why) if why.contains("layer chain")), "{why:?}");
         // A candidate outside the box as written is a bug of whoever proposed it.
         let chain = |x: &[f64]| vec![x[0], 0.0];
-        assert!(confirm_with(&chain, &[-1.0]).unwrap_err().0.contains("outside the box"));
+        let why = confirm_with(&chain, &[-1.0]).unwrap_err();
+        assert!(matches!(&why, NotConfirmed::Bug(why) if why.contains("outside the box")), "{why:?}");
     }
 
     #[test]
@@ -171,11 +225,37 @@ mod tests {
         // are the chain's, so a chain whose maximum is elsewhere is a bug.
         let chain = |x: &[f64]| vec![x[0], 0.0];
         assert_eq!(
-            confirm_program("ArgMax(y)", &chain, &[0.5]),
+            confirm_program("ArgMax(y)", &chain, &[0.5], Deadline::NEVER),
             Ok(Replayed { output: vec![0.5, 0.0], class: Some(0), failure: None })
         );
         let wrong = |_: &[f64]| vec![0.0, 5.0];
-        let NotConfirmed(why) = confirm_program("ArgMax(y)", &wrong, &[0.5]).unwrap_err();
-        assert!(why.contains("layer chain"), "{why}");
+        let why = confirm_program("ArgMax(y)", &wrong, &[0.5], Deadline::NEVER).unwrap_err();
+        assert!(matches!(&why, NotConfirmed::Bug(why) if why.contains("layer chain")), "{why:?}");
+    }
+
+    #[test]
+    fn a_replay_after_its_deadline_is_out_of_time_not_a_bug() {
+        // The same counterexample as above, replayed once the deadline has passed: the reference
+        // stops at its first step, and the answer is a timeout, never `violated` unconfirmed
+        // nor a bug.
+        let chain = |x: &[f64]| vec![x[0], 0.0];
+        let passed = Deadline::at(std::time::Instant::now());
+        assert_eq!(confirm_program("y", &chain, &[0.5], passed), Err(NotConfirmed::OutOfTime));
+        // A deadline far ahead changes nothing.
+        let later = Deadline::at(std::time::Instant::now() + std::time::Duration::from_secs(3600));
+        assert!(confirm_program("y", &chain, &[0.5], later).is_ok());
+    }
+
+    #[test]
+    fn the_reference_with_a_deadline_gives_what_evaluate_gives() {
+        // Values and a run-time error (`max` of a NaN), through the pausable run and through
+        // `SmallStep::evaluate`: the same verdicts.
+        for source in ["let y = initTensor(2) in let y[1] = 2.5 in y", "max(NaN, 1.0)", "3", "2.5"] {
+            let program = parse_program(source, Grammar::Relaxed).unwrap();
+            let paused = reference_until(&program, &[], Deadline::NEVER).unwrap().expect("no deadline");
+            let evaluated = SmallStep::revised().evaluate(&program, &[]).unwrap();
+            assert!(paused.agrees_with(&evaluated), "{source}: {paused} vs {evaluated}");
+            assert!(!matches!(paused, Verdict::Limit), "{source}: {paused}");
+        }
     }
 }

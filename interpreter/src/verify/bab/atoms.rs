@@ -4,6 +4,7 @@
 
 use super::CaseSearch;
 use crate::verify::alpha::{SignConstraint, optimise_row};
+use crate::verify::deadline::Deadline;
 use crate::verify::float::Interval;
 use crate::verify::interval::Bounds;
 use crate::verify::linear::{LowerBound, back_substitute};
@@ -35,14 +36,16 @@ impl CaseSearch<'_> {
     /// Linear bounds of every dense atom of the `open` conjunctions, with fixed slopes (in one
     /// pass) and, for atoms that leaves open, optimised ones (α-CROWN, a row at a time).
     /// On a part of a box cut out by relu signs (`signs`), the optimised bounds carry
-    /// multipliers of those signs (β-CROWN) and hold on the part only.
+    /// multipliers of those signs (β-CROWN) and hold on the part only. `None` when `deadline`
+    /// passes first.
     pub(super) fn atom_bounds(
         &self,
         bounds: &Bounds,
         prepared: &mut PreparedLayers,
         open: &[usize],
         signs: &[SignConstraint],
-    ) -> AtomBounds {
+        deadline: Deadline,
+    ) -> Option<AtomBounds> {
         let layers = &self.net.layers;
         let mut rows = Vec::new();
         let mut owners = Vec::new();
@@ -76,6 +79,9 @@ impl CaseSearch<'_> {
             if refuted[owner.0] {
                 continue;
             }
+            if deadline.passed() {
+                return None;
+            }
             let row = &dense_of(*owner).0;
             let better = optimise_row(
                 layers,
@@ -91,7 +97,7 @@ impl CaseSearch<'_> {
             refuted[owner.0] |= refutes(*owner, &better);
             *slot = Some(better);
         }
-        AtomBounds { owners, fixed, optimised, refuted }
+        Some(AtomBounds { owners, fixed, optimised, refuted })
     }
 }
 
@@ -152,12 +158,15 @@ mod tests {
         let input = search.root().to_vec();
         let mut bounds = Bounds { layers: network_bounds(&net.layers, &input).unwrap(), input };
         let mut prepared = PreparedLayers::new(net.layers.len());
-        tighten(&net.layers, &mut bounds, &mut prepared, Slopes::Fixed).unwrap();
-        let found = search.atom_bounds(&bounds, &mut prepared, &[0, 1], &[]);
+        tighten(&net.layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
+        let found = search.atom_bounds(&bounds, &mut prepared, &[0, 1], &[], Deadline::NEVER).expect("no deadline");
         assert_eq!(found.owners, [(0, 0), (1, 0)]);
         assert!((found.fixed[1].value + 0.75).abs() < 1e-12, "the fixed bound: {}", found.fixed[1].value);
         assert_eq!(found.refuted, [true, true]);
         assert!(found.optimised[0].is_none(), "refuted by the fixed bound, not optimised");
         assert!(found.optimised[1].as_ref().is_some_and(|b| b.value > -0.5), "{:?}", found.optimised[1]);
+        // After the deadline the optimisation "y ≤ −1/2" needs is not started: nothing is found.
+        let late = Deadline::at(std::time::Instant::now());
+        assert!(search.atom_bounds(&bounds, &mut prepared, &[0, 1], &[], late).is_none());
     }
 }
