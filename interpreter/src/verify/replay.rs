@@ -7,13 +7,9 @@
 
 use std::cell::Cell;
 
-use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
-use knn_semantics::inputs::{InputError, TensorInput, initial_config};
-use knn_semantics::observables::read_tensor;
+use knn_semantics::inputs::{InputError, TensorInput};
 use knn_semantics::syntax::Exp;
-use knn_semantics::term::{Node, term_of_program};
-use knn_semantics::{Outcome, RunOptions, run_until};
 
 use crate::bigstep::BigStep;
 use crate::bigstep::ops::argmax;
@@ -135,37 +131,16 @@ impl Replayer<'_> {
 /// Steps of the reference between two polls of the deadline (a few hundred microseconds).
 const POLL_STEPS: u32 = 4096;
 
-/// The reference's verdict (revised rules) on `program` with `inputs`, as
-/// [`SmallStep::evaluate`] gives it, or `None` when `deadline` passes first. The run is the
-/// same; only [`run_until`]'s pause, which `evaluate` does not offer, is added.
+/// The reference's verdict (revised rules) on `program` with `inputs`, or `None` when
+/// `deadline` passes first (polled every [`POLL_STEPS`] steps, and at the first).
 fn reference_until(program: &Exp, inputs: &[TensorInput], deadline: Deadline) -> Result<Option<Verdict>, InputError> {
-    let reference = SmallStep::revised();
-    let config = initial_config(reference.profile, term_of_program(program), inputs)?;
     let steps = Cell::new(0u32);
     let out_of_time = |_: &_| {
         steps.set(steps.get().wrapping_add(1));
         // The first step polls too: a replay begun after its deadline gives up at once.
         steps.get() % POLL_STEPS == 1 && deadline.passed()
     };
-    let options = RunOptions { max_steps: reference.max_steps, trace: false };
-    let run = run_until(reference.profile, config, options, out_of_time);
-    Ok(Some(match run.outcome {
-        Outcome::Paused => return Ok(None),
-        Outcome::Value(v) => Verdict::Value(match v.node() {
-            Node::Float(x) => Observed::Float(*x),
-            Node::Int(n) => Observed::Int(*n),
-            Node::Tensor { loc, len } => match read_tensor(&run.config.store, *loc, *len) {
-                Ok(t) => Observed::Tensor(t),
-                Err(e) => Observed::Malformed(e.0),
-            },
-            _ => Observed::Malformed(v.to_string()),
-        }),
-        Outcome::Error { kind, detail, span } => Verdict::Error { kind, span, detail },
-        Outcome::Stuck(item) => Verdict::Stuck(kitem_to_string(&item)),
-        Outcome::Empty => Verdict::Empty,
-        Outcome::Aborted(reason) => Verdict::Aborted(reason),
-        Outcome::Limit(_) => Verdict::Limit,
-    }))
+    Ok(SmallStep::revised().observe_until(program, inputs, out_of_time)?.map(|evaluation| evaluation.verdict))
 }
 
 #[cfg(test)]
@@ -248,8 +223,8 @@ mod tests {
 
     #[test]
     fn the_reference_with_a_deadline_gives_what_evaluate_gives() {
-        // Values and a run-time error (`max` of a NaN), through the pausable run and through
-        // `SmallStep::evaluate`: the same verdicts.
+        // Values and a run-time error (`max` of a NaN): a deadline that never passes never
+        // pauses the run, which gives `SmallStep::evaluate`'s verdicts.
         for source in ["let y = initTensor(2) in let y[1] = 2.5 in y", "max(NaN, 1.0)", "3", "2.5"] {
             let program = parse_program(source, Grammar::Relaxed).unwrap();
             let paused = reference_until(&program, &[], Deadline::NEVER).unwrap().expect("no deadline");

@@ -5,8 +5,9 @@
 use std::fmt;
 
 use super::inputs::{InputError, TensorInput, initial_config};
+use crate::config::Config;
 use crate::config::kitem_to_string;
-use crate::engine::{Outcome, RunOptions, run};
+use crate::engine::{Outcome, RunOptions, run_until};
 use crate::errors::ErrorKind;
 use crate::observables::{DenseTensor, env_tensors, read_tensor, same_float};
 use crate::profile::Profile;
@@ -166,8 +167,25 @@ impl Engine for SmallStep {
     }
 
     fn observe(&self, program: &Exp, inputs: &[TensorInput]) -> Result<Evaluation, InputError> {
+        let evaluation = self.observe_until(program, inputs, |_| false)?;
+        Ok(evaluation.expect("a run that never pauses ends"))
+    }
+}
+
+impl SmallStep {
+    /// [`Engine::observe`], with `pause` asked before every step (as [`run_until`] does):
+    /// `None` when it says stop before the run ends. A caller with a deadline polls it here.
+    pub fn observe_until(
+        &self,
+        program: &Exp,
+        inputs: &[TensorInput],
+        pause: impl Fn(&Config) -> bool,
+    ) -> Result<Option<Evaluation>, InputError> {
         let config = initial_config(self.profile, term_of_program(program), inputs)?;
-        let result = run(self.profile, config, RunOptions { max_steps: self.max_steps, trace: false });
+        let result = run_until(self.profile, config, RunOptions { max_steps: self.max_steps, trace: false }, pause);
+        if matches!(result.outcome, Outcome::Paused) {
+            return Ok(None);
+        }
         let env = env_tensors(&result.config).into_iter().map(|(x, t)| (x, t.map_err(|e| e.0))).collect();
         let verdict = match result.outcome {
             Outcome::Value(v) => Verdict::Value(match v.node() {
@@ -185,6 +203,6 @@ impl Engine for SmallStep {
             Outcome::Aborted(reason) => Verdict::Aborted(reason),
             Outcome::Limit(_) | Outcome::Paused => Verdict::Limit,
         };
-        Ok(Evaluation { verdict, env })
+        Ok(Some(Evaluation { verdict, env }))
     }
 }
