@@ -20,6 +20,24 @@ use super::source::{Place, Source};
 /// gets a screenful, not a report per mistake).
 pub const MAX_DIAGNOSTICS: usize = 50;
 
+/// The bytes of diagnostics printed for one error: reports are added while they fit, the rest
+/// counted. With the windows and clipped texts of `render_report` (a report takes at most a
+/// few kilobytes), the whole of standard error stays under 64 KiB whatever the program
+/// (docs/cli.md, "Errors").
+pub const DIAGNOSTIC_BYTES: usize = 48 * 1024;
+
+/// The characters of a one-line error message shown (it may quote an argument or a file's
+/// text of any length).
+const MAX_MESSAGE_CHARS: usize = 4096;
+
+/// `message` cut to [`MAX_MESSAGE_CHARS`] characters, ending with `…` when cut.
+fn clip_message(message: &str) -> std::borrow::Cow<'_, str> {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => std::borrow::Cow::Borrowed(message),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &message[..at])),
+    }
+}
+
 /// What went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Failure {
@@ -183,8 +201,9 @@ impl KnnError {
         match &self.source {
             Some(source) if !self.diagnostics.is_empty() => {
                 let mut out = String::new();
+                let mut shown = 0;
                 for d in &self.diagnostics {
-                    out.push_str(&render_report(
+                    let report = render_report(
                         &source.name,
                         &source.text,
                         d.span,
@@ -192,20 +211,23 @@ impl KnnError {
                         &d.label,
                         d.hint.as_deref(),
                         color,
-                    ));
+                    );
+                    // The first is always shown; the others while they fit.
+                    if shown > 0 && out.len() + report.len() > DIAGNOSTIC_BYTES {
+                        break;
+                    }
+                    out.push_str(&report);
+                    shown += 1;
                 }
-                if self.diagnostic_count > self.diagnostics.len() {
-                    out.push_str(&format!(
-                        "… and {} more errors ({} in all)\n",
-                        self.diagnostic_count - self.diagnostics.len(),
-                        self.diagnostic_count
-                    ));
+                let count = self.diagnostic_count.max(self.diagnostics.len());
+                if count > shown {
+                    out.push_str(&format!("… and {} more errors ({count} in all)\n", count - shown));
                 }
                 out
             }
             _ => {
                 let level = if matches!(self.failure, Failure::Limit(_)) { "limit" } else { "error" };
-                format!("{level}: {}\n", escape_controls(&self.message))
+                format!("{level}: {}\n", clip_message(&escape_controls(&self.message)))
             }
         }
     }

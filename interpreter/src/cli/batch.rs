@@ -9,12 +9,12 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use knn_semantics::engine::Observed;
 use knn_semantics::memory;
 use knn_semantics::report::JSON_ELEMENT_BYTES;
-use serde_json::json;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::Exit;
 use super::output::{Target, check_output, write_target};
 use super::program::{fail, parse_inputs, usage};
-use crate::api::render::{observed_text, report_json};
+use super::{Exit, stream_stdout};
+use crate::api::render::{JsonReport, observed_text};
 use crate::api::{BATCH_BLOCK, Batch, KnnError, load};
 use crate::bigstep::RowResult;
 use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
@@ -183,17 +183,12 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
                 if let Err(e) = memory::check(memory::bytes_for(elements as u64, JSON_ELEMENT_BYTES)) {
                     return Err(fail(KnnError::memory("the JSON report", e)));
                 }
-                let items: Vec<_> = results
-                    .iter()
-                    .enumerate()
-                    .map(|(row, r)| {
-                        let mut item = report_json(&batch.report(r)).unwrap_or_default();
-                        item["row"] = json!(row);
-                        item
-                    })
-                    .collect();
-                let report = json!({ "rows": results.len(), "failed": failures, "results": items });
-                outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                // Written row by row as each report is made (issue 26).
+                let document = BatchJson { batch, results, failed: failures };
+                stream_stdout(|out| {
+                    serde_json::to_writer_pretty(&mut *out, &document).map_err(std::io::Error::from)?;
+                    out.write_all(b"\n")
+                });
             }
         },
     }
@@ -202,6 +197,46 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
         return Ok(Exit::NoValue);
     }
     Ok(Exit::Result)
+}
+
+/// The JSON document of a batch, `{"rows": N, "failed": F, "results": […]}`, each result the
+/// report of its row (as `run --output json` prints it) with `"row"` last.
+struct BatchJson<'a> {
+    batch: &'a Batch,
+    results: &'a [RowResult],
+    failed: usize,
+}
+
+impl Serialize for BatchJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("rows", &self.results.len())?;
+        map.serialize_entry("failed", &self.failed)?;
+        map.serialize_entry("results", &Rows(self))?;
+        map.end()
+    }
+}
+
+/// The results of a batch, each row's report made when it is written.
+struct Rows<'a>(&'a BatchJson<'a>);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let BatchJson { batch, results, .. } = self.0;
+        serializer.collect_seq(results.iter().enumerate().map(|(row, result)| Row { batch, result, row }))
+    }
+}
+
+struct Row<'a> {
+    batch: &'a Batch,
+    result: &'a RowResult,
+    row: usize,
+}
+
+impl Serialize for Row<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        JsonReport::of_row(&self.batch.report(self.result), self.row).serialize(serializer)
+    }
 }
 
 /// One row per input: Floats as f64 or f32 (NaN for a failed row), class indices as i64 (-1 for a

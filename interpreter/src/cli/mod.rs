@@ -287,17 +287,29 @@ pub fn main() -> Exit {
     }
 }
 
+/// Whether the reader of standard output has gone (a broken pipe): the rest of the output is
+/// dropped.
+static READER_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Writes a result to standard output. Once the reader has gone (a broken pipe), the rest of
 /// the output is dropped and the command ends with the exit code of its outcome; any other
 /// write error ends the process with exit code 1.
 pub(crate) fn write_stdout(text: std::fmt::Arguments) {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    static READER_GONE: AtomicBool = AtomicBool::new(false);
+    stream_stdout(|out| out.write_fmt(text));
+}
+
+/// Streams a result to standard output through a buffer, as [`write_stdout`] writes it: a
+/// report of hundreds of megabytes goes out as it is made, never whole in memory.
+pub(crate) fn stream_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+    use std::sync::atomic::Ordering;
     if READER_GONE.load(Ordering::Relaxed) {
         return;
     }
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = write(&mut out).and_then(|()| out.flush());
+    // What a failed write left in the buffer is dropped, not written again.
+    let _ = out.into_parts();
+    match written {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => READER_GONE.store(true, Ordering::Relaxed),
         Err(e) => {

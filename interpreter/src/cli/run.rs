@@ -5,8 +5,9 @@ use std::io::IsTerminal;
 use knn_semantics::engine::Coverage;
 
 use super::program::{fail, parse_inputs};
+use super::stream_stdout;
 use super::{EngineChoice, Exit, OutputFormat, RunArgs};
-use crate::api::render::{config_text, explain, report_json, step_text, value_text};
+use crate::api::render::{check_report_json, config_text, explain, step_text, value_display, write_report_json};
 use crate::api::{self, EngineKind, RunOptions, load_with};
 use crate::import::ImportOptions;
 
@@ -39,14 +40,18 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
     let report = program.run(&inputs, &options).map_err(fail)?;
     match output {
         OutputFormat::Value => {
-            if let Some(text) = value_text(&report.answer).map_err(fail)? {
+            if let Some(text) = value_display(&report.answer).map_err(fail)? {
                 outln!("{text}");
             }
         }
         OutputFormat::Config => out!("{}", config_text(&report).map_err(fail)?),
         OutputFormat::Json => {
-            let json = report_json(&report).map_err(fail)?;
-            outln!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+            // Checked first, then streamed: nothing is printed of a report that is refused.
+            check_report_json(&report).map_err(fail)?;
+            stream_stdout(|out| {
+                write_report_json(&report, out)?;
+                out.write_all(b"\n")
+            });
             return Ok(Exit::of(report.exit_code()));
         }
     }

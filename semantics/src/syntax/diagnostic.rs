@@ -7,6 +7,10 @@ use ariadne::{CharSet, Config, IndexType, Label, Report, ReportKind, Source};
 
 use super::ast::Span;
 
+mod excerpt;
+use excerpt::clip;
+pub use excerpt::{ELLIPSIS, MAX_LINE_CHARS, MAX_TEXT_CHARS, WINDOW_CHARS};
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SyntaxError {
     pub span: Span,
@@ -72,11 +76,18 @@ pub fn render_report(
 ) -> String {
     let (line, col) = line_col(source, span.start as usize);
     // Text from the input is shown as text: an escape sequence in a program (or its name) must
-    // not drive the reader's terminal.
-    let (path, message, label) = (&*escape_controls(path), escape_controls(message), escape_controls(label));
-    let hint = hint.map(escape_controls);
+    // not drive the reader's terminal. What quotes the input is cut to a bounded length.
+    let path = &*escape_controls(path);
+    let (message, label) = (clip(escape_controls(message)), clip(escape_controls(label)));
+    let hint = hint.map(|hint| clip(escape_controls(hint)));
     let source = &*blank_controls(source);
     let range = clamp_range(span, source);
+    let message = format!("{path}:{line}:{col}: {message}");
+    let window = excerpt::window(source, range.clone());
+    let (shown, range) = match &window {
+        Some(window) => (window.source.as_str(), window.range.clone()),
+        None => (source, range),
+    };
     let mut report = Report::build(ReportKind::Error, (path, range.clone()))
         .with_config(
             Config::default()
@@ -84,17 +95,36 @@ pub fn render_report(
                 .with_char_set(if color { CharSet::Unicode } else { CharSet::Ascii })
                 .with_index_type(IndexType::Byte),
         )
-        .with_message(format!("{path}:{line}:{col}: {message}"))
+        .with_message(&message)
         .with_label(Label::new((path, range)).with_message(label));
     if let Some(hint) = &hint {
         report = report.with_help(hint);
     }
     let mut out = Vec::new();
     // Writing into a Vec cannot fail; an error here would be a bug in ariadne.
-    if report.finish().write((path, Source::from(source)), &mut out).is_err() {
-        return format!("error: {path}:{line}:{col}: {message}\n");
+    if report.finish().write((path, Source::from(shown)), &mut out).is_err() {
+        return format!("error: {message}\n");
     }
-    String::from_utf8_lossy(&out).into_owned()
+    let text = String::from_utf8_lossy(&out).into_owned();
+    match window {
+        Some(window) => put_column_right(text, &message, path, &window),
+        None => text,
+    }
+}
+
+/// A windowed report with the column of its header (`,-[ path:line:col ]`, after the message)
+/// the column in the whole line, not in the window.
+fn put_column_right(text: String, message: &str, path: &str, window: &excerpt::Window) -> String {
+    let shown = format!(" {path}:{}:{} ", window.line, window.window_column);
+    let after_message = text.find(message).map_or(0, |at| at + message.len());
+    match text[after_message..].find(&shown) {
+        Some(at) => {
+            let at = after_message + at;
+            let right = format!(" {path}:{}:{} ", window.line, window.column);
+            format!("{}{right}{}", &text[..at], &text[at + shown.len()..])
+        }
+        None => text,
+    }
 }
 
 /// Whether a character would act on a terminal instead of showing: C0 and C1 controls and DEL,
