@@ -218,7 +218,8 @@ fn the_search_runs_on_as_many_threads_as_asked() {
         assert!(!pool_sizes.is_empty() && pool_sizes.iter().all(|&n| n == threads), "{threads}: {pool_sizes:?}");
         // What it took is in the report, and the JSON says why there is no answer.
         let effort = report.effort.expect("a verification's report says what it took");
-        assert!(effort.seconds >= 0.3 && effort.boxes > 0, "{effort:?}");
+        // The search stops a tenth of a short timeout early, so that the answer is out by it.
+        assert!(effort.seconds >= 0.27 && effort.boxes > 0, "{effort:?}");
         let json = report_json(&report).unwrap();
         assert_eq!((json["answer"].as_str(), json["reason"].as_str()), (Some("unknown"), Some("timeout")), "{json}");
     }

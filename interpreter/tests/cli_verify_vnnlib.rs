@@ -217,7 +217,8 @@ fn an_instance_out_of_time_is_unknown_and_its_seconds_are_summed() {
     let total: Vec<&str> = err.lines().last().unwrap().split_whitespace().collect();
     assert_eq!(total[..5], ["total", "0", "0", "2", "0"], "{err}");
     let seconds: f64 = total[5].parse().unwrap();
-    assert!((0.6..60.0).contains(&seconds), "two instances of 0.3 s: {err}");
+    // Each search stops a tenth of its 0.3 s early, so that the answer is out by then.
+    assert!((0.54..60.0).contains(&seconds), "two instances of 0.3 s: {err}");
 }
 
 #[test]

@@ -186,3 +186,26 @@ fn the_acas_xu_instances_name_files_of_the_data_folder() {
     assert_eq!(properties.len(), 10, "properties 1-10 all appear");
     assert_eq!(lines[0], "ACASXU_experimental_v2a_1_1.nnet,vnnlib/prop_1.vnnlib,116");
 }
+
+#[test]
+fn a_network_built_in_memory_is_the_program_its_text_reads_as() {
+    use knn_interpreter::import::emit::{emit, skeleton};
+    use knn_interpreter::import::import_file;
+    use knn_semantics::Profile;
+    use knn_semantics::syntax::{parse_program, parse_program_with_elements};
+    for path in [
+        data("acasxu/ACASXU_experimental_v2a_1_1.nnet"),
+        data("mnist/mnist10x20.nnet"),
+        data("small/fc_2-2sigmoids-3.onnx"),
+        data("mnist_fc/onnx/mnist-net_256x2.onnx"),
+    ] {
+        let network = import_file(&path, None, &ImportOptions::default()).unwrap();
+        let grammar = Profile::revised().grammar;
+        let from_text = parse_program(&emit(&network), grammar).unwrap();
+        let (text, elements) = skeleton(network);
+        assert!(text.len() < 64_000, "{}: the weights are not in the text ({} bytes)", path.display(), text.len());
+        assert!(text.contains("[…] in"), "{text}");
+        let in_memory = parse_program_with_elements(&text, grammar, elements).unwrap();
+        assert!(in_memory == from_text, "{}: the two programs differ", path.display());
+    }
+}

@@ -10,7 +10,7 @@ use knn_semantics::engine::{
     Engine, Limit, RunOptions as SmallStepOptions, SearchOptions, run as run_small_step, search,
 };
 use knn_semantics::inputs::{InputError, TensorInput, initial_config};
-use knn_semantics::syntax::{Exp, parse_program};
+use knn_semantics::syntax::{Elements, Exp, parse_program_with_elements};
 use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Profile};
 
@@ -18,7 +18,7 @@ use super::error::{Diagnostic, Failure, KnnError, MAX_DIAGNOSTICS};
 use super::report::{EngineKind, Report, Wanted};
 use super::source::Source;
 use crate::bigstep::{BigStep, Staging};
-use crate::import::{ImportOptions, emit::emit, import_file};
+use crate::import::{ImportOptions, emit::skeleton, import_file};
 use crate::tensor::Precision;
 
 /// Which rule set.
@@ -154,9 +154,13 @@ pub fn load_with(path: &Path, semantics: Semantics, import: &ImportOptions) -> R
             }
             None => KnnError::new(Failure::Import, e.to_string()),
         })?;
-        let source = Source { name: path.display().to_string(), text: emit(&network) };
-        let mut program = Program::parse(source, semantics)?;
-        program.input = Some((network.input.clone(), network.input_len));
+        // Built in memory: the weights go from the model to the literals as data, and the text
+        // (each literal `[…]`) is what errors point into.
+        let input = Some((network.input.clone(), network.input_len));
+        let (text, elements) = skeleton(network);
+        let source = Source { name: format!("{} (imported)", path.display()), text };
+        let mut program = Program::parse_with_elements(source, semantics, elements)?;
+        program.input = input;
         return Ok(program);
     }
     Program::parse(read_source(path)?, semantics)
@@ -193,8 +197,18 @@ pub fn read_source(path: &Path) -> Result<Source, KnnError> {
 impl Program {
     /// Parses `source` with the grammar of `semantics`.
     pub fn parse(source: Source, semantics: Semantics) -> Result<Program, KnnError> {
+        Program::parse_with_elements(source, semantics, Vec::new())
+    }
+
+    /// [`Program::parse`] of a text whose tensor literals are written `[…]`, their elements
+    /// given in order (`knn_semantics::syntax::parse_program_with_elements`).
+    pub fn parse_with_elements(
+        source: Source,
+        semantics: Semantics,
+        elements: Vec<Elements>,
+    ) -> Result<Program, KnnError> {
         let source = Arc::new(source);
-        let syntax = parse_program(&source.text, semantics.profile().grammar).map_err(|e| {
+        let syntax = parse_program_with_elements(&source.text, semantics.profile().grammar, elements).map_err(|e| {
             let label = match e.expected_text() {
                 text if !text.is_empty() => text,
                 _ => "here".to_string(),

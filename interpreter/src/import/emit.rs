@@ -13,6 +13,7 @@
 
 use std::fmt::Write;
 
+use knn_semantics::syntax::Elements;
 use knn_semantics::syntax::print::float_literal;
 
 use super::{Network, Step};
@@ -28,6 +29,27 @@ pub enum Style {
     Literals,
     /// One element `let` per non-zero weight (any grammar).
     ElementLets,
+    /// A tensor literal a layer with its elements elided, `initTensor(rows, cols)[…]`: the
+    /// text of a program built in memory ([`skeleton`]).
+    Skeleton,
+}
+
+/// A network as a program without its weights as text: the program text with every layer's
+/// literal written `[…]`, and the layers' weights, moved out of `network`, in the order of
+/// the literals (`knn_semantics::syntax::parse_program_with_elements` reads the two). A
+/// network of P parameters takes P·20 bytes of text otherwise, and its parse a token per
+/// number.
+pub fn skeleton(mut network: Network) -> (String, Vec<Elements>) {
+    let text = emit_with(&network, Style::Skeleton);
+    let elements = network
+        .steps
+        .iter_mut()
+        .filter_map(|step| match step {
+            Step::Linear { weights, .. } => Some(Elements::floats(std::mem::take(weights))),
+            _ => None,
+        })
+        .collect();
+    (text, elements)
 }
 
 /// The program text, its weights as tensor literals.
@@ -40,6 +62,7 @@ pub fn emit_with(network: &Network, style: Style) -> String {
     let per_weight = match style {
         Style::Literals => 24,
         Style::ElementLets => 40,
+        Style::Skeleton => 0,
     };
     let mut out = String::with_capacity(per_weight * network.parameter_count() + 1024);
     header(network, &mut out);
@@ -105,8 +128,12 @@ impl Emitter {
                 let w = format!("W{k}");
                 let target = if name_as_output { network.output.clone() } else { format!("z{k}") };
                 writeln!(out, "\n// Layer {k}: {cols} -> {rows}").unwrap();
-                if self.style == Style::Literals {
-                    literal(out, &w, *rows, *cols, weights);
+                if self.style != Style::ElementLets {
+                    if self.style == Style::Skeleton {
+                        writeln!(out, "let {w} = initTensor({rows}, {cols})[…] in").unwrap();
+                    } else {
+                        literal(out, &w, *rows, *cols, weights);
+                    }
                     writeln!(out, "let {target} = linear({w}, {}) in", self.current).unwrap();
                     self.current = target;
                     self.len = *rows;

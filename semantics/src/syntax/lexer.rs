@@ -138,6 +138,9 @@ pub enum TokenKind {
     Equals,
     Star,
     Plus,
+    /// `…`: the elements of a tensor literal held as data beside the text (a network built in
+    /// memory, [`super::parser::parse_program_with_elements`]); no production of K-NN has it.
+    Ellipsis,
     Eof,
 }
 
@@ -257,6 +260,9 @@ fn next_token(source: &str, pos: usize) -> Result<Token, SyntaxError> {
     }
     if let Some(symbol) = symbol(rest) {
         consider(1, 0, CandidateKind::Symbol(symbol));
+    }
+    if rest.starts_with('…') {
+        consider('…'.len_utf8(), 0, CandidateKind::Symbol(TokenKind::Ellipsis));
     }
     let Some(best) = best else {
         let c = rest.chars().next().unwrap_or(' ');

@@ -12,5 +12,5 @@ pub use ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;
-pub use parser::parse_program;
+pub use parser::{parse_program, parse_program_with_elements};
 pub use print::to_source;

@@ -17,11 +17,24 @@ mod tokens;
 
 use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
+use super::elements::Elements;
 use super::grammar::Grammar;
 use super::lexer::{Keyword, Token, TokenKind, tokenize};
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
+    parse_program_with_elements(source, grammar, Vec::new())
+}
+
+/// Parses a program whose tensor literals are written `initTensor(Is)[…]`, their elements
+/// given here, in the order of the literals in the text: a network built in memory, whose
+/// weights never become text (the text names every place an error can point to). Each
+/// `[…]` takes the next `elements`, which must have the shape's size; every one must be used.
+pub fn parse_program_with_elements(
+    source: &str,
+    grammar: Grammar,
+    elements: Vec<Elements>,
+) -> Result<Exp, SyntaxError> {
     let mut tokens = tokenize(source)?;
     for token in &mut tokens {
         if let TokenKind::Keyword(keyword) = token.kind
@@ -31,7 +44,21 @@ pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError>
             token.kind = TokenKind::Id;
         }
     }
-    Parser { source, tokens, pos: 0, grammar, frames: Vec::new() }.run()
+    let mut parser =
+        Parser { source, tokens, pos: 0, grammar, frames: Vec::new(), held: elements.into_iter(), used: 0 };
+    let program = parser.run()?;
+    if parser.held.len() > 0 {
+        let end = Span::new(source.len(), source.len());
+        return Err(SyntaxError::new(
+            end,
+            format!(
+                "{} tensor literals are given for {} `[…]` in the text",
+                parser.used + parser.held.len(),
+                parser.used
+            ),
+        ));
+    }
+    Ok(program)
 }
 
 /// What the expression being parsed may be, loosest first.
@@ -84,10 +111,13 @@ struct Parser<'s> {
     pos: usize,
     grammar: Grammar,
     frames: Vec<Frame>,
+    /// The elements of the `[…]` literals still to come, and how many were taken.
+    held: std::vec::IntoIter<Elements>,
+    used: usize,
 }
 
 impl<'s> Parser<'s> {
-    fn run(mut self) -> Result<Exp, SyntaxError> {
+    fn run(&mut self) -> Result<Exp, SyntaxError> {
         let mut mode = Mode::Expect(Level::Any);
         loop {
             mode = match mode {

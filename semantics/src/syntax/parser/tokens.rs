@@ -96,6 +96,9 @@ impl<'s> Parser<'s> {
     pub(super) fn elements(&mut self, shape: &[i64]) -> Result<(Elements, Token), SyntaxError> {
         let open = self.advance();
         let size = shape.iter().try_fold(1usize, |n, &d| usize::try_from(d).ok().and_then(|d| n.checked_mul(d)));
+        if self.peek().kind == TokenKind::Ellipsis {
+            return self.held_elements(open, shape, size);
+        }
         let mut numbers = Vec::with_capacity(size.unwrap_or(0).min(self.tokens.len()));
         if self.peek().kind != TokenKind::RBracket {
             loop {
@@ -126,5 +129,29 @@ impl<'s> Parser<'s> {
             .hint("list every element in row-major order (the last index fastest)"));
         }
         Ok((Elements::new(numbers), close))
+    }
+
+    /// `[ … ]`: the next elements held beside the text.
+    fn held_elements(
+        &mut self,
+        open: Token,
+        shape: &[i64],
+        size: Option<usize>,
+    ) -> Result<(Elements, Token), SyntaxError> {
+        let ellipsis = self.advance();
+        let close = self.eat(&TokenKind::RBracket, "`]`")?;
+        let Some(elements) = self.held.next() else {
+            return Err(SyntaxError::new(ellipsis.span, "`…` stands for elements held beside the text, and none are")
+                .hint("write the elements: `initTensor(2)[0.5, -1.0]`"));
+        };
+        self.used += 1;
+        if size != Some(elements.len()) {
+            let shape_text = shape.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            return Err(SyntaxError::new(
+                open.span.to(close.span),
+                format!("`initTensor({shape_text})` is given {} elements", elements.len()),
+            ));
+        }
+        Ok((elements, close))
     }
 }
