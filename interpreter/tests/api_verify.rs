@@ -170,9 +170,9 @@ fn a_program_with_several_inputs_names_the_one_to_verify_over() {
 
 #[test]
 fn a_deep_imported_network_verifies_on_worker_threads() {
-    // An imported ACAS Xu network is a chain of thousands of `let`s; cloning and checking it
-    // recurse on that depth, on the pool's thread when `threads` is given (it overflowed a
-    // default 2 MiB worker stack before the library's threads got `WORKER_STACK`).
+    // An imported ACAS Xu network is a chain of a few hundred `let`s (its biases), checked and
+    // compiled on the pool's thread when `threads` is given, a default 2 MiB stack: nothing
+    // recurses on the program's depth.
     let net = load(repo("data/acasxu/ACASXU_experimental_v2a_1_9.nnet")).unwrap();
     let property = read_property(&repo("data/acasxu/vnnlib/prop_7.vnnlib")).unwrap();
     let options = VerifyOptions { threads: Some(1), ..VerifyOptions::default() };

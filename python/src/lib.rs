@@ -14,7 +14,6 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _knn(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    pools::start_global_pool();
     module.add_class::<network::Network>()?;
     module.add_class::<report::Report>()?;
     module.add_class::<verify::VerifyResult>()?;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use knn_interpreter::KnnError;
-use knn_interpreter::api::{self, WORKER_STACK};
+use knn_interpreter::api;
 use rayon::ThreadPool;
 
 fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
@@ -32,7 +32,6 @@ pub fn in_pool<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send)
             None => {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(n)
-                    .stack_size(WORKER_STACK)
                     .build()
                     .map_err(|e| KnnError::usage(format!("cannot start {n} threads: {e}")))?;
                 let pool = Arc::new(pool);
@@ -42,10 +41,4 @@ pub fn in_pool<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send)
         }
     };
     Ok(pool.install(work))
-}
-
-/// Starts rayon's global pool with the library's worker stack (once; a pool already started by
-/// another extension in the process is kept).
-pub fn start_global_pool() {
-    let _ = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK).build_global();
 }

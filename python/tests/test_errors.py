@@ -3,10 +3,13 @@ the exit code the `knn` command gives for the same input."""
 
 from __future__ import annotations
 
+import threading
+
+import numpy as np
 import pytest
 
 import knn
-from conftest import cli
+from conftest import cli, repo
 
 
 def test_a_missing_file_is_a_file_error(tmp_path):
@@ -95,3 +98,32 @@ def test_extreme_programs_never_crash_the_interpreter():
     report = knn.run_source("let t = initTensor(100000, 100000, 100000) in t")
     assert report.status == "limit" and isinstance(report.error, knn.LimitError)
     assert knn.run_source("1.0 + 2.0").value == 3.0
+
+
+def test_real_sizes_on_a_thread_with_two_mebibytes_of_stack(tmp_path):
+    # A thread nobody sized: nothing in knn recurses on the depth of a program. A chain of
+    # 200,000 lets and the mnist_fc 256x6 network (1,976 lets before tensor literals, 400,000
+    # parameters) load, run and verify on it.
+    source = "let s0 = x[0] in " + "".join(f"let s{k} = s{k - 1} + 0.5 in " for k in range(1, 200000))
+    source += "let y = initTensor(2) in let y[0] = s199999 in let y[1] = x[0] in y"
+    path = tmp_path / "deep.knn"
+    path.write_text(source)
+    results = {}
+
+    def work():
+        deep = knn.load(str(path))
+        results["deep"] = deep.run(np.array([[1.0]]))
+        net = knn.load(repo("data/mnist_fc/onnx/mnist-net_256x6.onnx"))
+        results["mnist"] = net.run(np.full((2, 784), 0.5))
+        results["verify"] = net.verify(box=([0.5] * 784, [0.5] * 784), claim="argmax-stable", timeout=30)
+
+    old = threading.stack_size(2 * 1024 * 1024)
+    try:
+        thread = threading.Thread(target=work)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old)
+    assert results["deep"].tolist() == [[1.0 + 0.5 * 199999, 1.0]]
+    assert results["mnist"].shape == (2, 10)
+    assert results["verify"].answer == "holds"

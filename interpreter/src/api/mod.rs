@@ -43,5 +43,5 @@ pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, l
 pub use report::{Answer, Effort, EngineKind, Report};
 pub(crate) use report::{Wanted, limit_error};
 pub use source::{Place, Source};
-pub use threads::{MAX_THREADS, WORKER_STACK, check_threads};
+pub use threads::{MAX_THREADS, check_threads};
 pub use verify::{VerifyOptions, read_property};

@@ -1,14 +1,9 @@
-//! The library's worker threads: how many a caller may ask for, and the stack each gets.
+//! The library's worker threads: how many a caller may ask for. They get the stack the platform
+//! gives a thread nobody sized (2 MiB): nothing in knn recurses on the depth of a program.
 
 /// The most worker threads a call may ask for (`--threads`, `threads=`): more than any machine
 /// knn runs on has cores, and few enough that a pool starts at once.
 pub const MAX_THREADS: usize = 4096;
-
-/// The stack of the worker threads the library starts. Cloning, checking and dropping a
-/// syntax tree recurse on its depth, and an imported network is a chain of thousands of
-/// `let`s: a thread needs the stack a main thread has (8 MiB), and gets room to spare. (Only
-/// the pages used are ever committed.)
-pub const WORKER_STACK: usize = 64 << 20;
 
 /// Refuses a number of threads outside 1 to [`MAX_THREADS`]; the caller names the option.
 ///

@@ -16,7 +16,7 @@ use knn_semantics::inputs::TensorInput;
 use super::error::{Diagnostic, Failure, KnnError};
 use super::program::{Program, Semantics, read_source};
 use super::report::{Answer, Effort, Report};
-use super::threads::{WORKER_STACK, check_threads};
+use super::threads::check_threads;
 use crate::bigstep::ops::Op;
 use crate::verify::bab::CaseProgress;
 use crate::verify::property::Property;
@@ -76,17 +76,8 @@ impl Program {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Report, KnnError> {
-        // Checking, compiling and cloning the program recurse on its depth (an imported network
-        // is a chain of thousands of `let`s): the work runs on a thread with the stack of a
-        // main thread and more, whichever thread calls.
-        let (answer, effort) = std::thread::scope(|scope| {
-            let worker = std::thread::Builder::new()
-                .name("knn-verify".into())
-                .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, || self.verify_here(question, options))
-                .map_err(|e| KnnError::new(Failure::Limit(None), format!("cannot start a thread: {e}")))?;
-            worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })?;
+        // On the calling thread, whatever its stack: nothing recurses on the program's depth.
+        let (answer, effort) = self.verify_here(question, options)?;
         Ok(Report::of_verification(answer, effort, &self.shared_source()))
     }
 
@@ -128,7 +119,6 @@ impl Program {
             None => verify(&target, question, run),
             Some(threads) => rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
-                .stack_size(WORKER_STACK)
                 .build()
                 .map_err(|e| KnnError::usage(format!("cannot start {threads} threads: {e}")))?
                 .install(|| verify(&target, question, run)),

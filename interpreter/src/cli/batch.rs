@@ -78,11 +78,7 @@ pub fn batch(args: BatchArgs) -> Exit {
 
 fn run(args: &BatchArgs) -> Result<Exit, Exit> {
     if let Some(threads) = args.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .stack_size(crate::api::WORKER_STACK)
-            .build_global()
-            .map_err(usage)?;
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().map_err(usage)?;
     }
     let (name, path) = args
         .input
