@@ -357,6 +357,21 @@ fn tensor_literals_agree_on_values_and_errors() {
         matches!(agree("let t = initTensor(3)[1.0, -0.0, NaN] in t[1]", &[]), Verdict::Value(Observed::Float(v)) if v.to_bits() == (-0f64).to_bits())
     );
     assert!(matches!(agree("let t = initTensor(1, 2)[7, 1.5] in t[0, 0]", &[]), Verdict::Value(Observed::Int(7))));
+    // The big-step store keeps a literal's Floats in the literal's array: a write into it is
+    // seen by reads, by an alias and by `linear` (whose weights are then no longer the array).
+    let written = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let V = W in let V[1, 0] = 10.0 in \
+                   let y = linear(W, x) in let z = initTensor(3) in let z[0] = y[0] in let z[1] = y[1] in \
+                   let z[2] = W[1, 0] + V[0, 1] in z";
+    let x2 = vector("x", &[0.5, -1.5]);
+    match agree(written, std::slice::from_ref(&x2)) {
+        // y = [0.5 - 3.0, 5.0 - 6.0]; W[1, 0] + V[0, 1] = 10 + 2.
+        Verdict::Value(Observed::Tensor(t)) => assert_eq!(t.data, vec![-2.5, -1.0, 12.0]),
+        other => panic!("{other}"),
+    }
+    // Rank 3 and a zero dimension, read back element by element.
+    let rank3 = "let t = initTensor(2, 0)[] in let u = initTensor(2, 2, 2)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0] in \
+                 u[1, 0, 1] * 10.0 + u[0, 1, 0]";
+    assert!(matches!(agree(rank3, &[]), Verdict::Value(Observed::Float(v)) if v == 63.0));
     // Errors after a literal: out of bounds, a NaN element into relu.
     assert!(matches!(agree("let t = initTensor(2)[1.0, 2.0] in t[2]", &[]), Verdict::Error { .. }));
     assert!(matches!(

@@ -41,13 +41,13 @@ pub fn compile(program: &Exp, bindings: &[Binding]) -> Plan {
         match &binding.data {
             InputData::Concrete(values) => {
                 for (loc, &v) in leaves.iter().zip(values) {
-                    stage.store[*loc] = Cell::Float(v);
+                    stage.store.set(*loc, Cell::Float(v));
                 }
             }
             InputData::Symbolic => {
                 let buf = stage.new_buffer(leaves.len());
                 for (at, loc) in leaves.iter().enumerate() {
-                    stage.store[*loc] = Cell::Slot { buf, at };
+                    stage.store.set(*loc, Cell::Slot { buf, at });
                 }
                 inputs.push(PlanInput { name: binding.name.clone(), buf, len: leaves.len() });
             }

@@ -48,14 +48,21 @@ impl Interpreter<'_> {
                 // order. The parser checked the count; a term built otherwise is diagnosed as
                 // `rev-let-func-error` does.
                 let dims = literal_dims(dims, elements, call)?;
-                let root = self.stage.store.alloc(&dims, call)?;
-                for (target, number) in self.stage.store.leaves(root, &dims).into_iter().zip(elements.iter()) {
-                    let value = match number {
-                        Number::Int(n) => Value::Int(n),
-                        Number::Float(x) => Value::Float(x),
-                    };
-                    self.stage.write(target, value, call);
-                }
+                let root = match elements {
+                    // Floats stay in the literal's array: the store refers to it.
+                    Elements::Floats(data) if !dims.is_empty() => self.stage.store.alloc_literal(&dims, data, call)?,
+                    _ => {
+                        let root = self.stage.store.alloc(&dims, call)?;
+                        for (target, number) in self.stage.store.leaves(root, &dims).into_iter().zip(elements.iter()) {
+                            let value = match number {
+                                Number::Int(n) => Value::Int(n),
+                                Number::Float(x) => Value::Float(x),
+                            };
+                            self.stage.write(target, value, call);
+                        }
+                        root
+                    }
+                };
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &dims)));
             }
             FuncKind::Relu(arg) | FuncKind::Tanh(arg) | FuncKind::Sigmoid(arg) => {
@@ -238,14 +245,14 @@ impl Interpreter<'_> {
         let not_a_vector = |detail: String| error(ErrorKind::ArgmaxNotAVector, span, detail);
         let ExpKind::Id(x) = &arg.kind else { return Err(not_a_vector("ArgMax takes the name of a vector".into())) };
         let loc = scope.lookup(x, span)?;
-        let Cell::Tensor { loc: first, len } = self.stage.store[loc] else {
+        let Cell::Tensor { loc: first, len } = self.stage.store.get(loc) else {
             return Err(not_a_vector(format!("`{x}` is not a vector of floats")));
         };
         if len == 0 {
             return Err(error(ErrorKind::ArgmaxEmpty, span, format!("`{x}` has no element")));
         }
         let is_float = |cell: Cell| matches!(cell, Cell::Float(_) | Cell::FReg(_) | Cell::Slot { .. });
-        if let Some(k) = (first..first + len).position(|l| !is_float(self.stage.store[l])) {
+        if let Some(k) = (first..first + len).position(|l| !is_float(self.stage.store.get(l))) {
             return Err(not_a_vector(format!("element {k} of `{x}` is not a Float")));
         }
         if let Some(index) = fuse::argmax_buffer(self.stage, first, len) {

@@ -28,7 +28,7 @@ fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usiz
     for &d in dims {
         let mut next = Vec::with_capacity(level.len() * d);
         for h in level {
-            match store[h] {
+            match store.get(h) {
                 Cell::Tensor { loc, len } if len == d => next.extend(loc..loc + len),
                 _ => return None,
             }
@@ -36,26 +36,31 @@ fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usiz
         level = next;
     }
     let &first = level.first()?;
-    let Cell::Slot { buf, at } = store[first] else { return None };
-    let consecutive = level.iter().enumerate().all(|(k, &loc)| store[loc] == Cell::Slot { buf, at: at + k });
+    let Cell::Slot { buf, at } = store.get(first) else { return None };
+    let consecutive = level.iter().enumerate().all(|(k, &loc)| store.get(loc) == Cell::Slot { buf, at: at + k });
     consecutive.then_some((buf, at, level.len()))
 }
 
 /// The Floats of a constant `rows × cols` matrix at `header` (Ints widened, as the mixed
 /// rules widen them), if it is one.
 fn constant_matrix(store: &Store, header: usize, rows: usize, cols: usize) -> Option<Vec<f64>> {
-    let Cell::Tensor { loc, len } = store[header] else { return None };
+    let Cell::Tensor { loc, len } = store.get(header) else { return None };
     if len != rows {
         return None;
     }
     let mut data = Vec::with_capacity(rows * cols);
     for i in 0..rows {
-        let Cell::Tensor { loc: row, len } = store[loc + i] else { return None };
+        let Cell::Tensor { loc: row, len } = store.get(loc + i) else { return None };
         if len != cols {
             return None;
         }
+        if let Some(elements) = store.literal_run(row, cols) {
+            // A row of a tensor literal: its Floats, as the cells would give them.
+            data.extend_from_slice(elements);
+            continue;
+        }
         for j in 0..cols {
-            match store[row + j] {
+            match store.get(row + j) {
                 Cell::Float(x) => data.push(x),
                 Cell::Int(n) => data.push(widen(n)),
                 _ => return None,
@@ -85,7 +90,7 @@ pub(super) fn matvec(
     let out = stage.new_buffer(rows);
     stage.record(Op::MatVec { out, w: Arc::new(Matrix::new(rows, cols, data)), x, x_at, bias: None, relu: None });
     for (at, &loc) in targets.iter().enumerate() {
-        stage.store[loc] = Cell::Slot { buf: out, at };
+        stage.store.set(loc, Cell::Slot { buf: out, at });
     }
     true
 }
@@ -104,7 +109,7 @@ pub(super) fn activate(
     let out = stage.new_buffer(len);
     stage.record(Op::Activate { activation, input, in_at, out, len, span });
     for (at, &loc) in targets.iter().enumerate() {
-        stage.store[loc] = Cell::Slot { buf: out, at };
+        stage.store.set(loc, Cell::Slot { buf: out, at });
     }
     true
 }
@@ -112,7 +117,7 @@ pub(super) fn activate(
 /// `ArgMax` of the `len > 0` Float elements from `first` as one `ArgMaxBuffer` when they are
 /// consecutive slots of one buffer: the Int register it writes.
 pub(super) fn argmax_buffer(stage: &mut Stage, first: usize, len: usize) -> Option<Value> {
-    let cells: Vec<Cell> = stage.store.cells(first, len).to_vec();
+    let cells: Vec<Cell> = stage.store.cells(first, len);
     let Cell::Slot { buf, at } = cells[0] else { return None };
     if !cells.iter().enumerate().all(|(k, c)| *c == Cell::Slot { buf, at: at + k }) {
         return None;

@@ -265,7 +265,7 @@ impl<'s> Interpreter<'s> {
         let span = target.span;
         let mut cell = loc;
         for (k, &i) in ints.iter().enumerate() {
-            let Cell::Tensor { loc: elements, len } = self.stage.store[cell] else {
+            let Cell::Tensor { loc: elements, len } = self.stage.store.get(cell) else {
                 let what = if k == 0 { format!("`{x}` holds a scalar") } else { "a scalar".to_string() };
                 return Err(error(ErrorKind::TooManyIndices, span, format!("{what}: it cannot be indexed")));
             };

@@ -65,7 +65,7 @@ impl Stage {
     /// The value in a cell; a slot is read into a register (a snapshot).
     #[inline]
     pub(super) fn read(&mut self, loc: usize, span: Span) -> Value {
-        match self.store[loc] {
+        match self.store.get(loc) {
             Cell::Float(x) => Value::Float(x),
             Cell::Int(n) => Value::Int(n),
             Cell::Tensor { loc, len } => Value::Tensor { loc, len },
@@ -82,9 +82,9 @@ impl Stage {
     /// `loc |-> (_ => V)`: a Float written into a slot stays in the buffer.
     #[inline]
     pub(super) fn write(&mut self, loc: usize, value: Value, span: Span) {
-        match (self.store[loc], value.float_operand()) {
+        match (self.store.get(loc), value.float_operand()) {
             (Cell::Slot { buf, at }, Some(value)) => self.ops.push(Op::Write { buf, at, value, span }),
-            _ => self.store[loc] = value.cell(),
+            _ => self.store.set(loc, value.cell()),
         }
     }
 
@@ -169,7 +169,7 @@ impl Stage {
         names
             .into_iter()
             .map(|(x, loc)| {
-                let tensor = match self.store[loc] {
+                let tensor = match self.store.get(loc) {
                     Cell::Tensor { loc, len } => match self.dense(loc, len) {
                         Ok((shape, leaves)) => {
                             Ok(DenseTensor { shape, data: leaves.iter().map(constant).collect::<Option<_>>()? })
@@ -193,7 +193,7 @@ impl Stage {
             let (mut leaves, mut headers) = (Vec::new(), Vec::new());
             for &(start, count) in &level {
                 for l in start..start + count {
-                    match self.store[l] {
+                    match self.store.get(l) {
                         Cell::Float(x) => leaves.push(Leaf::Const(x)),
                         Cell::FReg(r) => leaves.push(Leaf::Reg(r)),
                         Cell::Slot { buf, at } => leaves.push(Leaf::Slot(buf, at)),

@@ -4,8 +4,8 @@
 //! A cell holds a constant, a register or a slot of a buffer: the last two are what staging
 //! records instead of computing (`stage.rs`).
 
-use std::ops::{Index, IndexMut};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use imbl::GenericHashMap;
 use imbl::shared_ptr::DefaultSharedPtr;
@@ -15,7 +15,7 @@ use knn_semantics::memory;
 use knn_semantics::numeric::float_words;
 use knn_semantics::rules::tensor_cells;
 use knn_semantics::syntax::Span;
-use rustc_hash::FxBuildHasher;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use super::ops::{BufId, Eval, FOperand, Reg, error};
 use super::plan::Leaf;
@@ -168,39 +168,109 @@ impl Scope {
     }
 }
 
-/// The store: cell `L` is `store[L]`, locations are handed out in order (`<nextLoc>`).
+/// The store: cell `L` is `store.get(L)`, locations are handed out in order (`<nextLoc>`).
+///
+/// The Float leaves of a tensor literal (Ext-2) are not cells: each leaf vector's elements stay
+/// in the literal's shared array (a [`Block`] of locations), so a network's weights are held
+/// once, by the program, not again as one cell each. A write to such a location is kept beside
+/// it ([`Store::set`]).
 #[derive(Default)]
 pub(super) struct Store {
+    /// Every location outside the blocks, in order.
     cells: Vec<Cell>,
+    /// The literals' leaf vectors, in order of location.
+    blocks: Vec<Block>,
+    /// Cells written at locations of a block.
+    written: FxHashMap<usize, Cell>,
 }
 
-impl Index<usize> for Store {
-    type Output = Cell;
-
-    #[inline]
-    fn index(&self, loc: usize) -> &Cell {
-        &self.cells[loc]
-    }
+/// Locations `start .. start + len` hold `data[offset ..]`: a leaf vector of a tensor literal.
+struct Block {
+    start: usize,
+    len: usize,
+    data: Arc<[f64]>,
+    offset: usize,
+    /// The locations of the blocks before this one: `cells` skips them.
+    skipped: usize,
 }
 
-impl IndexMut<usize> for Store {
-    #[inline]
-    fn index_mut(&mut self, loc: usize) -> &mut Cell {
-        &mut self.cells[loc]
-    }
+/// Where a location is.
+enum Place<'s> {
+    Cell(usize),
+    Block(&'s Block),
 }
 
 impl Store {
+    /// The next location (`<nextLoc>`).
+    fn next_loc(&self) -> usize {
+        self.cells.len() + self.blocks.last().map_or(0, |b| b.skipped + b.len)
+    }
+
+    #[inline]
+    fn place(&self, loc: usize) -> Place<'_> {
+        if self.blocks.is_empty() {
+            return Place::Cell(loc);
+        }
+        match self.blocks.partition_point(|b| b.start <= loc) {
+            0 => Place::Cell(loc),
+            i => {
+                let b = &self.blocks[i - 1];
+                if loc < b.start + b.len { Place::Block(b) } else { Place::Cell(loc - b.skipped - b.len) }
+            }
+        }
+    }
+
+    /// The cell at `loc`.
+    #[inline]
+    pub(super) fn get(&self, loc: usize) -> Cell {
+        match self.place(loc) {
+            Place::Cell(i) => self.cells[i],
+            Place::Block(b) => {
+                self.written.get(&loc).copied().unwrap_or(Cell::Float(b.data[b.offset + (loc - b.start)]))
+            }
+        }
+    }
+
+    /// Writes the cell at `loc`.
+    #[inline]
+    pub(super) fn set(&mut self, loc: usize, cell: Cell) {
+        match self.place(loc) {
+            Place::Cell(i) => self.cells[i] = cell,
+            Place::Block(_) => {
+                self.written.insert(loc, cell);
+            }
+        }
+    }
+
     /// A fresh cell holding `cell`: its location.
     #[inline]
     pub(super) fn push(&mut self, cell: Cell) -> usize {
+        let loc = self.next_loc();
         self.cells.push(cell);
-        self.cells.len() - 1
+        loc
     }
 
     /// The cells `from .. from + len`.
-    pub(super) fn cells(&self, from: usize, len: usize) -> &[Cell] {
-        &self.cells[from..from + len]
+    pub(super) fn cells(&self, from: usize, len: usize) -> Vec<Cell> {
+        (from..from + len).map(|loc| self.get(loc)).collect()
+    }
+
+    /// The elements of the leaf vector whose first element is at `loc`, `len` of them, when
+    /// they are one block of a literal nothing has written to: the literal's own array.
+    pub(super) fn literal_run(&self, loc: usize, len: usize) -> Option<&[f64]> {
+        let Place::Block(b) = self.place(loc) else { return None };
+        let untouched = self.written.is_empty() || (loc..loc + len).all(|l| !self.written.contains_key(&l));
+        (b.start == loc && b.len == len && untouched).then(|| &b.data[b.offset..b.offset + len])
+    }
+
+    /// Refuses a tensor of `dims` whose `cells` new cells would grow the store past the memory
+    /// budget.
+    fn check_budget(&self, dims: &[usize], cells: Option<u64>, span: Span) -> Eval<()> {
+        let total = cells.and_then(|c| c.checked_add(self.cells.len() as u64));
+        memory::check(total.and_then(|c| memory::bytes_for(c, CELL_BYTES))).map_err(|too_large| {
+            let shape: Vec<String> = dims.iter().map(usize::to_string).collect();
+            error(ErrorKind::MemoryLimit, span, format!("a tensor of shape ({}) {too_large}", shape.join(", ")))
+        })
     }
 
     /// `alloc(dims)` (Rev-4): each vector is its header then its elements, allocated before its
@@ -212,33 +282,55 @@ impl Store {
     /// `rev-fill-step` and `rev-fill-done` allocate the sub-tensors of every element in order,
     /// and `rev-write-at` writes each sub-tensor's header into its parent's element.
     pub(super) fn alloc(&mut self, dims: &[usize], span: Span) -> Eval<usize> {
-        let cells = tensor_cells(dims.iter().map(|&d| i64::try_from(d).unwrap_or(i64::MAX)))
-            .and_then(|c| c.checked_add(self.cells.len() as u64));
-        if let Err(too_large) = memory::check(cells.and_then(|c| memory::bytes_for(c, CELL_BYTES))) {
-            let shape: Vec<String> = dims.iter().map(usize::to_string).collect();
-            return Err(error(
-                ErrorKind::MemoryLimit,
-                span,
-                format!("a tensor of shape ({}) {too_large}", shape.join(", ")),
-            ));
-        }
-        let root = self.cells.len();
+        let cells = tensor_cells(dims.iter().map(|&d| i64::try_from(d).unwrap_or(i64::MAX)));
+        self.check_budget(dims, cells, span)?;
+        Ok(self.lay_out(dims, None))
+    }
+
+    /// `ext-let-tensor-literal`: the layout of `alloc(dims)`, each leaf vector a block of
+    /// `data` (row-major, `size(dims)` Floats) instead of cells. Only the headers are counted
+    /// against the memory budget: the elements are the program's.
+    pub(super) fn alloc_literal(&mut self, dims: &[usize], data: &Arc<[f64]>, span: Span) -> Eval<usize> {
+        let leaf_vectors: Option<u64> = dims[..dims.len() - 1].iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64));
+        let headers = tensor_cells(dims[..dims.len() - 1].iter().map(|&d| i64::try_from(d).unwrap_or(i64::MAX)));
+        let cells = match dims.len() {
+            1 => Some(1),
+            _ => headers.zip(leaf_vectors).and_then(|(h, v)| h.checked_add(v)),
+        };
+        self.check_budget(dims, cells, span)?;
+        Ok(self.lay_out(dims, Some(data)))
+    }
+
+    /// The layout of `alloc(dims)` at the next location; the leaves `0.0`, or blocks of
+    /// `literal`.
+    fn lay_out(&mut self, dims: &[usize], literal: Option<&Arc<[f64]>>) -> usize {
+        let root = self.next_loc();
+        let mut leaf_vectors = 0;
         // (the parent element that receives this vector's header, depth)
         let mut pending: Vec<(Option<usize>, usize)> = vec![(None, 0)];
         while let Some((parent, depth)) = pending.pop() {
             let n = dims[depth];
-            let header = self.cells.len();
+            let header = self.next_loc();
             let cell = Cell::Tensor { loc: header + 1, len: n };
             self.cells.push(cell);
-            self.cells.extend(std::iter::repeat_n(Cell::Float(0.0), n));
+            match literal {
+                Some(data) if depth + 1 == dims.len() => {
+                    let skipped = self.blocks.last().map_or(0, |b| b.skipped + b.len);
+                    let block =
+                        Block { start: header + 1, len: n, data: data.clone(), offset: leaf_vectors * n, skipped };
+                    leaf_vectors += 1;
+                    self.blocks.push(block);
+                }
+                _ => self.cells.extend(std::iter::repeat_n(Cell::Float(0.0), n)),
+            }
             if let Some(parent) = parent {
-                self.cells[parent] = cell;
+                self.set(parent, cell);
             }
             if depth + 1 < dims.len() {
                 pending.extend((0..n).rev().map(|i| (Some(header + 1 + i), depth + 1)));
             }
         }
-        Ok(root)
+        root
     }
 
     /// The locations of the leaves of the tensor whose header is at `root`, row-major, along
@@ -248,7 +340,7 @@ impl Store {
         for _ in dims {
             let mut next = Vec::new();
             for header in level {
-                if let Cell::Tensor { loc, len } = self.cells[header] {
+                if let Cell::Tensor { loc, len } = self.get(header) {
                     next.extend(loc..loc + len);
                 }
             }
