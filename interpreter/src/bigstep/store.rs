@@ -182,6 +182,10 @@ pub(super) struct Store {
     blocks: Vec<Block>,
     /// Cells written at locations of a block.
     written: FxHashMap<usize, Cell>,
+    /// Where the last two lookups were (a count of blocks at or before them): reads walk
+    /// tensors in order, `linear` on constants alternating between a row of weights and the
+    /// input, so the next lookup is mostly at one of them or just after it.
+    hints: std::cell::Cell<[usize; 2]>,
 }
 
 /// Locations `start .. start + len` hold `data[offset ..]`: a leaf vector of a tensor literal.
@@ -208,16 +212,32 @@ impl Store {
 
     #[inline]
     fn place(&self, loc: usize) -> Place<'_> {
-        if self.blocks.is_empty() {
+        // Before every block (an input bound first) or after the last (what the program
+        // computes from the weights): no search.
+        let (Some(first), Some(last)) = (self.blocks.first(), self.blocks.last()) else { return Place::Cell(loc) };
+        if loc < first.start {
             return Place::Cell(loc);
         }
-        match self.blocks.partition_point(|b| b.start <= loc) {
-            0 => Place::Cell(loc),
-            i => {
-                let b = &self.blocks[i - 1];
-                if loc < b.start + b.len { Place::Block(b) } else { Place::Cell(loc - b.skipped - b.len) }
-            }
+        if loc >= last.start + last.len {
+            return Place::Cell(loc - last.skipped - last.len);
         }
+        // `i`: how many blocks start at or before `loc` (at least one, by the test above);
+        // tried at the hints and just after them, then searched.
+        let is_count = |i: usize| {
+            (1..=self.blocks.len()).contains(&i)
+                && self.blocks[i - 1].start <= loc
+                && (i == self.blocks.len() || self.blocks[i].start > loc)
+        };
+        let [near, far] = self.hints.get();
+        let i = [near, near + 1, far, far + 1]
+            .into_iter()
+            .find(|&i| is_count(i))
+            .unwrap_or_else(|| self.blocks.partition_point(|b| b.start <= loc));
+        if i != near {
+            self.hints.set([i, near]);
+        }
+        let b = &self.blocks[i - 1];
+        if loc < b.start + b.len { Place::Block(b) } else { Place::Cell(loc - b.skipped - b.len) }
     }
 
     /// The cell at `loc`.
@@ -349,3 +369,7 @@ impl Store {
         level
     }
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;
