@@ -25,7 +25,11 @@ fn floats(name: &str, dims: &[i64], data: &[f32]) -> TensorProto {
         name: name.into(),
         dims: dims.to_vec(),
         data_type: FLOAT,
-        raw_data: if raw { data.iter().flat_map(|x| x.to_le_bytes()).collect() } else { vec![] },
+        raw_data: if raw {
+            data.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>().into()
+        } else {
+            Default::default()
+        },
         float_data: if raw { vec![] } else { data.to_vec() },
         ..Default::default()
     }

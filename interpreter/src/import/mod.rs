@@ -182,7 +182,7 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
         });
     }
     let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
-    import_bytes(path, &bytes, format, options)
+    import_owned(path, bytes.into(), format, options)
 }
 
 /// Imports the bytes of a model file (`path` names it in errors): what [`import_file`] does once
@@ -193,8 +193,18 @@ pub fn import_bytes(
     format: Format,
     options: &ImportOptions,
 ) -> Result<Network, ImportError> {
+    import_owned(path, prost::bytes::Bytes::copy_from_slice(bytes), format, options)
+}
+
+/// [`import_bytes`] on a buffer the import may keep slices of.
+fn import_owned(
+    path: &Path,
+    bytes: prost::bytes::Bytes,
+    format: Format,
+    options: &ImportOptions,
+) -> Result<Network, ImportError> {
     let mut network = match format {
-        Format::Nnet => nnet::parse(path, bytes)?.network(path, options.normalize),
+        Format::Nnet => nnet::parse(path, &bytes)?.network(path, options.normalize),
         Format::Onnx => {
             if options.normalize {
                 return Err(ImportError::new(

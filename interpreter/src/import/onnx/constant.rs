@@ -206,7 +206,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(Constant::from_proto(&typed).unwrap().dims, vec![1, 2]);
-        let short = TensorProto { raw_data: vec![0; 7], ..raw.clone() };
+        let short = TensorProto { raw_data: vec![0; 7].into(), ..raw.clone() };
         assert!(Constant::from_proto(&short).unwrap_err().contains("raw data has 7 bytes"));
         let missing = TensorProto { float_data: vec![2.0], ..typed };
         assert!(Constant::from_proto(&missing).unwrap_err().contains("holds 1 values"));

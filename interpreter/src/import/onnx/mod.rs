@@ -48,8 +48,9 @@ fn node_location(index: usize, node: &NodeProto) -> String {
     }
 }
 
-/// Decodes a model and translates its graph.
-pub fn import(path: &Path, bytes: &[u8]) -> Result<Network, ImportError> {
+/// Decodes a model and translates its graph. The initializers' `raw_data` are slices of
+/// `bytes`, not copies.
+pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, ImportError> {
     let model = ModelProto::decode(bytes).map_err(|e| {
         ImportError::new(path, "", format!("not a valid ONNX model (protobuf: {e}); is the file truncated?"))
     })?;

@@ -96,8 +96,10 @@ pub struct TensorProto {
     pub int64_data: Vec<i64>,
     #[prost(string, tag = "8")]
     pub name: String,
-    #[prost(bytes = "vec", tag = "9")]
-    pub raw_data: Vec<u8>,
+    /// Shares the file's buffer (decoded from `Bytes`): a network's weights are not copied
+    /// before they are read.
+    #[prost(bytes = "bytes", tag = "9")]
+    pub raw_data: prost::bytes::Bytes,
     #[prost(double, repeated, tag = "10")]
     pub double_data: Vec<f64>,
     /// `TensorProto.DataLocation`: 0 DEFAULT, 1 EXTERNAL.
