@@ -1,5 +1,5 @@
 //! The harness of the per-rule tests (`rules.rs` for the published profile,
-//! `revised_rules.rs` for the rules the patches add): walk krun's path until the rule under
+//! `revised_rules/` for the rules the patches add): walk krun's path until the rule under
 //! test is among the successors, then check that one step.
 
 use knn_semantics::config::Config;
