@@ -108,7 +108,6 @@ const AB: &str = "let a = initTensor(2) in let b = initTensor(2) in ";
 
 /// The revised rules this file tests, in its order (every `rev-…` and `ext-…` rule that can fire; the
 /// context `rev-ctx-storeval-base-id` fires through `rev-heat-storeval-base`).
-
 const COVERED: &[&str] = &[
     // Rev-1
     "rev-skip",
