@@ -144,3 +144,26 @@ fn literals_print_back_to_themselves() {
     // Bit for bit: -0.0 and the smallest subnormal survive the round trip.
     assert!(printed.contains("-0.0, Infinity, -Infinity, 5e-324, 1.7976931348623157e308, 7"), "{printed}");
 }
+
+#[test]
+fn held_elements_fill_the_ellipses_in_order_and_are_checked() {
+    use knn_semantics::syntax::{Elements, parse_program_with_elements};
+    let text = "let a = initTensor(2)[…] in let b = initTensor(1, 3)[…] in b[0, 2] + a[1]";
+    let held = || vec![Elements::floats(vec![1.0, 2.0]), Elements::floats(vec![3.0, 4.0, 5.0])];
+    let program = parse_program_with_elements(text, Grammar::Relaxed, held()).unwrap();
+    let written = parse_program(
+        "let a = initTensor(2)[1.0, 2.0] in let b = initTensor(1, 3)[3.0, 4.0, 5.0] in b[0, 2] + a[1]",
+        Grammar::Relaxed,
+    )
+    .unwrap();
+    assert!(program == written);
+    // What a user who writes `…` is told, and what a caller that gives the wrong data is told.
+    for (elements, message) in [
+        (vec![], "`…` stands for elements held beside the text, and none are"),
+        (vec![Elements::floats(vec![1.0])], "`initTensor(2)` is given 1 elements"),
+        ([held(), vec![Elements::floats(vec![0.0])]].concat(), "3 tensor literals are given for 2 `[…]` in the text"),
+    ] {
+        let error = parse_program_with_elements(text, Grammar::Relaxed, elements).unwrap_err();
+        assert!(error.to_string().contains(message), "{error}");
+    }
+}
