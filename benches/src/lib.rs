@@ -119,7 +119,7 @@ impl Mlp {
                     layers.push(Layer {
                         fan_in: *cols,
                         fan_out: *rows,
-                        weights: weights.clone(),
+                        weights: weights.to_vec(),
                         bias: vec![0.0; *rows],
                     });
                     sizes.push(*rows);

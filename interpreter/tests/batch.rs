@@ -12,7 +12,7 @@ use knn_interpreter::tensor::Precision;
 use knn_semantics::Profile;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Exp, parse_program};
+use knn_semantics::syntax::{Elements, Exp, parse_program, parse_program_with_elements};
 
 /// A seeded stream in `[-1, 1)`.
 struct Stream(u64);
@@ -221,6 +221,36 @@ fn an_mlp_compiles_to_one_fused_product_per_layer() {
         assert_eq!(biased, expected, "layer {layer}");
         assert_eq!(relu.is_some(), layer < 2, "layer {layer}: relu on the hidden layers only");
     }
+}
+
+/// A layer whose weights are a tensor literal (Ext-2) compiles to a product whose matrix is a
+/// view of the literal's array: a network's weights are held once, by the program, not copied
+/// again by the plan. A literal written to after it is bound is copied, with the write.
+#[test]
+fn a_literal_is_its_products_matrix_not_a_copy() {
+    let weights: std::sync::Arc<[f64]> = (0..12).map(|k| f64::from(k) - 5.5).collect();
+    let bind = [Binding { name: "x".into(), shape: vec![4], data: InputData::Symbolic }];
+    let products = |source: &str| {
+        let program =
+            parse_program_with_elements(source, Profile::revised().grammar, vec![Elements::Floats(weights.clone())])
+                .expect("the program parses");
+        let plan = compile(&program, &bind);
+        let ws: Vec<_> = plan
+            .ops
+            .iter()
+            .filter_map(|op| if let Op::MatVec { w, .. } = op { Some(w.clone()) } else { None })
+            .collect();
+        assert_eq!(ws.len(), 1, "{:#?}", plan.ops);
+        ws[0].clone()
+    };
+    let w = products("let W = initTensor(3, 4)[…] in let y = linear(W, x) in y");
+    assert_eq!(w.elements(), &weights[..]);
+    assert!(std::ptr::eq(w.elements().as_ptr(), weights.as_ptr()), "the literal's own array");
+    let w = products("let W = initTensor(3, 4)[…] in let W[1, 2] = 100.0 in let y = linear(W, x) in y");
+    let mut written = weights.to_vec();
+    written[6] = 100.0;
+    assert_eq!(w.elements(), &written[..], "the write is in the product");
+    assert!(!std::ptr::eq(w.elements().as_ptr(), weights.as_ptr()));
 }
 
 /// Biases that do not follow their product (here they follow a relu) still compile to one

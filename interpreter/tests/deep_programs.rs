@@ -96,9 +96,9 @@ fn a_network_of_ten_million_parameters_runs_batches_and_verifies() {
             input_len: inputs,
             output: "y".into(),
             steps: vec![
-                Step::Linear { rows: hidden, cols: inputs, weights: w0 },
+                Step::Linear { rows: hidden, cols: inputs, weights: w0.into() },
                 Step::Activation(Activation::Relu),
-                Step::Linear { rows: outputs, cols: hidden, weights: w1 },
+                Step::Linear { rows: outputs, cols: hidden, weights: w1.into() },
             ],
             notes: vec![],
         };

@@ -41,19 +41,26 @@ fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usiz
     consecutive.then_some((buf, at, level.len()))
 }
 
-/// The Floats of a constant `rows × cols` matrix at `header` (Ints widened, as the mixed
-/// rules widen them), if it is one.
-fn constant_matrix(store: &Store, header: usize, rows: usize, cols: usize) -> Option<Vec<f64>> {
+/// The constant `rows × cols` matrix at `header` (Ints widened, as the mixed rules widen
+/// them), if it is one. When its rows are the consecutive rows of one tensor literal nothing
+/// has written to, the matrix is a view of the literal's array: the weights are not copied.
+fn constant_matrix(store: &Store, header: usize, rows: usize, cols: usize) -> Option<Matrix> {
     let Cell::Tensor { loc, len } = store.get(header) else { return None };
     if len != rows {
         return None;
     }
-    let mut data = Vec::with_capacity(rows * cols);
+    let mut row_locs = Vec::with_capacity(rows);
     for i in 0..rows {
-        let Cell::Tensor { loc: row, len } = store.get(loc + i) else { return None };
-        if len != cols {
-            return None;
+        match store.get(loc + i) {
+            Cell::Tensor { loc: row, len } if len == cols => row_locs.push(row),
+            _ => return None,
         }
+    }
+    if let Some((data, offset)) = store.literal_rows(&row_locs, cols) {
+        return Some(Matrix::shared(rows, cols, data, offset));
+    }
+    let mut data = Vec::with_capacity(rows * cols);
+    for row in row_locs {
         if let Some(elements) = store.literal_run(row, cols) {
             // A row of a tensor literal: its Floats, as the cells would give them.
             data.extend_from_slice(elements);
@@ -67,7 +74,7 @@ fn constant_matrix(store: &Store, header: usize, rows: usize, cols: usize) -> Op
             }
         }
     }
-    Some(data)
+    Some(Matrix::new(rows, cols, data))
 }
 
 /// `linear`'s helper (`rev-linear-mac` for each row, then each column: `linear-rows-step`,
@@ -82,13 +89,13 @@ pub(super) fn matvec(
     rows: usize,
     cols: usize,
 ) -> bool {
-    let (Some(data), Some((x, x_at, _))) =
+    let (Some(w), Some((x, x_at, _))) =
         (constant_matrix(&stage.store, w_loc, rows, cols), slot_run(&stage.store, x_loc, &[cols]))
     else {
         return false;
     };
     let out = stage.new_buffer(rows);
-    stage.record(Op::MatVec { out, w: Arc::new(Matrix::new(rows, cols, data)), x, x_at, bias: None, relu: None });
+    stage.record(Op::MatVec { out, w: Arc::new(w), x, x_at, bias: None, relu: None });
     for (at, &loc) in targets.iter().enumerate() {
         stage.store.set(loc, Cell::Slot { buf: out, at });
     }

@@ -283,6 +283,30 @@ impl Store {
         (b.start == loc && b.len == len && untouched).then(|| &b.data[b.offset..b.offset + len])
     }
 
+    /// The literal's array and the offset of the first row, when the leaf vectors at `rows`
+    /// (each `cols` long) are consecutive rows of one tensor literal nothing has written to:
+    /// a matrix can then be a view of the literal instead of a copy.
+    pub(super) fn literal_rows(&self, rows: &[usize], cols: usize) -> Option<(Arc<[f64]>, usize)> {
+        if cols == 0 {
+            return None;
+        }
+        let untouched =
+            |loc: usize| self.written.is_empty() || (loc..loc + cols).all(|l| !self.written.contains_key(&l));
+        let &first = rows.first()?;
+        let Place::Block(head) = self.place(first) else { return None };
+        let whole_rows = rows.iter().enumerate().all(|(i, &loc)| match self.place(loc) {
+            Place::Block(b) => {
+                b.start == loc
+                    && b.len == cols
+                    && Arc::ptr_eq(&b.data, &head.data)
+                    && b.offset == head.offset + i * cols
+                    && untouched(loc)
+            }
+            Place::Cell(_) => false,
+        });
+        whole_rows.then(|| (Arc::clone(&head.data), head.offset))
+    }
+
     /// Refuses a tensor of `dims` whose `cells` new cells would grow the store past the memory
     /// budget.
     fn check_budget(&self, dims: &[usize], cells: Option<u64>, span: Span) -> Eval<()> {

@@ -67,3 +67,22 @@ fn a_literal_row_is_its_array_until_written() {
     assert_eq!(blocks.literal_run(8, 3), None, "a written row is read cell by cell");
     assert_eq!(blocks.literal_run(4, 3), Some(&[0.5, 1.5, 2.5][..]));
 }
+
+#[test]
+fn the_rows_of_one_literal_are_its_array_and_others_are_not() {
+    let (mut blocks, _) = both(&[(&[2, 3], true), (&[3], true)]);
+    // As above, row 0's leaves at 4..7 and row 1's at 8..11; the push is at 11, the second
+    // literal's header at 12 and its leaves at 13..16.
+    let (data, offset) = blocks.literal_rows(&[4, 8], 3).expect("two rows of one literal");
+    assert_eq!((&data[offset..offset + 6], offset), (&[0.5, 1.5, 2.5, 3.5, 4.5, 5.5][..], 0));
+    let (data, offset) = blocks.literal_rows(&[8], 3).expect("the second row alone");
+    assert_eq!(&data[offset..offset + 3], &[3.5, 4.5, 5.5]);
+    assert!(blocks.literal_rows(&[8, 4], 3).is_none(), "rows out of order are not a view");
+    assert!(blocks.literal_rows(&[4, 4], 3).is_none(), "a row twice is not a view");
+    assert!(blocks.literal_rows(&[4, 13], 3).is_none(), "rows of two literals are not one array");
+    assert!(blocks.literal_rows(&[5, 9], 2).is_none(), "parts of rows are not rows");
+    assert!(blocks.literal_rows(&[], 3).is_none());
+    blocks.set(10, Cell::Float(0.0));
+    assert!(blocks.literal_rows(&[4, 8], 3).is_none(), "a written row is not the literal's any more");
+    assert!(blocks.literal_rows(&[4], 3).is_some(), "the unwritten row still is");
+}

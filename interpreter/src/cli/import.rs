@@ -6,10 +6,11 @@ use clap::{Args, ValueEnum};
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::{Source, fail, parse, usage};
+use super::program::{Source, fail, parse_with_elements, usage};
 use crate::api::KnnError;
+use crate::import::emit::{Style, emit_to, skeleton};
 use crate::import::lint::non_finite_values;
-use crate::import::{Format, ImportOptions, emit::emit, import_file};
+use crate::import::{Format, ImportOptions, import_file};
 
 #[derive(Args)]
 pub struct ImportArgs {
@@ -85,12 +86,14 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
         );
         return Err(Exit::Usage);
     }
-    let text = emit(&network);
-    // The program must read back under the revised rules with only its input bound; if it
-    // does not, that is a bug of the importer, reported as the parse error it is.
+    // The program must check under the revised rules with only its input bound; if it does
+    // not, that is a bug of the importer, reported as the error it is. What is checked is the
+    // program as built in memory (the text with each literal `[…]`, the weights as data, which
+    // the network shares): the whole text, about 20 bytes a parameter, is never held.
+    let (text, elements) = skeleton(network.clone());
     let source = Source { name: format!("{} (imported)", args.out.display()), text };
-    parse(&source, super::Semantics::Revised, &[network.input.as_str()])?;
-    write_target(&target, args.force, |w| w.write_all(source.text.as_bytes())).map_err(usage)?;
+    parse_with_elements(source, super::Semantics::Revised, elements, &[network.input.as_str()])?;
+    write_target(&target, args.force, |w| emit_to(&network, Style::Literals, w)).map_err(usage)?;
     if target != Target::Stdout {
         let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
         eprintln!(

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::Exp;
+use knn_semantics::syntax::Elements;
 
 pub use crate::api::Source;
 use crate::api::{self, KnnError, Program};
@@ -26,12 +26,17 @@ pub fn read_source(path: &Path) -> Result<Source, Exit> {
     api::read_source(path).map_err(fail)
 }
 
-/// Parses with the grammar of `semantics` and runs its static checks (`bound`: the names
-/// bound by `--input`); prints every diagnostic on failure.
-pub fn parse(source: &Source, semantics: Semantics, bound: &[&str]) -> Result<Exp, Exit> {
-    let program = Program::parse(source.clone(), semantics.into()).map_err(fail)?;
-    program.check(bound).map_err(fail)?;
-    Ok(program.syntax().clone())
+/// Parses a program built in memory (`source`'s literals written `[…]` hold `elements`, an
+/// imported network's weights, as data) and runs its static checks (`bound`: the names bound
+/// by `--input`); prints every diagnostic on failure.
+pub fn parse_with_elements(
+    source: Source,
+    semantics: Semantics,
+    elements: Vec<Elements>,
+    bound: &[&str],
+) -> Result<(), Exit> {
+    let program = Program::parse_with_elements(source, semantics.into(), elements).map_err(fail)?;
+    program.check(bound).map_err(fail)
 }
 
 /// Parses `--input` arguments; prints the error.

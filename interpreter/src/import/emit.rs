@@ -12,6 +12,7 @@
 //! `-0.0` only when both terms are).
 
 use std::fmt::Write;
+use std::io;
 
 use knn_semantics::syntax::Elements;
 use knn_semantics::syntax::print::float_literal;
@@ -45,7 +46,7 @@ pub fn skeleton(mut network: Network) -> (String, Vec<Elements>) {
         .steps
         .iter_mut()
         .filter_map(|step| match step {
-            Step::Linear { weights, .. } => Some(Elements::floats(std::mem::take(weights))),
+            Step::Linear { weights, .. } => Some(Elements::Floats(std::mem::take(weights))),
             _ => None,
         })
         .collect();
@@ -65,7 +66,41 @@ pub fn emit_with(network: &Network, style: Style) -> String {
         Style::Skeleton => 0,
     };
     let mut out = String::with_capacity(per_weight * network.parameter_count() + 1024);
-    header(network, &mut out);
+    write_program(network, style, &mut out);
+    out
+}
+
+/// The program text written to `writer` as it is made, never held whole (a network of P
+/// parameters is about 20·P bytes of text): what `knn import -o` writes.
+pub fn emit_to(network: &Network, style: Style, writer: &mut dyn io::Write) -> io::Result<()> {
+    let mut sink = IoSink { writer, failed: None };
+    write_program(network, style, &mut sink);
+    sink.failed.map_or(Ok(()), Err)
+}
+
+/// `fmt::Write` onto an `io::Write`, keeping the first error; every write after it fails at
+/// once, so the emitter (which goes on) writes nothing more.
+struct IoSink<'w> {
+    writer: &'w mut dyn io::Write,
+    failed: Option<io::Error>,
+}
+
+impl Write for IoSink<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.failed.is_some() {
+            return Err(std::fmt::Error);
+        }
+        self.writer.write_all(s.as_bytes()).map_err(|e| {
+            self.failed = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
+/// The program onto `out`. A `String` never fails to take text and an [`IoSink`] keeps its
+/// error, so the results of the writes below are not looked at.
+fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
+    header(network, out);
     let mut emitter =
         Emitter { out, style, current: network.input.clone(), len: network.input_len, linears: 0, copies: 0 };
     // Where the last tensor-producing step is: it takes the output's name.
@@ -85,29 +120,26 @@ pub fn emit_with(network: &Network, style: Style) -> String {
     }
     let must_copy = last_producer.is_none();
     emitter.elementwise(network, &pending, &not_negative_zero, must_copy);
-    let mut out = emitter.out;
-    writeln!(out, "\n{}", network.output).unwrap();
-    out
+    let _ = writeln!(emitter.out, "\n{}", network.output);
 }
 
-fn header(network: &Network, out: &mut String) {
+fn header(network: &Network, out: &mut dyn Write) {
     let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
-    writeln!(out, "// Imported by `knn import` from {} ({}).", network.source, network.format).unwrap();
-    writeln!(out, "// Layer sizes: {} ({} parameters).", sizes.join(" -> "), network.parameter_count()).unwrap();
+    let _ = writeln!(out, "// Imported by `knn import` from {} ({}).", network.source, network.format);
+    let _ = writeln!(out, "// Layer sizes: {} ({} parameters).", sizes.join(" -> "), network.parameter_count());
     for note in &network.notes {
-        writeln!(out, "// {note}").unwrap();
+        let _ = writeln!(out, "// {note}");
     }
-    writeln!(
+    let _ = writeln!(
         out,
         "// Input: `{0}`, a vector of {1}: `knn run NET.knn --input '{0}=[…]'` or `knn batch NET.knn --input {0}=ROWS.npy`.",
         network.input, network.input_len
-    )
-    .unwrap();
-    writeln!(out, "// Result: the vector `{}` ({} values).", network.output, network.output_len()).unwrap();
+    );
+    let _ = writeln!(out, "// Result: the vector `{}` ({} values).", network.output, network.output_len());
 }
 
-struct Emitter {
-    out: String,
+struct Emitter<'o> {
+    out: &'o mut dyn Write,
     style: Style,
     /// The tensor that holds the current vector.
     current: String,
@@ -116,30 +148,30 @@ struct Emitter {
     copies: usize,
 }
 
-impl Emitter {
+impl Emitter<'_> {
     /// `linear` or an activation into a fresh tensor; returns which elements of the result are
     /// known not to be `-0.0`.
     fn tensor_step(&mut self, network: &Network, step: &Step, name_as_output: bool) -> Vec<bool> {
-        let out = &mut self.out;
+        let out = &mut *self.out;
         match step {
             Step::Linear { rows, cols, weights } => {
                 let k = self.linears;
                 self.linears += 1;
                 let w = format!("W{k}");
                 let target = if name_as_output { network.output.clone() } else { format!("z{k}") };
-                writeln!(out, "\n// Layer {k}: {cols} -> {rows}").unwrap();
+                let _ = writeln!(out, "\n// Layer {k}: {cols} -> {rows}");
                 if self.style != Style::ElementLets {
                     if self.style == Style::Skeleton {
-                        writeln!(out, "let {w} = initTensor({rows}, {cols})[…] in").unwrap();
+                        let _ = writeln!(out, "let {w} = initTensor({rows}, {cols})[…] in");
                     } else {
                         literal(out, &w, *rows, *cols, weights);
                     }
-                    writeln!(out, "let {target} = linear({w}, {}) in", self.current).unwrap();
+                    let _ = writeln!(out, "let {target} = linear({w}, {}) in", self.current);
                     self.current = target;
                     self.len = *rows;
                     return vec![true; *rows];
                 }
-                writeln!(out, "let {w} = initTensor({rows}, {cols}) in").unwrap();
+                let _ = writeln!(out, "let {w} = initTensor({rows}, {cols}) in");
                 for (i, row) in weights.chunks(*cols).enumerate() {
                     let mut written = 0;
                     for (j, &weight) in row.iter().enumerate() {
@@ -147,16 +179,16 @@ impl Emitter {
                             continue;
                         }
                         if written > 0 {
-                            out.push_str(if written % WRITES_PER_LINE == 0 { "\n" } else { " " });
+                            let _ = out.write_str(if written % WRITES_PER_LINE == 0 { "\n" } else { " " });
                         }
-                        write!(out, "let {w}[{i}, {j}] = {} in", float_literal(weight)).unwrap();
+                        let _ = write!(out, "let {w}[{i}, {j}] = {} in", float_literal(weight));
                         written += 1;
                     }
                     if written > 0 {
-                        out.push('\n');
+                        let _ = out.write_char('\n');
                     }
                 }
-                writeln!(out, "let {target} = linear({w}, {}) in", self.current).unwrap();
+                let _ = writeln!(out, "let {target} = linear({w}, {}) in", self.current);
                 self.current = target;
                 self.len = *rows;
                 vec![true; *rows]
@@ -164,7 +196,7 @@ impl Emitter {
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;
-                writeln!(out, "let {target} = {}({}) in", activation.tensor_function(), self.current).unwrap();
+                let _ = writeln!(out, "let {target} = {}({}) in", activation.tensor_function(), self.current);
                 self.current = target;
                 vec![false; self.len]
             }
@@ -186,10 +218,10 @@ impl Emitter {
         if copy {
             let target = if must_copy { network.output.clone() } else { format!("t{}", self.copies) };
             self.copies += 1;
-            writeln!(self.out, "\nlet {target} = initTensor({}) in", self.len).unwrap();
+            let _ = writeln!(self.out, "\nlet {target} = initTensor({}) in", self.len);
             self.current = target;
         } else {
-            self.out.push('\n');
+            let _ = self.out.write_char('\n');
         }
         for (i, expression) in expressions.into_iter().enumerate() {
             let value = match expression {
@@ -197,24 +229,24 @@ impl Emitter {
                 None if copy => format!("{source}[{i}]"),
                 None => continue,
             };
-            writeln!(self.out, "let {}[{i}] = {value} in", self.current).unwrap();
+            let _ = writeln!(self.out, "let {}[{i}] = {value} in", self.current);
         }
     }
 }
 
 /// `let W = initTensor(rows, cols)[…] in`: each row from a new line, `WRITES_PER_LINE`
 /// elements a line.
-fn literal(out: &mut String, w: &str, rows: usize, cols: usize, weights: &[f64]) {
-    write!(out, "let {w} = initTensor({rows}, {cols})[").unwrap();
+fn literal(out: &mut dyn Write, w: &str, rows: usize, cols: usize, weights: &[f64]) {
+    let _ = write!(out, "let {w} = initTensor({rows}, {cols})[");
     for (k, &weight) in weights.iter().enumerate() {
         if k > 0 {
-            out.push(',');
+            let _ = out.write_char(',');
         }
         // A row starts a line (column 0 is a multiple of the line length).
-        out.push_str(if (k % cols).is_multiple_of(WRITES_PER_LINE) { "\n  " } else { " " });
-        out.push_str(&float_literal(weight));
+        let _ = out.write_str(if (k % cols).is_multiple_of(WRITES_PER_LINE) { "\n  " } else { " " });
+        let _ = out.write_str(&float_literal(weight));
     }
-    out.push_str("\n] in\n");
+    let _ = out.write_str("\n] in\n");
 }
 
 /// The expression for element `i` after `steps`, or `None` when the steps leave it unchanged.
@@ -277,7 +309,7 @@ mod tests {
     #[test]
     fn a_layer_is_a_literal_linear_bias_activation() {
         let text = emit(&network(vec![
-            Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7] },
+            Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7].into() },
             Step::Add(vec![0.0, -2.0]),
             Step::Activation(Activation::Relu),
         ]));
@@ -298,7 +330,7 @@ mod tests {
     fn a_layer_is_weights_linear_bias_activation() {
         let text = emit_with(
             &network(vec![
-                Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7] },
+                Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7].into() },
                 Step::Add(vec![0.0, -2.0]),
                 Step::Activation(Activation::Relu),
             ]),
@@ -323,7 +355,7 @@ mod tests {
             Step::Clip { low: vec![-1.0, 0.0], high: vec![1.0, f64::INFINITY] },
             Step::Add(vec![-0.5, -0.0]),
             Step::Mul(vec![2.0, 1.0]),
-            Step::Linear { rows: 1, cols: 2, weights: vec![1.0, 1.0] },
+            Step::Linear { rows: 1, cols: 2, weights: vec![1.0, 1.0].into() },
             Step::Mul(vec![3.0]),
             Step::Add(vec![0.25]),
         ]));
@@ -335,5 +367,41 @@ mod tests {
     fn a_network_without_layers_copies_its_input() {
         let text = emit(&network(vec![]));
         assert!(text.ends_with("let y = initTensor(2) in\nlet y[0] = x[0] in\nlet y[1] = x[1] in\n\ny\n"), "{text}");
+    }
+
+    #[test]
+    fn a_program_streams_as_the_same_text_and_a_failed_write_stops_it() {
+        let net = network(vec![
+            Step::Linear { rows: 2, cols: 2, weights: vec![1.5, 0.0, -0.0, 1e-7].into() },
+            Step::Add(vec![0.0, -2.0]),
+            Step::Activation(Activation::Relu),
+        ]);
+        for style in [Style::Literals, Style::ElementLets, Style::Skeleton] {
+            let mut bytes = Vec::new();
+            emit_to(&net, style, &mut bytes).unwrap();
+            assert_eq!(String::from_utf8(bytes).unwrap(), emit_with(&net, style), "{style:?}");
+        }
+        /// Takes `room` bytes, then fails; counts the writes tried after the failure.
+        struct Full {
+            room: usize,
+            after: usize,
+        }
+        impl io::Write for Full {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                if self.room == 0 {
+                    self.after += 1;
+                    return Err(io::Error::other("disk full"));
+                }
+                let n = buf.len().min(self.room);
+                self.room -= n;
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut full = Full { room: 100, after: 0 };
+        let error = emit_to(&net, Style::Literals, &mut full).unwrap_err();
+        assert_eq!((error.to_string(), full.after), ("disk full".to_string(), 1), "the first error ends the writing");
     }
 }

@@ -84,7 +84,7 @@ mod tests {
         let weights = vec![1.0, 2.0, f64::NAN, 4.0, f64::NAN, 0.0];
         let found = non_finite_values(&network(vec![
             Step::Mul(vec![1.0, f64::INFINITY]),
-            Step::Linear { rows: 3, cols: 2, weights },
+            Step::Linear { rows: 3, cols: 2, weights: weights.into() },
             Step::Add(vec![0.0, 1.0, 2.0]),
         ]));
         assert_eq!(
@@ -99,7 +99,8 @@ mod tests {
 
     #[test]
     fn the_program_size_counts_every_write() {
-        let net = network(vec![Step::Linear { rows: 3, cols: 2, weights: vec![0.0; 6] }, Step::Add(vec![0.0; 3])]);
+        let net =
+            network(vec![Step::Linear { rows: 3, cols: 2, weights: vec![0.0; 6].into() }, Step::Add(vec![0.0; 3])]);
         // 6 weights and 3 bias constants, then 3 elements after the linear and 3 after the
         // bias, and the output's 3.
         assert_eq!(program_size(&net), Some((6 + 3 + 3 + 3 + 3) * 64 + 4096));

@@ -13,6 +13,7 @@ pub mod onnx;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use knn_semantics::memory::{self, TooLarge};
 use knn_semantics::syntax::diagnostic::escape_controls;
@@ -38,11 +39,12 @@ pub struct Network {
 /// One operation on the current vector.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
-    /// `linear(W, v)`: `weights` row-major `(rows, cols)`, `cols` the current length.
+    /// `linear(W, v)`: `weights` row-major `(rows, cols)`, `cols` the current length. Shared:
+    /// the model's array becomes the program's literal (Ext-2) without a copy.
     Linear {
         rows: usize,
         cols: usize,
-        weights: Vec<f64>,
+        weights: Arc<[f64]>,
     },
     /// `v[i] + c[i]` (a bias, or a subtraction of a constant written as the addition of its
     /// negation, which IEEE 754 defines to be the same operation).

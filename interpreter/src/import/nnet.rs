@@ -194,7 +194,7 @@ impl Nnet {
         let last = self.layers.len() - 1;
         for (k, (weights, bias)) in self.layers.iter().enumerate() {
             let (cols, rows) = (self.sizes[k], self.sizes[k + 1]);
-            steps.push(Step::Linear { rows, cols, weights: weights.clone() });
+            steps.push(Step::Linear { rows, cols, weights: weights.as_slice().into() });
             steps.push(Step::Add(bias.clone()));
             if k < last {
                 steps.push(Step::Activation(Activation::Relu));

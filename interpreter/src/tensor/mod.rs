@@ -14,6 +14,8 @@
 mod aligned;
 mod kernels;
 
+use std::sync::{Arc, OnceLock};
+
 pub use aligned::AlignedFloats;
 
 pub use kernels::{
@@ -30,46 +32,99 @@ pub const COLUMN_ALIGN: usize = 8;
 /// Batch lanes are processed in groups of this many; buffers are padded to a multiple of it.
 pub const LANE_GROUP: usize = 16;
 
-/// A dense `rows × cols` matrix of f64, kept in the three layouts the kernels read.
-#[derive(Clone, Debug, PartialEq)]
+/// A dense `rows × cols` matrix of f64: its row-major elements, and the two layouts the
+/// kernels read, each made the first time a kernel asks for it.
+///
+/// The row-major elements are shared: a matrix compiled from a tensor literal (Ext-2) is a
+/// view of the literal's own array, so a network's weights are held once by the program and
+/// the plan together. A product of one input reads [`Matrix::columns`], a batch
+/// [`Matrix::panels`]: a command that runs one of the two builds one copy, not both.
+#[derive(Clone, Debug)]
 pub struct Matrix {
     rows: usize,
     cols: usize,
-    /// Row-major: `data[i * cols + j]`.
-    data: Vec<f64>,
+    /// Row-major: `data[offset + i * cols + j]`.
+    data: Arc<[f64]>,
+    offset: usize,
     /// Column-major, each column padded with zeros to [`COLUMN_ALIGN`] rows:
     /// `columns[j * column_stride + i]` (one input: vectorise across rows).
-    columns: AlignedFloats,
+    columns: OnceLock<AlignedFloats>,
     column_stride: usize,
     /// Panels of [`PANEL_ROWS`] rows, column by column: `panels[(p * cols + j) * PANEL_ROWS + r]`
     /// is `w[p * PANEL_ROWS + r][j]`, zero past the last row (a batch: vectorise across lanes).
-    panels: AlignedFloats,
+    panels: OnceLock<AlignedFloats>,
     /// Every weight is finite, so a term whose input is ±0.0 adds a zero of either sign,
     /// which leaves every sum as it is (see [`Matrix::skips_zero_inputs`]).
     finite: bool,
 }
 
+/// Two matrices are equal when their shapes and elements are: the layouts are caches.
+impl PartialEq for Matrix {
+    fn eq(&self, other: &Matrix) -> bool {
+        (self.rows, self.cols) == (other.rows, other.cols) && self.elements() == other.elements()
+    }
+}
+
 impl Matrix {
     /// From row-major data.
     pub fn new(rows: usize, cols: usize, data: Vec<f64>) -> Matrix {
-        assert_eq!(data.len(), rows * cols, "a {rows}x{cols} matrix");
-        let column_stride = rows.next_multiple_of(COLUMN_ALIGN);
-        let mut columns = AlignedFloats::zeros(column_stride * cols);
-        for i in 0..rows {
-            for j in 0..cols {
-                columns[j * column_stride + i] = data[i * cols + j];
-            }
+        Matrix::shared(rows, cols, data.into(), 0)
+    }
+
+    /// The `rows × cols` matrix whose row-major elements are `data[offset ..]`, without a copy.
+    pub fn shared(rows: usize, cols: usize, data: Arc<[f64]>, offset: usize) -> Matrix {
+        let len = rows * cols;
+        assert!(offset.checked_add(len).is_some_and(|end| end <= data.len()), "a {rows}x{cols} matrix");
+        let finite = data[offset..offset + len].iter().all(|w| w.is_finite());
+        Matrix {
+            rows,
+            cols,
+            data,
+            offset,
+            columns: OnceLock::new(),
+            column_stride: rows.next_multiple_of(COLUMN_ALIGN),
+            panels: OnceLock::new(),
+            finite,
         }
-        let blocks = rows.div_ceil(PANEL_ROWS);
-        let mut panels = AlignedFloats::zeros(blocks * cols * PANEL_ROWS);
-        for i in 0..rows {
-            let (p, r) = (i / PANEL_ROWS, i % PANEL_ROWS);
-            for j in 0..cols {
-                panels[(p * cols + j) * PANEL_ROWS + r] = data[i * cols + j];
+    }
+
+    /// The row-major elements.
+    pub fn elements(&self) -> &[f64] {
+        &self.data[self.offset..self.offset + self.rows * self.cols]
+    }
+
+    /// The column-major layout (see the field), made on first use.
+    pub(crate) fn columns(&self) -> &AlignedFloats {
+        self.columns.get_or_init(|| {
+            let (rows, cols, stride) = (self.rows, self.cols, self.column_stride);
+            let mut columns = AlignedFloats::zeros(stride * cols);
+            for (i, row) in self.elements().chunks_exact(cols.max(1)).take(rows).enumerate() {
+                for (j, &w) in row.iter().enumerate() {
+                    columns[j * stride + i] = w;
+                }
             }
-        }
-        let finite = data.iter().all(|w| w.is_finite());
-        Matrix { rows, cols, data, columns, column_stride, panels, finite }
+            columns
+        })
+    }
+
+    /// The panel layout when it is the only one made so far.
+    pub(crate) fn panels_only(&self) -> Option<&AlignedFloats> {
+        self.panels.get().filter(|_| self.columns.get().is_none())
+    }
+
+    /// The panel layout (see the field), made on first use.
+    pub(crate) fn panels(&self) -> &AlignedFloats {
+        self.panels.get_or_init(|| {
+            let (rows, cols) = (self.rows, self.cols);
+            let mut panels = AlignedFloats::zeros(rows.div_ceil(PANEL_ROWS) * cols * PANEL_ROWS);
+            for (i, row) in self.elements().chunks_exact(cols.max(1)).take(rows).enumerate() {
+                let (p, r) = (i / PANEL_ROWS, i % PANEL_ROWS);
+                for (j, &w) in row.iter().enumerate() {
+                    panels[(p * cols + j) * PANEL_ROWS + r] = w;
+                }
+            }
+            panels
+        })
     }
 
     pub fn rows(&self) -> usize {
@@ -82,11 +137,11 @@ impl Matrix {
 
     /// Row `i`, row-major.
     pub fn row(&self, i: usize) -> &[f64] {
-        &self.data[i * self.cols..(i + 1) * self.cols]
+        &self.elements()[i * self.cols..(i + 1) * self.cols]
     }
 
     pub fn get(&self, i: usize, j: usize) -> f64 {
-        self.data[i * self.cols + j]
+        self.elements()[i * self.cols + j]
     }
 
     /// Whether a product may skip the terms whose input is ±0.0 and keep the reference's
@@ -122,7 +177,25 @@ pub fn map(input: &[f64], out: &mut [f64], f: impl Fn(f64) -> f64) {
 mod tests {
     use knn_semantics::numeric::k_max;
 
-    use super::relu;
+    use std::sync::Arc;
+
+    use super::{Matrix, relu};
+
+    #[test]
+    fn a_shared_matrix_is_a_view_of_its_array_and_builds_each_layout_once() {
+        let data: Arc<[f64]> = Arc::new([9.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 9.0]);
+        let view = Matrix::shared(2, 3, Arc::clone(&data), 1);
+        let owned = Matrix::new(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!((view.row(1), view.get(0, 2)), (&[4.0, 5.0, 6.0][..], 3.0));
+        assert_eq!(view, owned);
+        assert_eq!(Arc::strong_count(&data), 2, "the view holds the array, not a copy");
+        assert!(view.columns.get().is_none() && view.panels.get().is_none(), "no layout before a kernel asks");
+        // Column j's rows, then zeros to the column stride; the panel: row r of column j at j * 8 + r.
+        assert_eq!(&view.columns()[..view.column_stride + 2], &[1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 5.0]);
+        assert_eq!(&view.panels()[..10], &[1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 5.0]);
+        assert!(std::ptr::eq(view.columns(), view.columns()), "made once");
+        assert_ne!(view, Matrix::shared(2, 3, data, 2), "another offset, other elements");
+    }
 
     #[test]
     fn relu_agrees_with_the_max_rules_element_by_element() {

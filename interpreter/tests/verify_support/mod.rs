@@ -22,7 +22,7 @@ pub struct Dense {
 pub fn program_text(input_len: usize, layers: &[Dense]) -> String {
     let mut steps = Vec::new();
     for layer in layers {
-        steps.push(Step::Linear { rows: layer.rows, cols: layer.cols, weights: layer.weights.clone() });
+        steps.push(Step::Linear { rows: layer.rows, cols: layer.cols, weights: layer.weights.as_slice().into() });
         steps.push(Step::Add(layer.bias.clone()));
         if let Some(a) = layer.activation {
             steps.push(Step::Activation(a));

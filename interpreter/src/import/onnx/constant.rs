@@ -1,12 +1,15 @@
 //! Constant tensors of an ONNX graph: initializers, `Constant` nodes, and the broadcasting of
 //! a constant against the graph's vector.
 
+use std::sync::Arc;
+
 use super::proto::{AttributeProto, TensorProto, data_type};
 
-/// A constant's values, widened exactly to f64 (floats) or kept as integers (shapes).
+/// A constant's values, widened exactly to f64 (floats) or kept as integers (shapes). Floats
+/// are shared: a weight matrix goes from here to the program's literal without a copy.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
-    Float(Vec<f64>),
+    Float(Arc<[f64]>),
     Int(Vec<i64>),
 }
 
@@ -34,10 +37,10 @@ impl Constant {
         }
     }
 
-    /// The values as floats (integers converted), for arithmetic constants.
-    pub fn floats(&self) -> Vec<f64> {
+    /// The values as floats (integers converted), for arithmetic constants: shared, not copied.
+    pub fn floats(&self) -> Arc<[f64]> {
         match &self.values {
-            Values::Float(v) => v.clone(),
+            Values::Float(v) => Arc::clone(v),
             Values::Int(v) => v.iter().map(|&i| i as f64).collect(),
         }
     }
@@ -63,7 +66,7 @@ impl Constant {
             data_type::DOUBLE if !raw.is_empty() => {
                 Values::Float(raw_values::<8>(raw, count)?.map(f64::from_le_bytes).collect())
             }
-            data_type::DOUBLE => Values::Float(tensor.double_data.clone()),
+            data_type::DOUBLE => Values::Float(tensor.double_data.as_slice().into()),
             data_type::INT64 if !raw.is_empty() => {
                 Values::Int(raw_values::<8>(raw, count)?.map(i64::from_le_bytes).collect())
             }
@@ -94,7 +97,7 @@ impl Constant {
     pub fn from_attribute(attribute: &AttributeProto) -> Result<Constant, String> {
         match attribute.name.as_str() {
             "value" => Constant::from_proto(attribute.t.as_ref().ok_or("the `value` attribute holds no tensor")?),
-            "value_float" => Ok(Constant { dims: vec![], values: Values::Float(vec![f64::from(attribute.f)]) }),
+            "value_float" => Ok(Constant { dims: vec![], values: Values::Float(Arc::new([f64::from(attribute.f)])) }),
             "value_floats" => Ok(Constant {
                 dims: vec![attribute.floats.len()],
                 values: Values::Float(attribute.floats.iter().map(|&x| f64::from(x)).collect()),
@@ -198,7 +201,7 @@ mod tests {
             raw_data: [1.5f32, -0.1].iter().flat_map(|x| x.to_le_bytes()).collect(),
             ..Default::default()
         };
-        assert_eq!(Constant::from_proto(&raw).unwrap().values, Values::Float(vec![1.5, f64::from(-0.1f32)]));
+        assert_eq!(Constant::from_proto(&raw).unwrap().values, Values::Float(Arc::new([1.5, f64::from(-0.1f32)])));
         let typed = TensorProto {
             dims: vec![1, 2],
             data_type: data_type::FLOAT,

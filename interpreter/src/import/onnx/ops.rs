@@ -1,6 +1,8 @@
 //! One ONNX node at a time: the steps it adds to the chain, or why it cannot be imported.
 //! Errors are plain messages; the caller adds the node's name and operator.
 
+use std::sync::Arc;
+
 use super::constant::{Constant, Values, broadcast, element_count};
 use super::proto::{AttributeProto, NodeProto};
 use super::{Graph, Value};
@@ -180,20 +182,16 @@ fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
 
 /// The weights of `linear` from a constant matrix `m` of shape `(r, c)`: `m` itself, or its
 /// transpose when `transpose`.
-fn weights(m: &Constant, transpose: bool) -> Result<(usize, usize, Vec<f64>), String> {
+fn weights(m: &Constant, transpose: bool) -> Result<(usize, usize, Arc<[f64]>), String> {
     let [r, c] = m.dims[..] else {
         return Err(format!("the weight matrix has shape {:?}, not rank 2", m.dims));
     };
     let data = m.floats();
     if !transpose {
+        // Shared with the constant: the layer's literal will be this very array.
         return Ok((r, c, data));
     }
-    let mut t = vec![0.0; data.len()];
-    for i in 0..r {
-        for j in 0..c {
-            t[j * r + i] = data[i * c + j];
-        }
-    }
+    let t: Arc<[f64]> = (0..data.len()).map(|k| data[(k % r) * c + k / r]).collect();
     Ok((c, r, t))
 }
 
@@ -306,8 +304,11 @@ mod tests {
 
     #[test]
     fn weights_transpose_row_major() {
-        let m = Constant { dims: vec![2, 3], values: Values::Float(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]) };
-        assert_eq!(weights(&m, false).unwrap(), (2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
-        assert_eq!(weights(&m, true).unwrap(), (3, 2, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]));
+        let m = Constant { dims: vec![2, 3], values: Values::Float(Arc::new([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])) };
+        assert_eq!(weights(&m, false).unwrap(), (2, 3, Arc::from([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])));
+        assert_eq!(weights(&m, true).unwrap(), (3, 2, Arc::from([1.0, 4.0, 2.0, 5.0, 3.0, 6.0])));
+        let (_, _, shared) = weights(&m, false).unwrap();
+        let Values::Float(held) = &m.values else { unreachable!() };
+        assert!(Arc::ptr_eq(&shared, held), "the weights are the constant's own array, not a copy");
     }
 }

@@ -121,6 +121,11 @@ pub fn matvec_on(isa: Isa, w: &Matrix, x: &[f64], out: &mut [f64], precision: Pr
 fn sum_columns_on(isa: Isa, w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
     debug_assert!(columns.is_sorted());
     assert!(x.len() >= w.cols && out.len() >= w.rows && columns.last().is_none_or(|&j| (j as usize) < w.cols));
+    if let Some(panels) = w.panels_only() {
+        // A batch has laid the matrix out in panels and no input alone has yet: read those
+        // rather than hold the weights a third time (the verifier runs both).
+        return matvec_panels(w, panels, x, columns, out, precision);
+    }
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller checked that the CPU has the features; the operand sizes and
@@ -293,12 +298,40 @@ fn matvec_columns<const FUSED: bool>(w: &Matrix, x: &[f64], columns: &[u32], out
     let rows = w.rows;
     let out = &mut out[..rows];
     out.fill(0.0);
+    let layout = w.columns();
     for &j in columns {
         let (j, xj) = (j as usize, x[j as usize]);
-        let column = &w.columns[j * w.column_stride..j * w.column_stride + rows];
+        let column = &layout[j * w.column_stride..j * w.column_stride + rows];
         for (o, &wij) in out.iter_mut().zip(column) {
             *o = if FUSED { wij.mul_add(xj, *o) } else { *o + wij * xj };
         }
+    }
+}
+
+/// One input's sums read from the panel layout, a panel ([`PANEL_ROWS`] rows) at a time:
+/// `out[i]` accumulates `w[i][j] * x[j]` for `j` in `columns`, in order, as every kernel does.
+fn matvec_panels(w: &Matrix, panels: &[f64], x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
+    match precision {
+        Precision::Exact => matvec_panels_with::<false>(w, panels, x, columns, out),
+        Precision::Fast => matvec_panels_with::<true>(w, panels, x, columns, out),
+    }
+}
+
+#[inline(always)]
+fn matvec_panels_with<const FUSED: bool>(w: &Matrix, panels: &[f64], x: &[f64], columns: &[u32], out: &mut [f64]) {
+    let (rows, cols) = (w.rows, w.cols);
+    for (p, out) in out[..rows].chunks_mut(PANEL_ROWS).enumerate() {
+        let panel = &panels[p * cols * PANEL_ROWS..(p + 1) * cols * PANEL_ROWS];
+        let mut acc = [0.0f64; PANEL_ROWS];
+        for &j in columns {
+            let (j, xj) = (j as usize, x[j as usize]);
+            let wp: &[f64; PANEL_ROWS] =
+                panel[j * PANEL_ROWS..(j + 1) * PANEL_ROWS].try_into().expect("a panel column");
+            for (a, &wij) in acc.iter_mut().zip(wp) {
+                *a = if FUSED { wij.mul_add(xj, *a) } else { *a + wij * xj };
+            }
+        }
+        out.copy_from_slice(&acc[..out.len()]);
     }
 }
 
@@ -306,9 +339,9 @@ fn matvec_columns<const FUSED: bool>(w: &Matrix, x: &[f64], columns: &[u32], out
 /// (`j` in order), so each output element sees exactly the reference's operations.
 #[inline(always)]
 fn matmul_portable<const NR: usize, const FUSED: bool>(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize) {
-    let (rows, cols) = (w.rows, w.cols);
+    let (rows, cols, panels) = (w.rows, w.cols, w.panels());
     for p in 0..rows.div_ceil(PANEL_ROWS) {
-        let panel = &w.panels[p * cols * PANEL_ROWS..(p + 1) * cols * PANEL_ROWS];
+        let panel = &panels[p * cols * PANEL_ROWS..(p + 1) * cols * PANEL_ROWS];
         let first_row = p * PANEL_ROWS;
         let rows_here = PANEL_ROWS.min(rows - first_row);
         for b0 in (0..lanes).step_by(NR) {

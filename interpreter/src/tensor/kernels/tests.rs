@@ -74,7 +74,10 @@ fn kernel_isas_tested() {
 fn every_variant_gives_the_reference_bits() {
     for isa in Isa::available() {
         for (rows, cols) in SHAPES {
+            // `w` runs batches first (its panels made), then single inputs read those panels;
+            // `fresh` runs single inputs only, on its column layout.
             let w = Matrix::new(rows, cols, pseudo_random(rows * cols, 1));
+            let fresh = Matrix::new(rows, cols, pseudo_random(rows * cols, 1));
             for lanes in [LANE_GROUP, 3 * LANE_GROUP] {
                 let xs: Vec<Vec<f64>> = (0..lanes).map(|l| pseudo_random(cols, 100 + l as u64)).collect();
                 let mut batch = vec![f64::NAN; rows * lanes];
@@ -90,11 +93,14 @@ fn every_variant_gives_the_reference_bits() {
                 assert!(!nan, "no relu, nothing to report");
                 for (l, x) in xs.iter().enumerate() {
                     let expected = reference(&w, x);
-                    let mut one = vec![f64::NAN; rows];
-                    matvec_on(isa, &w, x, &mut one, Precision::Exact, Epilogue::default());
+                    let (mut one, mut from_panels) = (vec![f64::NAN; rows], vec![f64::NAN; rows]);
+                    matvec_on(isa, &fresh, x, &mut one, Precision::Exact, Epilogue::default());
+                    assert!(w.panels_only().is_some(), "the batch made the panels, nothing else");
+                    matvec_on(isa, &w, x, &mut from_panels, Precision::Exact, Epilogue::default());
                     for i in 0..rows {
                         let want = expected[i].to_bits();
                         assert_eq!(one[i].to_bits(), want, "{isa:?} matvec {rows}x{cols} [{i}]");
+                        assert_eq!(from_panels[i].to_bits(), want, "{isa:?} matvec on panels {rows}x{cols} [{i}]");
                         assert_eq!(batch[i * lanes + l].to_bits(), want, "{isa:?} matmul {rows}x{cols} [{i}][{l}]");
                     }
                 }
@@ -168,10 +174,23 @@ fn fast_kernels_stay_close() {
         matmul_lanes_on(isa, &w, &feature_major(&xs, cols), &mut batch, lanes, Precision::Fast, Epilogue::default());
         for (l, x) in xs.iter().enumerate() {
             let exact = reference(&w, x);
-            let mut fast = vec![0.0; rows];
-            matvec_on(isa, &w, x, &mut fast, Precision::Fast, Epilogue::default());
+            let (mut fast, mut from_panels) = (vec![0.0; rows], vec![0.0; rows]);
+            matvec_on(
+                isa,
+                &Matrix::new(rows, cols, w.elements().to_vec()),
+                x,
+                &mut fast,
+                Precision::Fast,
+                Epilogue::default(),
+            );
+            matvec_on(isa, &w, x, &mut from_panels, Precision::Fast, Epilogue::default());
             for i in 0..rows {
                 approx::assert_relative_eq!(exact[i], fast[i], epsilon = 1e-12, max_relative = 1e-9);
+                assert_eq!(
+                    fast[i].to_bits(),
+                    from_panels[i].to_bits(),
+                    "{isa:?}: one fused multiply-add a term either way"
+                );
                 approx::assert_relative_eq!(exact[i], batch[i * lanes + l], epsilon = 1e-12, max_relative = 1e-9);
             }
         }

@@ -222,7 +222,7 @@ unsafe fn input_sums<const V: usize, const FUSED: bool>(
     // SAFETY: the caller's guarantees.
     unsafe {
         let mut acc = [_mm256_setzero_pd(); V];
-        let columns = w.columns.as_ptr().add(first_row);
+        let columns = w.columns().as_ptr().add(first_row);
         for j in terms {
             debug_assert!(j < w.cols && j * stride < x.len(), "term {j} of {} inputs", x.len());
             let column = columns.add(j * w.column_stride);

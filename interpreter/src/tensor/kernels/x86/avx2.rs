@@ -50,7 +50,7 @@ unsafe fn avx2_tile<const R: usize, const FUSED: bool>(t: &mut Tiles, first_row:
     // `< cols` is inside its operand.
     unsafe {
         // Row `i` of the tile reads its panel at its place in the panel.
-        let mut weights = [t.w().panels.as_ptr(); R];
+        let mut weights = [t.w().panels().as_ptr(); R];
         for (r, row) in weights.iter_mut().enumerate() {
             let i = first_row + r;
             *row = row.add((i / PANEL_ROWS) * cols * PANEL_ROWS + i % PANEL_ROWS);

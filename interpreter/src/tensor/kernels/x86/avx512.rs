@@ -39,7 +39,7 @@ unsafe fn matvec_tile_avx512<const N: usize, const FUSED: bool>(
     // SAFETY: as in `matvec_avx512`.
     unsafe {
         let mut acc = [_mm512_setzero_pd(); N];
-        let base = w.columns.as_ptr().add(first);
+        let base = w.columns().as_ptr().add(first);
         for &j in columns {
             let xv = _mm512_set1_pd(*x.get_unchecked(j as usize));
             let column = base.add(j as usize * w.column_stride);
@@ -89,7 +89,7 @@ unsafe fn avx512_tile<const R: usize, const FUSED: bool>(t: &mut Tiles, first_ro
     // weights; `b0 + 16 <= lanes` (lanes are a multiple of 16), so every vector of lanes
     // `b0 .. b0 + 16` of a row `< rows` or a column `< cols` is inside its operand.
     unsafe {
-        let panel = t.w().panels.as_ptr().add(first_row * cols);
+        let panel = t.w().panels().as_ptr().add(first_row * cols);
         let mut acc = [[_mm512_setzero_pd(); 2]; R];
         if !part.first {
             let out = t.outputs().0.as_ptr();
