@@ -183,8 +183,32 @@ pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions)
             ..ImportError::new(path, "", format!("reading it {too_large}"))
         });
     }
-    let bytes = std::fs::read(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
-    import_owned(path, bytes.into(), format, options)
+    let bytes = read_model(path).map_err(|e| ImportError::new(path, "", format!("cannot read the file: {e}")))?;
+    import_owned(path, bytes, format, options)
+}
+
+/// Files from this size on are mapped rather than read.
+const MAP_FROM: u64 = 1 << 20;
+
+/// The bytes of a model file: a large regular file mapped into memory (its pages are the
+/// kernel's cache, not copied into a buffer first; the weights are decoded straight from
+/// them), anything else read.
+fn read_model(path: &Path) -> std::io::Result<prost::bytes::Bytes> {
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() && metadata.len() >= MAP_FROM {
+        // SAFETY: the map is read-only and lives only while the model is decoded (the import
+        // copies out every value it keeps). Another process truncating the file in that time
+        // would fault the read (as it would for any program mapping a model); that is the
+        // one risk, and it is the user's file changing under a running command.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) };
+        if let Ok(map) = map {
+            return Ok(prost::bytes::Bytes::from_owner(map));
+        }
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut &file, &mut bytes)?;
+    Ok(bytes.into())
 }
 
 /// Imports the bytes of a model file (`path` names it in errors): what [`import_file`] does once
@@ -226,4 +250,23 @@ fn import_owned(
         return Err(ImportError { too_large: Some(too_large), ..ImportError::new(path, "", message) });
     }
     Ok(network)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_reads_the_same_mapped_or_read() {
+        let dir = tempfile::tempdir().unwrap();
+        for len in [0, 1000, MAP_FROM as usize - 1, MAP_FROM as usize, 3 * MAP_FROM as usize + 5] {
+            let contents: Vec<u8> = (0..len).map(|k| (k * 7 % 251) as u8).collect();
+            let path = dir.path().join(format!("m{len}.onnx"));
+            std::fs::write(&path, &contents).unwrap();
+            assert_eq!(&read_model(&path).unwrap()[..], &contents[..], "{len} bytes");
+        }
+        let missing = read_model(&dir.path().join("none.onnx")).unwrap_err();
+        assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+        assert!(read_model(dir.path()).is_err(), "a directory is not a model");
+    }
 }
