@@ -250,7 +250,10 @@ impl Program {
         options.check(self.semantics)?;
         match options.engine_for(self.semantics) {
             EngineKind::BigStep => {
-                let engine = BigStep { staging: Staging::Direct, precision: Precision::fast_if(options.fast_math) };
+                // Staged, as `batch` runs: the program compiles with its inputs symbolic, so a
+                // layer is one product over the weights, not a multiply-add the evaluator
+                // interprets per weight (14 M weights: 11 ms against 2.6 s).
+                let engine = BigStep { staging: Staging::Staged, precision: Precision::fast_if(options.fast_math) };
                 let evaluation = engine.observe(&self.syntax, inputs).map_err(input_error)?;
                 Ok(Report::of_evaluation(evaluation, options.observables, &self.source))
             }
