@@ -109,12 +109,8 @@ impl Replayer<'_> {
             return Err(NotConfirmed::Bug(format!("the engines disagree: reference {reference}, big-step {fast}")));
         }
         let chain = (self.scores)(x);
-        // Bit for bit, a NaN as a NaN (K's NaN has no payload, as `Observed::same_bits` says).
-        let same = |a: &[f64], b: &[f64]| {
-            a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
-        };
         match reference {
-            Observed::Tensor(t) if same(&t.data, &chain) => {
+            Observed::Tensor(t) if same_scores(&t.data, &chain) => {
                 Ok(Replayed { output: t.data.clone(), class: None, failure: None })
             }
             Observed::Int(class) if argmax(chain.iter().copied()) == *class => {
@@ -143,9 +139,25 @@ fn reference_until(program: &Exp, inputs: &[TensorInput], deadline: Deadline) ->
     Ok(SmallStep::revised().observe_until(program, inputs, out_of_time)?.map(|evaluation| evaluation.verdict))
 }
 
+/// Bit for bit, a NaN as a NaN (K's NaN has no payload, as `Observed::same_bits` says).
+fn same_scores(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_agree_bit_for_bit_and_a_nan_only_with_a_nan() {
+        let quiet = f64::NAN;
+        let other_nan = f64::from_bits(quiet.to_bits() | 1);
+        assert!(same_scores(&[1.0, -0.0, quiet], &[1.0, -0.0, other_nan]), "any NaN is K's one NaN");
+        assert!(!same_scores(&[0.0], &[-0.0]), "the zeros differ in their bits");
+        assert!(!same_scores(&[quiet], &[1.0]) && !same_scores(&[1.0], &[quiet]), "a NaN is no number");
+        assert!(!same_scores(&[1.0], &[1.0, 2.0]), "lengths differ");
+        assert!(!same_scores(&[1.0], &[1.0f64.next_up()]));
+    }
     use crate::verify::property::{Atom, Case, Conjunction, Constant, InputBox};
     use knn_semantics::syntax::{Grammar, parse_program};
 
