@@ -1,15 +1,16 @@
 //! Programs of real size through every door of the library, each on a thread with the stack the
 //! platform gives a thread nobody sized (2 MiB, as rayon's and Python's threads): a program of
-//! 10^6 nested `let`s, and a network of 10^7 parameters built in memory. Nothing may recurse on
+//! 10^6 nested `let`s, and a network of 10^7 parameters imported from ONNX (its text written, its
+//! program built in memory) and run, batched and verified. Nothing may recurse on
 //! the depth of a program (a stack overflow aborts the process, failing the test run).
 
 use std::fmt::Write;
 use std::time::Duration;
 
-use knn_interpreter::import::emit::skeleton;
-use knn_interpreter::import::{Activation, Network, Step};
+use knn_interpreter::import::emit::{Style, emit_to};
+use knn_interpreter::import::{Activation, ImportOptions, Step, import_file};
 use knn_interpreter::{
-    Answer, Claim, EngineKind, InputBox, Program, Question, RunOptions, Semantics, Source, VerifyOptions, load_source,
+    Answer, Claim, EngineKind, InputBox, Question, RunOptions, Semantics, VerifyOptions, load, load_source,
 };
 use knn_semantics::engine::Observed;
 use knn_semantics::inputs::TensorInput;
@@ -80,8 +81,68 @@ fn dense(weights: &[f64], cols: usize, x: &[f64]) -> Vec<f64> {
     weights.chunks(cols).map(|row| row.iter().zip(x).fold(0.0, |sum, (w, x)| sum + w * x)).collect()
 }
 
+/// A float64 ONNX model `x[1, inputs] -> Gemm(W0, transB) -> Relu -> Gemm(W1, transB)`.
+fn onnx_model(inputs: usize, (hidden, w0): (usize, &[f64]), (outputs, w1): (usize, &[f64])) -> Vec<u8> {
+    use knn_interpreter::import::onnx::proto::{
+        AttributeProto, Dimension, GraphProto, ModelProto, NodeProto, TensorProto, TensorShapeProto, TensorTypeProto,
+        TypeProto, ValueInfoProto,
+    };
+    use prost::Message;
+    const DOUBLE: i32 = 11;
+    let tensor = |name: &str, dims: [usize; 2], data: &[f64]| TensorProto {
+        name: name.into(),
+        dims: dims.iter().map(|&d| d as i64).collect(),
+        data_type: DOUBLE,
+        raw_data: data.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>().into(),
+        ..Default::default()
+    };
+    let node = |op: &str, inputs: &[&str], output: &str| NodeProto {
+        op_type: op.into(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        attribute: if op == "Gemm" {
+            vec![AttributeProto { name: "transB".into(), i: 1, r#type: 2, ..Default::default() }]
+        } else {
+            vec![]
+        },
+        ..Default::default()
+    };
+    let vector = |name: &str, len: usize| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TensorTypeProto {
+                elem_type: DOUBLE,
+                shape: Some(TensorShapeProto {
+                    dim: [1, len].iter().map(|&d| Dimension { dim_value: Some(d as i64), dim_param: None }).collect(),
+                }),
+            }),
+        }),
+    };
+    let graph = GraphProto {
+        name: "generated".into(),
+        node: vec![node("Gemm", &["x", "W0"], "z"), node("Relu", &["z"], "h"), node("Gemm", &["h", "W1"], "y")],
+        initializer: vec![tensor("W0", [hidden, inputs], w0), tensor("W1", [outputs, hidden], w1)],
+        input: vec![vector("x", inputs)],
+        output: vec![vector("y", outputs)],
+    };
+    ModelProto { ir_version: 7, graph: Some(graph), ..Default::default() }.encode_to_vec()
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[test]
-fn a_network_of_ten_million_parameters_runs_batches_and_verifies() {
+fn a_network_of_ten_million_parameters_imports_runs_batches_and_verifies() {
     on_a_default_thread_stack(|| {
         let (inputs, hidden, outputs) = (2_000, 5_000, 10);
         let w0: Vec<f64> = (0..(hidden * inputs) as u64).map(|k| weight(0, k)).collect();
@@ -89,23 +150,23 @@ fn a_network_of_ten_million_parameters_runs_batches_and_verifies() {
         let x: Vec<f64> = (0..inputs).map(|i| (i % 7) as f64 / 7.0).collect();
         let h: Vec<f64> = dense(&w0, inputs, &x).into_iter().map(|v| v.max(0.0)).collect();
         let expected = dense(&w1, hidden, &h);
-        let network = Network {
-            source: "generated".into(),
-            format: "test",
-            input: "x".into(),
-            input_len: inputs,
-            output: "y".into(),
-            steps: vec![
-                Step::Linear { rows: hidden, cols: inputs, weights: w0.into() },
-                Step::Activation(Activation::Relu),
-                Step::Linear { rows: outputs, cols: hidden, weights: w1.into() },
-            ],
-            notes: vec![],
-        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ten-million.onnx");
+        std::fs::write(&path, onnx_model(inputs, (hidden, &w0), (outputs, &w1))).unwrap();
+        // `knn import`'s door: the model read (mapped), then its text written as a stream.
+        let network = import_file(&path, None, &ImportOptions::default()).unwrap();
         assert_eq!(network.parameter_count(), 10_050_000);
-        let (text, elements) = skeleton(network);
-        let source = Source { name: "generated (imported)".into(), text };
-        let program = Program::parse_with_elements(source, Semantics::Revised, elements).unwrap();
+        let expected_steps = vec![
+            Step::Linear { rows: hidden, cols: inputs, weights: w0.into() },
+            Step::Activation(Activation::Relu),
+            Step::Linear { rows: outputs, cols: hidden, weights: w1.into() },
+        ];
+        assert!(network.steps == expected_steps, "the model's weights, bit for bit");
+        let mut text = Counter(0);
+        emit_to(&network, Style::Literals, &mut text).unwrap();
+        assert!(text.0 > 10_050_000 * 4, "every weight written ({} bytes)", text.0);
+        // `knn run|batch|verify NET.onnx`'s door: the program built in memory.
+        let program = load(&path).unwrap();
         let report = program.run(&[vector("x", &x)], &big_step()).unwrap();
         let got = tensor_of(&report.answer);
         assert_eq!(
