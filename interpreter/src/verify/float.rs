@@ -23,7 +23,10 @@ pub fn add_up(a: f64, b: f64) -> f64 {
     if !s.is_finite() {
         return s.next_up();
     }
-    if sum_error(a, b, s) > 0.0 { s.next_up() } else { s }
+    match sum_error(a, b, s) {
+        Some(e) if e <= 0.0 => s,
+        _ => s.next_up(),
+    }
 }
 
 /// The exact result of `a + b` is at least this.
@@ -32,7 +35,10 @@ pub fn add_down(a: f64, b: f64) -> f64 {
     if !s.is_finite() {
         return s.next_down();
     }
-    if sum_error(a, b, s) < 0.0 { s.next_down() } else { s }
+    match sum_error(a, b, s) {
+        Some(e) if e >= 0.0 => s,
+        _ => s.next_down(),
+    }
 }
 
 pub fn sub_up(a: f64, b: f64) -> f64 {
@@ -68,10 +74,15 @@ pub fn div_down(a: f64, b: f64) -> f64 {
     (a / b).next_down()
 }
 
-/// `a + b − s` exactly, for `s = fl(a + b)` finite (Knuth's two-sum, no branch on magnitudes).
-pub fn sum_error(a: f64, b: f64, s: f64) -> f64 {
+/// `a + b − s` exactly, for `s = fl(a + b)` finite (Knuth's two-sum, no branch on magnitudes),
+/// or `None` when the two-sum cannot tell: its intermediate `s − a` overflows even though `s`
+/// is finite when `a + b` lies within half an ulp of the overflow threshold's neighbourhood
+/// (`1.359664768954739e307 − MAX`: `s − a` is `−(MAX + 2^970)`, a tie that rounds to `−∞`),
+/// and the error then comes out NaN. Callers move outward on `None`.
+pub fn sum_error(a: f64, b: f64, s: f64) -> Option<f64> {
     let bb = s - a;
-    (a - (s - bb)) + (b - bb)
+    let error = (a - (s - bb)) + (b - bb);
+    error.is_finite().then_some(error)
 }
 
 /// `a·b − p` exactly for `p = fl(a·b)`, when that is certain: `p` finite and at least
@@ -227,6 +238,22 @@ mod tests {
         let bb = s - a;
         let err = (a - (s - bb)) + (b - bb);
         (s, err)
+    }
+
+    #[test]
+    fn sums_whose_two_sum_overflows_still_move_outward() {
+        // 1.359664768954739e307 − MAX is exactly the midpoint of two binary64 values; the
+        // two-sum's `s − a` is then −(MAX + 2^970), which rounds to −∞: no error term.
+        let (a, b) = (1.359664768954739e307, -f64::MAX);
+        let s = a + b;
+        assert!(s.is_finite() && sum_error(a, b, s).is_none());
+        let (lower, upper) = (add_down(a, b), add_up(a, b));
+        // The exact sum, halved: the halves are exact and their two-sum does not overflow.
+        let s2 = a / 2.0 + b / 2.0;
+        let e2 = sum_error(a / 2.0, b / 2.0, s2).expect("no overflow at half the size");
+        assert!(e2 != 0.0, "the exact sum is no binary64 value");
+        // lower/2 and upper/2 are within a few steps of s2, so these differences are exact.
+        assert!(lower / 2.0 - s2 <= e2 && e2 <= upper / 2.0 - s2, "[{lower:e}, {upper:e}] holds the exact sum");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::cmp::Ordering;
 use knn_semantics::syntax::Span;
 
 pub use super::decimal::{Constant, Exact};
-use super::float::{Interval, add_down};
+use super::float::{Interval, add_down, sum_error};
 
 /// A box of inputs: `lower[i] ≤ x[i] ≤ upper[i]` for every element `i` of the input tensor
 /// (row-major), the bounds as written.
@@ -220,7 +220,7 @@ impl Atom {
                 return None;
             }
             let sum = c[*i] + k.below;
-            if !sum.is_finite() || two_sum_error(c[*i], k.below, sum) != 0.0 {
+            if !sum.is_finite() || sum_error(c[*i], k.below, sum) != Some(0.0) {
                 return None;
             }
             c[*i] = sum;
@@ -228,12 +228,6 @@ impl Atom {
         let constant = self.constants.iter().fold(Interval::point(0.0), |s, k| s.add(k.interval()));
         Some((c, constant))
     }
-}
-
-/// The rounding error of `s = fl(a + b)`: `a + b − s` exactly (Knuth's two-sum).
-fn two_sum_error(a: f64, b: f64, s: f64) -> f64 {
-    let bb = s - a;
-    (a - (s - bb)) + (b - bb)
 }
 
 /// All of these constraints at once (empty: always).

@@ -304,3 +304,23 @@ fn a_case_is_unsafe_at_a_point_when_some_conjunction_holds_exactly() {
     assert_eq!(case.unsafe_at(&[f64::NAN, 0.0]), Truth::Unknown);
     assert_eq!(case.unsafe_at(&[f64::NAN, -2.0]), Truth::True);
 }
+
+#[test]
+fn a_combination_of_outputs_equal_to_an_inexact_constant_is_decided_exactly() {
+    // Found by the exhaustive check (seed 638,815): Y_0 − Y_1 is exactly the decimal below, a
+    // midpoint of two binary64 values, so `Y_0 − Y_1 < c` is false at this point.
+    let c = "-166172665796684181542904357189428536818108709602059985832996407518351782727500653304466126328004868670582490266135714719884315416135504398955170610140214676378563366754743697335776463115463598717134708752181218776782556815235071853414071324338541208602138967813007662089775621540534185959028650822950340001792.0";
+    let c = Constant::parse(c).unwrap();
+    assert!(!c.is_exact());
+    let atom = Atom {
+        terms: vec![(0, Constant::exact(1.0)), (1, Constant::exact(-1.0))],
+        constants: vec![c.neg()],
+        strict: true,
+        span: None,
+    };
+    let y = [1.359664768954739e307, 1.7976931348623157e308];
+    let side = atom.left_side(&[Interval::point(y[0]), Interval::point(y[1])]);
+    assert!(side.lo < 0.0 && 0.0 < side.hi, "the exact left side, 0, strictly inside its enclosure: {side:?}");
+    assert_eq!(atom.truth_at(&y), Truth::False);
+    assert_eq!(Atom { strict: false, ..atom }.truth_at(&y), Truth::True);
+}
