@@ -232,6 +232,32 @@ fn infinite_outputs_read_back_from_json_and_the_witness() {
     assert_eq!(y.parse::<f64>(), Ok(f64::INFINITY), "{witness}");
 }
 
+/// Outputs near the overflow threshold whose combination is exactly a decimal bound (the
+/// exhaustive check's seed 638,815): `Y_0 − Y_1` is exactly `C`, a midpoint of two binary64
+/// values, so `Y_0 − Y_1 < C` never holds and `Y_0 − Y_1 ≤ C` always does. Bounding the
+/// difference rounds `1.359664768954739e307 − MAX`, whose two-sum error term overflows. The
+/// box holds three points, so the answer is exact (on a wide box no bound can refute the
+/// strict atom, which is false by a margin of zero, and the honest answer is `unknown`).
+#[test]
+fn a_difference_of_huge_outputs_equal_to_a_decimal_bound_is_decided_exactly() {
+    const C: &str = "-166172665796684181542904357189428536818108709602059985832996407518351782727500653304466126328004868670582490266135714719884315416135504398955170610140214676378563366754743697335776463115463598717134708752181218776782556815235071853414071324338541208602138967813007662089775621540534185959028650822950340001792.0";
+    let dir = tempfile::tempdir().unwrap();
+    let path = program(
+        &dir,
+        "let W0 = initTensor(2, 1) in let z0 = linear(W0, x) in \
+         let z0[0] = z0[0] + 1.359664768954739e307 in let z0[1] = z0[1] + 1.7976931348623157e308 in z0",
+    );
+    for (op, expected) in [("<", (0, "holds")), ("<=", (10, "violated"))] {
+        let text = format!(
+            "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(declare-const Y_1 Real)\n\
+             (assert (>= X_0 1))\n(assert (<= X_0 1.0000000000000004))\n(assert ({op} (+ Y_0 (* -1 Y_1)) {C}))\n"
+        );
+        let property = temp_file(dir.path(), "p.vnnlib", text.as_bytes());
+        let (code, report) = verify_json(&[&path, "--vnnlib", &property, "--timeout", "60"]);
+        assert_eq!((code, report["answer"].as_str().unwrap()), expected, "{op}: {report}");
+    }
+}
+
 #[test]
 fn a_box_as_wide_as_the_binary64_range_has_its_centre_inside() {
     // Scores (0·x, 0·x + 1): class 1 at every finite x. The box [−1e400, 1e400] holds every
