@@ -279,8 +279,12 @@ impl Store {
     /// they are one block of a literal nothing has written to: the literal's own array.
     pub(super) fn literal_run(&self, loc: usize, len: usize) -> Option<&[f64]> {
         let Place::Block(b) = self.place(loc) else { return None };
-        let untouched = self.written.is_empty() || (loc..loc + len).all(|l| !self.written.contains_key(&l));
-        (b.start == loc && b.len == len && untouched).then(|| &b.data[b.offset..b.offset + len])
+        (b.start == loc && b.len == len && self.untouched(loc, len)).then(|| &b.data[b.offset..b.offset + len])
+    }
+
+    /// Whether nothing was written at `loc .. loc + len`.
+    fn untouched(&self, loc: usize, len: usize) -> bool {
+        self.written.is_empty() || (loc..loc + len).all(|l| !self.written.contains_key(&l))
     }
 
     /// The literal's array and the offset of the first row, when the leaf vectors at `rows`
@@ -290,8 +294,6 @@ impl Store {
         if cols == 0 {
             return None;
         }
-        let untouched =
-            |loc: usize| self.written.is_empty() || (loc..loc + cols).all(|l| !self.written.contains_key(&l));
         let &first = rows.first()?;
         let Place::Block(head) = self.place(first) else { return None };
         let whole_rows = rows.iter().enumerate().all(|(i, &loc)| match self.place(loc) {
@@ -300,7 +302,7 @@ impl Store {
                     && b.len == cols
                     && Arc::ptr_eq(&b.data, &head.data)
                     && b.offset == head.offset + i * cols
-                    && untouched(loc)
+                    && self.untouched(loc, cols)
             }
             Place::Cell(_) => false,
         });
