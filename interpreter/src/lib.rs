@@ -11,8 +11,5 @@ pub mod import;
 pub mod tensor;
 pub mod verify;
 
-pub use api::{
-    Answer, Batch, BatchFailure, Claim, Counterexample, Effort, EngineKind, Failure, Fault, InputBox, KnnError, Place,
-    Program, Property, Question, Report, RowValues, RunOptions, Semantics, Source, Split, Unknown, ValuesOptions,
-    VerifyOptions, load, load_source, load_with, parse_input, read_instances, read_property,
-};
+// The library's API, as the crate's root: what the `knn` command and the Python package name.
+pub use api::*;

@@ -3,11 +3,7 @@
 //! complex, object and boolean arrays are refused, as are NaNs: a NaN input is almost always a
 //! bug upstream, and the message names its place.
 
-use knn_interpreter::RowValues;
-use knn_interpreter::bigstep::rows::first_nan;
-use knn_semantics::engine::Observed;
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::observables::DenseTensor;
+use knn_interpreter::{DenseTensor, Observed, RowValues, TensorInput, first_nan};
 use numpy::ndarray::{ArrayD, IxDyn};
 use numpy::{
     IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,

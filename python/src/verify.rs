@@ -4,9 +4,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use knn_interpreter::api::render::{answer_word, failure_text, report_json, results_text};
-use knn_interpreter::verify::claim::ball;
-use knn_interpreter::verify::property::Constant;
+use knn_interpreter::render::{answer_word, failure_text, report_json, results_text};
 use knn_interpreter::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
 use pyo3::prelude::*;
 
@@ -83,7 +81,7 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
     let (answer, reason, detail, class_, counterexample) = match &report.answer {
         Answer::Holds { class } => ("holds", None, None, *class, None),
         Answer::Violated(c) => {
-            let witness = knn_interpreter::api::render::witness(&c.input, &c.output);
+            let witness = knn_interpreter::render::witness(&c.input, &c.output);
             let counterexample = Counterexample {
                 case: c.case,
                 input: numpy::PyArray1::from_slice(py, &c.input).into_any().unbind(),
@@ -200,10 +198,7 @@ impl Network {
                 if let Some(k) = centre.iter().position(|v| !v.is_finite()) {
                     return Err(usage(format!("around[{k}] = {:?}: expected finite numbers", centre[k])));
                 }
-                let centre: Vec<Constant> = centre.into_iter().map(Constant::exact).collect();
-                let clip = clip.map(|(lo, hi)| (Constant::exact(lo), Constant::exact(hi)));
-                ball(&centre, &Constant::exact(eps), clip.as_ref().map(|(l, h)| (l, h)))
-                    .map_err(|e| usage(format!("around: {e}")))?
+                InputBox::around(&centre, eps, clip).map_err(|e| usage(format!("around: {e}")))?
             }
             (Some(_), Some(_)) => return Err(usage("give box= or around=, not both")),
             (None, None) => return Err(usage("say where: box=(lower, upper) or around=centre with eps=")),

@@ -14,6 +14,7 @@ use knn_semantics::memory::TooLarge;
 use knn_semantics::syntax::Span;
 use knn_semantics::syntax::diagnostic::{escape_controls, render_report};
 
+use super::exit::Exit;
 use super::source::{Place, Source};
 
 /// Static errors rendered in full; the rest are counted (a program with thousands of mistakes
@@ -181,11 +182,16 @@ impl KnnError {
     /// The exit code (docs/cli.md): 1 usage or I/O, 2 parse or static, 3 a run-time error, 4 a
     /// limit.
     pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+
+    /// The exit ([`Exit`]) whose code [`KnnError::exit_code`] gives.
+    pub fn exit(&self) -> Exit {
         match self.failure {
-            Failure::Io | Failure::Usage | Failure::Import => 1,
-            Failure::Parse | Failure::Static => 2,
-            Failure::Runtime(ErrorKind::MemoryLimit) | Failure::Limit(_) => 4,
-            Failure::Runtime(_) | Failure::Aborted => 3,
+            Failure::Io | Failure::Usage | Failure::Import => Exit::Usage,
+            Failure::Parse | Failure::Static => Exit::Parse,
+            Failure::Runtime(ErrorKind::MemoryLimit) | Failure::Limit(_) => Exit::Limit,
+            Failure::Runtime(_) | Failure::Aborted => Exit::NoValue,
         }
     }
 

@@ -20,28 +20,49 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arrays;
 mod batch;
+pub mod coverage;
 mod error;
+mod exit;
+mod import;
 mod inputs;
 mod instances;
 mod program;
+mod question;
 pub mod render;
 mod report;
 mod source;
 mod threads;
 mod verify;
 
+// The reference's types that the API takes and hands out.
+pub use knn_semantics::engine::{Coverage, Limit, Observed, SearchOptions};
+pub use knn_semantics::errors::ErrorKind;
+pub use knn_semantics::inputs::TensorInput;
+pub use knn_semantics::memory::{parse_size, set_budget as set_memory_budget};
+pub use knn_semantics::observables::DenseTensor;
+pub use knn_semantics::profile::{Priorities, Profile};
+pub use knn_semantics::rules::Rule;
+
+pub use crate::bigstep::RowResult;
+pub use crate::bigstep::rows::first_nan;
+pub use crate::verify::bab::CaseProgress;
 pub use crate::verify::claim::Claim;
 pub use crate::verify::property::{InputBox, Property};
 pub use crate::verify::split::Split;
 pub use crate::verify::{Counterexample, Question, Unknown};
+pub use arrays::{Array, FloatType, read_array, results_array};
 pub use batch::{BATCH_BLOCK, Batch, BatchFailure, RowValues, ValuesOptions};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
+pub use exit::Exit;
+pub use import::{Format, ImportOptions, Imported, Network, import_model};
 pub use inputs::{parse_inline, parse_input};
 pub use instances::{Instance, read_instances};
 pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, load_with, read_source};
+pub use question::{Asked, QuestionText};
+pub use report::limit_error;
 pub use report::{Answer, Effort, EngineKind, Report};
-pub(crate) use report::{Wanted, limit_error};
 pub use source::{Place, Source};
 pub use threads::{MAX_THREADS, check_threads};
 pub use verify::{VerifyOptions, read_property};

@@ -15,10 +15,10 @@ use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Profile};
 
 use super::error::{Diagnostic, Failure, KnnError, MAX_DIAGNOSTICS};
+use super::import::{ImportOptions, import_model};
 use super::report::{EngineKind, Report, Wanted};
 use super::source::Source;
 use crate::bigstep::{BigStep, Staging};
-use crate::import::{ImportOptions, emit::skeleton, import_file};
 use crate::tensor::Precision;
 
 /// Which rule set.
@@ -118,7 +118,7 @@ pub struct Program {
     syntax: Exp,
     semantics: Semantics,
     /// The input the file names (an imported network's), with its length.
-    input: Option<(String, usize)>,
+    pub(super) input: Option<(String, usize)>,
 }
 
 /// Loads `path` under the revised rules: a `.knn` program (`-` reads standard input), or a
@@ -148,19 +148,8 @@ pub fn load_with(path: &Path, semantics: Semantics, import: &ImportOptions) -> R
                 ),
             ));
         }
-        let network = import_file(path, None, import).map_err(|e| match e.too_large {
-            Some(too_large) => {
-                KnnError::memory(&format!("{}: the program for this network", path.display()), too_large)
-            }
-            None => KnnError::new(Failure::Import, e.to_string()),
-        })?;
-        // Built in memory: the weights go from the model to the literals as data, and the text
-        // (each literal `[…]`) is what errors point into.
-        let input = Some((network.input.clone(), network.input_len));
-        let (text, elements) = skeleton(network);
-        let source = Source { name: format!("{} (imported)", path.display()), text };
-        let mut program = Program::parse_with_elements(source, semantics, elements)?;
-        program.input = input;
+        let imported = import_model(path, None, import)?;
+        let program = imported.program(format!("{} (imported)", path.display()), semantics)?;
         return Ok(program);
     }
     Program::parse(read_source(path)?, semantics)

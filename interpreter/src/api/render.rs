@@ -14,8 +14,10 @@ use knn_semantics::syntax::print::float_literal;
 use super::error::{Failure, KnnError};
 use super::report::{Answer, Report, is_memory_limit};
 
+mod documents;
 mod json;
 mod verification;
+pub use documents::{BatchJson, SearchJson, batch_json, search_json};
 pub use json::{JsonReport, check_report_json, report_json, write_report_json};
 pub use verification::{
     answer_word, failure_text, number_json, number_text, results_text, verification_json, verification_note,

@@ -16,6 +16,7 @@ use knn_semantics::report::{check_report_size, check_text_size};
 use knn_semantics::term::{Node, Term};
 
 use super::error::{Failure, KnnError};
+use super::exit::Exit;
 use super::source::Source;
 use crate::verify::{self, Counterexample, Unknown};
 
@@ -65,12 +66,17 @@ impl Answer {
     /// The exit code (docs/cli.md): 0 a result or `holds`, 10 `violated`, 11 `unknown`, else
     /// the error's.
     pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
+
+    /// The exit ([`Exit`]) whose code [`Answer::exit_code`] gives.
+    pub fn exit(&self) -> Exit {
         match self {
-            Answer::Value { .. } | Answer::Term(_) | Answer::Empty | Answer::Holds { .. } => 0,
-            Answer::Stuck(_) => 3,
-            Answer::Failed(error) => error.exit_code(),
-            Answer::Violated(_) => 10,
-            Answer::Unknown(_) => 11,
+            Answer::Value { .. } | Answer::Term(_) | Answer::Empty | Answer::Holds { .. } => Exit::Result,
+            Answer::Stuck(_) => Exit::NoValue,
+            Answer::Failed(error) => error.exit(),
+            Answer::Violated(_) => Exit::Violated,
+            Answer::Unknown(_) => Exit::Unknown,
         }
     }
 
@@ -130,6 +136,12 @@ pub struct Report {
 }
 
 impl Report {
+    /// How the question ended ([`Answer::exit`]).
+    pub fn exit(&self) -> Exit {
+        self.answer.exit()
+    }
+
+    /// The exit code of the answer ([`Answer::exit_code`]).
     pub fn exit_code(&self) -> u8 {
         self.answer.exit_code()
     }
@@ -256,7 +268,7 @@ fn aborted(reason: &str) -> KnnError {
 }
 
 /// A limit of the small-step engine, with the words that say which bound to raise.
-pub(crate) fn limit_error(limit: Limit) -> KnnError {
+pub fn limit_error(limit: Limit) -> KnnError {
     let message = match limit {
         Limit::Steps(n) => format!("stopped after {n} steps (raise --max-steps)"),
         Limit::States(n) => format!("stopped after exploring {n} states (raise --max-states)"),

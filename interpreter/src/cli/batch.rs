@@ -6,18 +6,12 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
-use knn_semantics::engine::Observed;
-use knn_semantics::memory;
-use knn_semantics::report::JSON_ELEMENT_BYTES;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::output::{Target, check_output, write_target};
 use super::program::{fail, parse_inputs, usage};
 use super::{Exit, stream_stdout};
-use crate::api::render::{JsonReport, observed_text};
-use crate::api::{BATCH_BLOCK, Batch, KnnError, load};
-use crate::bigstep::RowResult;
-use crate::data::npy::{read_npy, write_npy_f32, write_npy_f64, write_npy_i64};
+use crate::api::render::{batch_json, observed_text};
+use crate::api::{BATCH_BLOCK, Batch, FloatType, KnnError, RowResult, load, read_array, results_array};
 
 #[derive(Args)]
 pub struct BatchArgs {
@@ -98,10 +92,7 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
             args.input
         )));
     }
-    let rows = read_npy(path.as_ref()).map_err(|e| match e.too_large {
-        Some(too_large) => fail(KnnError::memory(&format!("{path}:"), too_large)),
-        None => usage(e),
-    })?;
+    let rows = read_array(path.as_ref()).map_err(fail)?;
     let [count, width] = rows.shape[..] else {
         return Err(usage(format!(
             "{path}: the inputs must be a rank-2 array, one input per row (shape {:?})",
@@ -169,18 +160,8 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
                 }
             }
             BatchFormat::Json => {
-                let elements: usize = results
-                    .iter()
-                    .map(|r| match r {
-                        Ok(Observed::Tensor(t)) => t.data.len().saturating_add(1),
-                        _ => 1,
-                    })
-                    .fold(0, usize::saturating_add);
-                if let Err(e) = memory::check(memory::bytes_for(elements as u64, JSON_ELEMENT_BYTES)) {
-                    return Err(fail(KnnError::memory("the JSON report", e)));
-                }
                 // Written row by row as each report is made (issue 26).
-                let document = BatchJson { batch, results, failed: failures };
+                let document = batch_json(batch, results).map_err(fail)?;
                 stream_stdout(|out| {
                     serde_json::to_writer_pretty(&mut *out, &document).map_err(std::io::Error::from)?;
                     out.write_all(b"\n")
@@ -195,92 +176,14 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
     Ok(Exit::Result)
 }
 
-/// The JSON document of a batch, `{"rows": N, "failed": F, "results": […]}`, each result the
-/// report of its row (as `run --output json` prints it) with `"row"` last.
-struct BatchJson<'a> {
-    batch: &'a Batch,
-    results: &'a [RowResult],
-    failed: usize,
-}
-
-impl Serialize for BatchJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("rows", &self.results.len())?;
-        map.serialize_entry("failed", &self.failed)?;
-        map.serialize_entry("results", &Rows(self))?;
-        map.end()
-    }
-}
-
-/// The results of a batch, each row's report made when it is written.
-struct Rows<'a>(&'a BatchJson<'a>);
-
-impl Serialize for Rows<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let BatchJson { batch, results, .. } = self.0;
-        serializer.collect_seq(results.iter().enumerate().map(|(row, result)| Row { batch, result, row }))
-    }
-}
-
-struct Row<'a> {
-    batch: &'a Batch,
-    result: &'a RowResult,
-    row: usize,
-}
-
-impl Serialize for Row<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        JsonReport::of_row(&self.batch.report(self.result), self.row).serialize(serializer)
-    }
-}
-
-/// One row per input: Floats as f64 or f32 (NaN for a failed row), class indices as i64 (-1 for a
-/// failed row), tensors as f64 rows of their elements. Written whole or not at all.
+/// One row per input ([`results_array`]), written whole or not at all.
 fn write_results(args: &BatchArgs, out: &Target, results: &[RowResult]) -> Result<(), Exit> {
-    let first = results.iter().find_map(|r| r.as_ref().ok());
-    let width = match first {
-        Some(Observed::Tensor(t)) => t.data.len(),
-        Some(Observed::Malformed(why)) => return Err(usage(format!("the results are not dense tensors ({why})"))),
-        _ => 1,
+    let array = results_array(results).map_err(fail)?;
+    let floats = match args.dtype {
+        Dtype::Float64 => FloatType::Float64,
+        Dtype::Float32 => FloatType::Float32,
     };
-    if let Err(e) = memory::check(memory::bytes_for((results.len() as u64).saturating_mul(width as u64), 8)) {
-        return Err(fail(KnnError::memory("the output array", e)));
-    }
-    let written = match first {
-        Some(Observed::Int(_)) => {
-            let data: Vec<i64> = results.iter().map(|r| if let Ok(Observed::Int(n)) = r { *n } else { -1 }).collect();
-            write_target(out, args.force, |w| write_npy_i64(w, &[results.len()], &data))
-        }
-        Some(Observed::Tensor(t)) => {
-            let mut shape = vec![results.len()];
-            shape.extend(&t.shape);
-            let mut data = Vec::with_capacity(results.len() * width);
-            for r in results {
-                match r {
-                    Ok(Observed::Tensor(t)) if t.data.len() == width => data.extend(&t.data),
-                    _ => data.extend(std::iter::repeat_n(f64::NAN, width)),
-                }
-            }
-            write_floats(args, out, &shape, &data)
-        }
-        _ => {
-            let data: Vec<f64> =
-                results.iter().map(|r| if let Ok(Observed::Float(x)) = r { *x } else { f64::NAN }).collect();
-            write_floats(args, out, &[results.len()], &data)
-        }
-    };
-    written.map_err(usage)
-}
-
-fn write_floats(args: &BatchArgs, out: &Target, shape: &[usize], data: &[f64]) -> Result<(), String> {
-    match args.dtype {
-        Dtype::Float64 => write_target(out, args.force, |w| write_npy_f64(w, shape, data)),
-        Dtype::Float32 => {
-            let narrow: Vec<f32> = data.iter().map(|&x| x as f32).collect();
-            write_target(out, args.force, |w| write_npy_f32(w, shape, &narrow))
-        }
-    }
+    write_target(out, args.force, |w| array.write_npy(w, floats)).map_err(usage)
 }
 
 /// A rate to 3 significant digits with an SI prefix: `1.23M`, `45.6k`, `789`, `0.512`. The

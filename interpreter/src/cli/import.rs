@@ -6,11 +6,8 @@ use clap::{Args, ValueEnum};
 
 use super::Exit;
 use super::output::{Target, check_output, write_target};
-use super::program::{Source, fail, parse_with_elements, usage};
-use crate::api::KnnError;
-use crate::import::emit::{Style, emit_to, skeleton};
-use crate::import::lint::non_finite_values;
-use crate::import::{Format, ImportOptions, import_file};
+use super::program::{fail, usage};
+use crate::api::{Format, ImportOptions, Semantics, import_model};
 
 #[derive(Args)]
 pub struct ImportArgs {
@@ -68,13 +65,8 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
         FormatChoice::Nnet => Format::Nnet,
         FormatChoice::Onnx => Format::Onnx,
     });
-    let network = import_file(&args.model, format, &options).map_err(|e| match e.too_large {
-        Some(too_large) => {
-            fail(KnnError::memory(&format!("{}: the program for this network", args.model.display()), too_large))
-        }
-        None => usage(e),
-    })?;
-    let suspicious = non_finite_values(&network);
+    let imported = import_model(&args.model, format, &options).map_err(fail)?;
+    let suspicious = imported.suspicious_values();
     for finding in &suspicious {
         let level = if args.strict { "error" } else { "warning" };
         eprintln!("{level}: {}: {finding}", args.model.display());
@@ -90,10 +82,10 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
     // not, that is a bug of the importer, reported as the error it is. What is checked is the
     // program as built in memory (the text with each literal `[…]`, the weights as data, which
     // the network shares): the whole text, about 20 bytes a parameter, is never held.
-    let (text, elements) = skeleton(network.clone());
-    let source = Source { name: format!("{} (imported)", args.out.display()), text };
-    parse_with_elements(source, super::Semantics::Revised, elements, &[network.input.as_str()])?;
-    write_target(&target, args.force, |w| emit_to(&network, Style::Literals, w)).map_err(usage)?;
+    let network = &imported.network;
+    let program = imported.program(format!("{} (imported)", args.out.display()), Semantics::Revised).map_err(fail)?;
+    program.check(&[network.input.as_str()]).map_err(fail)?;
+    write_target(&target, args.force, |w| imported.write_program(w)).map_err(usage)?;
     if target != Target::Stdout {
         let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
         eprintln!(

@@ -13,7 +13,7 @@ macro_rules! out {
 
 mod batch;
 mod check;
-pub mod coverage;
+mod coverage;
 mod import;
 pub mod output;
 mod program;
@@ -23,56 +23,14 @@ mod search;
 mod verify;
 mod verify_flags;
 mod verify_instances;
-mod verify_question;
-
-pub use verify_question::question_from_flags;
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use crate::api::{MAX_THREADS, check_threads};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Exit codes (docs/cli.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Exit {
-    /// A result was reached (a value, or an empty `<k>`).
-    Result = 0,
-    /// Usage or I/O error.
-    Usage = 1,
-    /// Parse or static error.
-    Parse = 2,
-    /// No value: stuck, or a run-time error.
-    NoValue = 3,
-    /// A resource limit was hit.
-    Limit = 4,
-    /// `knn verify`: the property is violated (a counterexample, confirmed on both engines).
-    Violated = 10,
-    /// `knn verify`: not decided (timeout, limit, unsupported construct).
-    Unknown = 11,
-}
-
-impl Exit {
-    /// The exit of a code the library gives ([`crate::api::KnnError::exit_code`]).
-    pub fn of(code: u8) -> Exit {
-        match code {
-            0 => Exit::Result,
-            2 => Exit::Parse,
-            3 => Exit::NoValue,
-            4 => Exit::Limit,
-            10 => Exit::Violated,
-            11 => Exit::Unknown,
-            _ => Exit::Usage,
-        }
-    }
-}
-
-impl From<Exit> for ExitCode {
-    fn from(exit: Exit) -> ExitCode {
-        ExitCode::from(exit as u8)
-    }
-}
+pub use crate::api::Exit;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -105,7 +63,7 @@ pub struct Cli {
     /// The most memory one tensor, store, input file or report may take, in bytes (or with a
     /// suffix K, M, G, T: `512M`); a larger one stops knn with exit code 4. Default: half of
     /// the physical memory.
-    #[arg(long, global = true, value_name = "BYTES", value_parser = knn_semantics::memory::parse_size)]
+    #[arg(long, global = true, value_name = "BYTES", value_parser = crate::api::parse_size)]
     max_memory: Option<u64>,
     #[command(subcommand)]
     command: Command,
@@ -272,7 +230,7 @@ pub fn main() -> Exit {
         }
     };
     if let Some(bytes) = cli.max_memory {
-        knn_semantics::memory::set_budget(bytes);
+        crate::api::set_memory_budget(bytes);
     }
     output::remove_on_interrupt();
     match cli.command {
@@ -320,7 +278,7 @@ pub(crate) fn stream_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Resul
 }
 
 /// The profile a `--semantics` choice names.
-fn profile_of(semantics: Semantics) -> &'static knn_semantics::Profile {
+fn profile_of(semantics: Semantics) -> &'static crate::api::Profile {
     crate::api::Semantics::from(semantics).profile()
 }
 

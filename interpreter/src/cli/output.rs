@@ -22,7 +22,7 @@ pub fn remove_on_interrupt() {
     // stops at once and may leave a temporary file, never a truncated output.
     let _ = ctrlc::set_handler(|| {
         remove_temporaries(|_| true);
-        std::process::exit(130);
+        std::process::exit(crate::api::Exit::Interrupted.code().into());
     });
 }
 

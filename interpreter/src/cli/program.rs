@@ -3,18 +3,15 @@
 
 use std::path::Path;
 
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::Elements;
-
 pub use crate::api::Source;
-use crate::api::{self, KnnError, Program};
+use crate::api::{self, KnnError, TensorInput};
 
-use super::{Exit, Semantics};
+use super::Exit;
 
 /// Prints `error` as knn prints errors and gives its exit code.
 pub fn fail(error: KnnError) -> Exit {
     eprint!("{}", error.render_for_stderr());
-    Exit::of(error.exit_code())
+    error.exit()
 }
 
 /// Prints a usage error (a flag, an argument, a file that knn cannot use as given): exit 1.
@@ -24,19 +21,6 @@ pub fn usage(message: impl std::fmt::Display) -> Exit {
 
 pub fn read_source(path: &Path) -> Result<Source, Exit> {
     api::read_source(path).map_err(fail)
-}
-
-/// Parses a program built in memory (`source`'s literals written `[…]` hold `elements`, an
-/// imported network's weights, as data) and runs its static checks (`bound`: the names bound
-/// by `--input`); prints every diagnostic on failure.
-pub fn parse_with_elements(
-    source: Source,
-    semantics: Semantics,
-    elements: Vec<Elements>,
-    bound: &[&str],
-) -> Result<(), Exit> {
-    let program = Program::parse_with_elements(source, semantics.into(), elements).map_err(fail)?;
-    program.check(bound).map_err(fail)
 }
 
 /// Parses `--input` arguments; prints the error.

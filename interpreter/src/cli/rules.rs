@@ -1,11 +1,10 @@
 //! `knn rules`: the inventory of the selected profile, with the patch each revised rule comes
 //! from and the published rules the patches removed.
 
-use knn_semantics::Profile;
-use knn_semantics::rules::Rule;
 use serde_json::json;
 
 use super::{Exit, RulesArgs, RulesFormat, profile_of};
+use crate::api::{Profile, Rule};
 
 /// `published`, or the patch that added the rule.
 fn origin(profile: &Profile, rule: &Rule) -> &'static str {

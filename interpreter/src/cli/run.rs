@@ -2,14 +2,12 @@
 
 use std::io::IsTerminal;
 
-use knn_semantics::engine::Coverage;
-
 use super::program::{fail, parse_inputs};
 use super::stream_stdout;
 use super::{EngineChoice, Exit, OutputFormat, RunArgs};
 use crate::api::render::{check_report_json, config_text, explain, step_text, value_display, write_report_json};
 use crate::api::{self, EngineKind, RunOptions, load_with};
-use crate::import::ImportOptions;
+use crate::api::{Coverage, ImportOptions};
 
 pub fn run(args: RunArgs) -> Exit {
     match run_program(&args) {
@@ -52,7 +50,7 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
                 write_report_json(&report, out)?;
                 out.write_all(b"\n")
             });
-            return Ok(Exit::of(report.exit_code()));
+            return Ok(report.exit());
         }
     }
     if let Some(trace) = &report.trace {
@@ -68,7 +66,7 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
     if let Some(message) = explain(&report.answer, std::io::stderr().is_terminal()) {
         eprint!("{message}");
     }
-    Ok(Exit::of(report.exit_code()))
+    Ok(report.exit())
 }
 
 /// Per-rule counts and the rules that never fired, on standard error.

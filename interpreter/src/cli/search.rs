@@ -1,15 +1,10 @@
 //! `knn search`: every distinct final state, as [`Program::search`](crate::api::Program::search)
 //! reports them.
 
-use knn_semantics::engine::{Limit, SearchOptions};
-use knn_semantics::profile::Priorities;
-use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Value, json};
-
 use super::program::{fail, parse_inputs, read_source};
 use super::{Exit, OutputFormat, PriorityChoice, SearchArgs, stream_stdout};
-use crate::api::render::{JsonReport, check_report_json, config_text, explain, status, value_text};
-use crate::api::{Program, Report, limit_error};
+use crate::api::render::{config_text, explain, search_json, status, value_text};
+use crate::api::{Limit, Priorities, Program, Report, SearchOptions, limit_error};
 
 pub fn search(args: SearchArgs) -> Exit {
     match search_program(&args) {
@@ -33,13 +28,7 @@ fn search_program(args: &SearchArgs) -> Result<Exit, Exit> {
     match output {
         OutputFormat::Json => {
             // Every report checked first, then the document streamed (issue 26).
-            searched.finals.iter().try_for_each(check_report_json).map_err(fail)?;
-            let limit = match searched.limit {
-                Some(Limit::States(n)) => Some(json!({ "kind": "states", "value": n })),
-                Some(Limit::Memory(e)) => Some(json!({ "kind": "memory", "value": e.asked, "budget": e.budget })),
-                _ => None,
-            };
-            let document = SearchJson { finals: &searched.finals, states: searched.states, limit };
+            let document = search_json(&searched).map_err(fail)?;
             stream_stdout(|out| {
                 serde_json::to_writer_pretty(&mut *out, &document).map_err(std::io::Error::from)?;
                 out.write_all(b"\n")
@@ -113,32 +102,4 @@ fn summary(finals: &[Report]) -> String {
     }
     let total = plural(finals.len(), "final state", "final states");
     if kinds.is_empty() { total } else { format!("{total}: {}", kinds.join(", ")) }
-}
-
-/// The JSON document of a search, `{"outcomes": […], "states": N, "limit": …}`, each outcome a
-/// final state's report, written as it goes.
-struct SearchJson<'a> {
-    finals: &'a [Report],
-    states: usize,
-    limit: Option<Value>,
-}
-
-impl Serialize for SearchJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("outcomes", &Outcomes(self.finals))?;
-        map.serialize_entry("states", &self.states)?;
-        if let Some(limit) = &self.limit {
-            map.serialize_entry("limit", limit)?;
-        }
-        map.end()
-    }
-}
-
-struct Outcomes<'a>(&'a [Report]);
-
-impl Serialize for Outcomes<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(JsonReport::of))
-    }
 }

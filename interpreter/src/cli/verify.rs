@@ -15,9 +15,7 @@ use super::program::{fail, parse_inputs, usage};
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use crate::api::render::{report_json, results_text, verification_note, verification_text};
-use crate::api::{Report, VerifyOptions, check_threads, load};
-use crate::verify::bab::CaseProgress;
-use crate::verify::split::Split;
+use crate::api::{CaseProgress, Report, Split, VerifyOptions, check_threads, load};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -204,5 +202,5 @@ fn print_report(format: VerifyFormat, report: &Report) -> Result<Exit, Exit> {
             }
         }
     }
-    Ok(Exit::of(report.exit_code()))
+    Ok(report.exit())
 }

@@ -97,6 +97,25 @@ pub fn ball(centre: &[Constant], eps: &Constant, clip: Option<(&Constant, &Const
     Ok(InputBox { lower, upper })
 }
 
+impl InputBox {
+    /// [`ball`] around binary64 values, each taken exactly: `|x − centre| ≤ eps`, cut to
+    /// `clip` when given. Refused when `eps` is negative or not finite, the clip is empty or
+    /// NaN, or an element of the centre is not finite.
+    pub fn around(centre: &[f64], eps: f64, clip: Option<(f64, f64)>) -> Result<InputBox, String> {
+        if eps.is_nan() || eps < 0.0 {
+            return Err(format!("the radius {eps:?} is not a non-negative number"));
+        }
+        if let Some((lo, hi)) = clip
+            && (lo.is_nan() || hi.is_nan() || lo > hi)
+        {
+            return Err(format!("the range {lo:?}:{hi:?} is empty"));
+        }
+        let centre: Vec<Constant> = centre.iter().map(|&c| Constant::exact(c)).collect();
+        let clip = clip.map(|(lo, hi)| (Constant::exact(lo), Constant::exact(hi)));
+        ball(&centre, &Constant::exact(eps), clip.as_ref().map(|(lo, hi)| (lo, hi)))
+    }
+}
+
 #[cfg(test)]
 #[path = "claim_tests.rs"]
 mod tests;

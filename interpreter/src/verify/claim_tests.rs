@@ -168,3 +168,21 @@ fn every_binary64_point_near_the_ends_of_a_ball_is_in_it_exactly_when_the_oracle
         assert!(!inside(hull.lo.next_down()) && !inside(hull.hi.next_up()), "{centre} ± {eps}: {hull:?}");
     }
 }
+
+#[test]
+fn a_ball_around_binary64_values_takes_them_exactly() {
+    use std::cmp::Ordering;
+    let decimal = |text: &str| Constant::parse(text).unwrap();
+    // The binary64 values nearest 0.1 and 0.4 sum to 0.500000000000000027755575615628913…
+    // exactly: above 0.5, below the next decimal up at that precision.
+    let region = InputBox::around(&[0.1, 0.9], 0.4, None).unwrap();
+    assert_eq!(region.upper[0].cmp_value(&decimal("0.5")), Ordering::Greater);
+    assert_eq!(region.upper[0].cmp_value(&decimal("0.50000000000000002775557561562892")), Ordering::Less);
+    let clipped = InputBox::around(&[0.1, 0.9], 0.4, Some((0.0, 1.0))).unwrap();
+    assert_eq!(clipped.lower[0].cmp_value(&decimal("0")), Ordering::Equal);
+    assert_eq!(clipped.upper[1].cmp_value(&decimal("1")), Ordering::Equal);
+    assert!(InputBox::around(&[0.0], -1.0, None).is_err());
+    assert!(InputBox::around(&[0.0], f64::NAN, None).is_err());
+    assert!(InputBox::around(&[0.0], 1.0, Some((1.0, 0.0))).is_err());
+    assert!(InputBox::around(&[f64::INFINITY], 1.0, None).is_err());
+}

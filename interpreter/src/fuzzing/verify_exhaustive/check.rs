@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::case::{Ask, Case, ClassClaim};
 use super::exact::{Rational, count, of_f64, points};
 use super::oracle::{AtPoint, Reference, first_violation, violation};
+use crate::api::QuestionText;
 use crate::api::{Answer, Semantics, VerifyOptions, load_source};
-use crate::cli::question_from_flags;
 use crate::verify::Question;
 use crate::verify::vnnlib::parse_vnnlib;
 
@@ -89,13 +89,32 @@ pub fn check(case: &Case, settings: Settings) -> Result<Decided, Wrong> {
     }
 }
 
-/// The question as `knn verify` reads it: the flags through its parser, a property through
-/// the VNN-LIB reader.
+/// The question as `knn verify` reads it: the flags' text as the command's reader reads it
+/// ([`QuestionText::ask`]), a property through the VNN-LIB reader.
 fn question(case: &Case) -> Result<Question, String> {
     match case.vnnlib() {
         Some(text) => parse_vnnlib(&text).map(Question::Property).map_err(|e| format!("{e:?}")),
-        None => question_from_flags(&case.flags()).map(|(q, _)| q),
+        None => question_text(&case.flags())?.ask().map(|asked| asked.question).map_err(|e| e.to_string()),
     }
+}
+
+/// `knn verify`'s flags (`--box`, `--around`, `--eps`, `--clip`, `--claim`, each with its
+/// value) as the text of a question.
+fn question_text(flags: &[String]) -> Result<QuestionText, String> {
+    let mut text = QuestionText::default();
+    for pair in flags.chunks(2) {
+        let [flag, value] = pair else { return Err(format!("{flags:?}: a flag without its value")) };
+        let value = Some(value.clone());
+        match flag.as_str() {
+            "--box" => text.region = value,
+            "--around" => text.around = value,
+            "--eps" => text.eps = value,
+            "--clip" => text.clip = value,
+            "--claim" => text.claim = value,
+            other => return Err(format!("{other}: not a flag of a claim on a region")),
+        }
+    }
+    Ok(text)
 }
 
 fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
