@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use knn_benches::{ACAS_XU, bench_networks, compile_mlp, inputs, mlp_program, parse_mlp, rows};
-use knn_interpreter::bigstep::{BigStep, ExecOptions, Plan, run_rows};
-use knn_interpreter::tensor::{
+use knn_engine::bigstep::{BigStep, ExecOptions, Plan, run_rows};
+use knn_engine::tensor::{
     Epilogue, Isa, Matrix, Precision, matmul_lanes, matmul_lanes_dense_on, matmul_lanes_skipping_zeros_on,
 };
 use knn_semantics::engine::{Engine, SmallStep, Verdict};

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use knn_benches::data_path as data;
-use knn_interpreter::import::emit::emit;
-use knn_interpreter::import::{ImportOptions, import_file};
+use knn_formats::import::emit::emit;
+use knn_formats::import::{ImportOptions, import_file};
 use knn_semantics::Profile;
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;

@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use knn::{Semantics, ValuesOptions, load_source};
 use knn_benches::{bench_networks, best_time};
-use knn_interpreter::{Semantics, ValuesOptions, load_source};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = PathBuf::from(std::env::args().nth(1).ok_or("usage: api_call DIR [SECONDS]")?);

@@ -21,7 +21,7 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use knn_benches::{ACAS_XU, bench_networks, compile_mlp, inputs, linear_program, mlp_program, parse_mlp, rows};
-use knn_interpreter::bigstep::{BigStep, ExecOptions, run_rows};
+use knn_engine::bigstep::{BigStep, ExecOptions, run_rows};
 use knn_semantics::engine::Engine;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{Grammar, parse_program};

@@ -10,8 +10,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use knn_benches::{bench_networks, compile_mlp, parse_mlp, rows};
-use knn_interpreter::bigstep::{ExecOptions, run_rows};
-use knn_interpreter::data::npy::{write_npy_f64, write_npy_i64};
+use knn_engine::bigstep::{ExecOptions, run_rows};
+use knn_formats::npy::{write_npy_f64, write_npy_i64};
 use knn_semantics::engine::Observed;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,6 +1,6 @@
 //! Prints the size of the compiled plan of the benchmark networks.
 use knn_benches::{ACAS_XU, WIDE, compile_mlp, mlp_program, parse_mlp};
-use knn_interpreter::bigstep::ExecOptions;
+use knn_engine::bigstep::ExecOptions;
 
 fn main() {
     for sizes in [&ACAS_XU[..], &WIDE[..]] {

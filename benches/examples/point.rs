@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use knn_benches::{bench_networks, compile_mlp, parse_mlp, rows};
-use knn_interpreter::bigstep::{ExecOptions, run_rows};
+use knn_engine::bigstep::{ExecOptions, run_rows};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

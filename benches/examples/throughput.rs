@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use knn_benches::{bench_networks, best_time, compile_mlp, parse_mlp, rows};
-use knn_interpreter::bigstep::{ExecOptions, run_rows};
+use knn_engine::bigstep::{ExecOptions, run_rows};
 
 fn main() {
     let budget = std::env::args().nth(1).and_then(|s| s.parse::<f64>().ok()).unwrap_or(1.0);

@@ -4,8 +4,8 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use knn_interpreter::bigstep::{Binding, InputData, Plan, compile};
-use knn_interpreter::import::{Activation, ImportOptions, Network, Step, import_file};
+use knn_engine::bigstep::{Binding, InputData, Plan, compile};
+use knn_formats::import::{Activation, ImportOptions, Network, Step, import_file};
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
 
 /// `x` of length `n` and `W` of shape `(n, n)` written element by element (`n + n²` element
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn an_mlp_plan_runs_rows_to_the_classes_the_reference_gives() {
-        use knn_interpreter::bigstep::{ExecOptions, run_rows};
+        use knn_engine::bigstep::{ExecOptions, run_rows};
         use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
         use knn_semantics::inputs::TensorInput;
 

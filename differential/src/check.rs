@@ -2,8 +2,8 @@
 //! (the comparison would be inconclusive: a step or state limit), or fails with a report: the
 //! seed, the program as text, the two outcomes one line each, and the first place they differ.
 
-use knn_interpreter::bigstep::{BigStep, Binding, ExecOptions, InputData, Staging, compile, run_rows, verdict};
-use knn_interpreter::tensor::Precision;
+use knn_engine::bigstep::{BigStep, Binding, ExecOptions, InputData, Staging, compile, run_rows, verdict};
+use knn_engine::tensor::Precision;
 use knn_semantics::engine::SearchOptions;
 use knn_semantics::engine::{Engine, EnvTensors, Evaluation, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::{TensorInput, initial_config};

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
+use knn::parse_input;
 use knn_differential::check::{Check, engines_agree_on};
-use knn_interpreter::parse_input;
 use knn_semantics::syntax::{Grammar, parse_program};
 
 #[test]

@@ -1,5 +1,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = knn_interpreter::fuzzing::import_nnet(data);
+    let _ = knn_fuzzing::import_nnet(data);
 });

@@ -3,7 +3,7 @@
 //! complex, object and boolean arrays are refused, as are NaNs: a NaN input is almost always a
 //! bug upstream, and the message names its place.
 
-use knn_interpreter::{DenseTensor, Observed, RowValues, TensorInput, first_nan};
+use knn::{DenseTensor, Observed, RowValues, TensorInput, first_nan};
 use numpy::ndarray::{ArrayD, IxDyn};
 use numpy::{
     IntoPyArray, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray,

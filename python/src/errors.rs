@@ -2,7 +2,7 @@
 //! carrying the message, the kind, whose fault it is, the exit code `knn` would give, and the
 //! place (file, line, column) with the compiler-style text.
 
-use knn_interpreter::{ErrorKind, Failure, Fault, KnnError};
+use knn::{ErrorKind, Failure, Fault, KnnError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

@@ -1,4 +1,4 @@
-//! The Python package `knn` (`python/knn/`): the library API of knn-interpreter for numpy
+//! The Python package `knn` (`python/knn/`): the library API of the `knn` crate (library/) for numpy
 //! users — `load` and `Network.run` (arrays in and out), `Network.verify` and `verify_vnnlib`,
 //! `run_source` with the full report — with errors as the exceptions of `knn.errors`. No logic
 //! of its own: every answer is the library's, as the `knn` command prints it.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use knn_interpreter::{Batch, ImportOptions, Program, Semantics, TensorInput, ValuesOptions, load_with};
+use knn::{Batch, ImportOptions, Program, Semantics, TensorInput, ValuesOptions, load_with};
 use pyo3::prelude::*;
 
 use crate::arrays::{nan_error, read_inputs, read_rows, rows_array};

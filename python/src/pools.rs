@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use knn_interpreter::KnnError;
+use knn::KnnError;
 use rayon::ThreadPool;
 
 fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
@@ -15,7 +15,7 @@ fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
 /// Refuses a number of threads outside the library's bound, in the words of `threads=`.
 pub fn check_threads(threads: Option<usize>) -> Result<(), KnnError> {
     match threads {
-        Some(n) => knn_interpreter::check_threads(n).map_err(|e| KnnError::usage(format!("threads={n}: {e}"))),
+        Some(n) => knn::check_threads(n).map_err(|e| KnnError::usage(format!("threads={n}: {e}"))),
         None => Ok(()),
     }
 }

@@ -2,8 +2,8 @@
 //! `knn run --output json` reports: the answer, the steps, the `<env>` observables, the trace,
 //! the rule counts, the final configuration.
 
-use knn_interpreter::render::{report_json, status};
-use knn_interpreter::{Answer, EngineKind, KnnError, Report as RunReport, RunOptions, Semantics, load_source};
+use knn::render::{report_json, status};
+use knn::{Answer, EngineKind, KnnError, Report as RunReport, RunOptions, Semantics, load_source};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 

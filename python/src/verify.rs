@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use knn_interpreter::render::{answer_word, failure_text, report_json, results_text};
-use knn_interpreter::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
+use knn::render::{answer_word, failure_text, report_json, results_text};
+use knn::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
 use pyo3::prelude::*;
 
 use crate::arrays::{read_inputs, read_vector};
@@ -81,7 +81,7 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
     let (answer, reason, detail, class_, counterexample) = match &report.answer {
         Answer::Holds { class } => ("holds", None, None, *class, None),
         Answer::Violated(c) => {
-            let witness = knn_interpreter::render::witness(&c.input, &c.output);
+            let witness = knn::render::witness(&c.input, &c.output);
             let counterexample = Counterexample {
                 case: c.case,
                 input: numpy::PyArray1::from_slice(py, &c.input).into_any().unbind(),
@@ -272,6 +272,6 @@ pub fn verify_vnnlib(
 /// written and the timeout in seconds.
 #[pyfunction]
 pub fn read_instances(path: PathBuf) -> PyResult<Vec<(String, String, f64)>> {
-    let instances = knn_interpreter::read_instances(&path).or_raise()?;
+    let instances = knn::read_instances(&path).or_raise()?;
     Ok(instances.into_iter().map(|i| (i.network, i.property, i.timeout.as_secs_f64())).collect())
 }

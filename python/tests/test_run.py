@@ -45,7 +45,7 @@ def test_a_program_of_classes_gives_int64_classes(tmp_path):
     classes = net.run(x)
     assert classes.dtype == np.int64 and classes.shape == (x.shape[0],)
     assert same_bits(classes, batch_by_the_command(tmp_path, "examples/mlp.knn", x).astype(np.int64))
-    # By hand (see interpreter/tests/cli_verify.rs): (1, -2, 0.5) is class 0, (0, 1, 0) class 1.
+    # By hand (see cli/tests/cli_verify.rs): (1, -2, 0.5) is class 0, (0, 1, 0) class 1.
     assert net.run(np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 0.0]])).tolist() == [0, 1]
     assert net.run([0.0, 1.0, 0.0]) == 1
 

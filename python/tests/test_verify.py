@@ -14,9 +14,9 @@ import knn
 from conftest import cli, cli_json, repo
 
 MLP = repo("examples/mlp.knn")
-FIXTURES = "interpreter/tests/fixtures/verify/"
+FIXTURES = "cli/tests/fixtures/verify/"
 
-# examples/mlp.knn (derivation in interpreter/tests/cli_verify.rs): class 0 on this box ...
+# examples/mlp.knn (derivation in cli/tests/cli_verify.rs): class 0 on this box ...
 CLASS_0 = ([0.9, -2.1, 0.4], [1.1, -1.9, 0.6])
 # ... and this one holds (0, 1, 0), of class 1, while its centre is of class 0.
 MIXED = ([0, -2, 0], [1, 1, 0.5])

@@ -1,4 +1,4 @@
-//! What the JSON report (`--output json`, rendered by the interpreter crate's `api::render`,
+//! What the JSON report (`--output json`, rendered by the library crate's `knn::render`,
 //! docs/architecture.md) needs from the semantics: floats as JSON (non-finite ones as the strings
 //! `"NaN"`, `"Infinity"`, `"-Infinity"`), the rule counts, and the report's size checked
 //! against the memory budget before it is built.

@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use knn_interpreter::api::render::report_json;
-use knn_interpreter::bigstep::{BigStep, Staging};
-use knn_interpreter::parse_input;
-use knn_interpreter::tensor::Precision;
-use knn_interpreter::{Report, Source};
+use knn::parse_input;
+use knn::render::report_json;
+use knn::{Report, Source};
+use knn_engine::bigstep::{BigStep, Staging};
+use knn_engine::tensor::Precision;
 use knn_semantics::check::check_program;
 use knn_semantics::config::kitem_to_string;
 use knn_semantics::engine::{Coverage, Engine, Limit, Outcome, SearchOptions, SmallStep, Step, Verdict, search};

@@ -20,8 +20,8 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use knn_interpreter::api::render::report_json;
-use knn_interpreter::{Report, Source};
+use knn::render::report_json;
+use knn::{Report, Source};
 use knn_semantics::config::config_to_string;
 use knn_semantics::engine::Step;
 

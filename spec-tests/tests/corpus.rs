@@ -289,7 +289,7 @@ fn published_search_is_snapshotted_where_the_rules_are_nondeterministic() {
 /// ones.
 #[test]
 fn knn_coverage_over_the_corpus_reports_exactly_the_dead_rules() {
-    use knn_interpreter::api::coverage::{Options, collect, expand};
+    use knn::coverage::{Options, collect, expand};
     let files = expand(&[knn_spec_tests::programs_dir()]).expect("the corpus");
     for (profile, search) in [(Profile::published(), Some(3_000)), (Profile::revised(), None)] {
         let collected = collect(&files, profile, &[], Options { search, max_steps: 1_000_000 });

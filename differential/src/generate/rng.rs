@@ -1,6 +1,6 @@
 //! The generator's random source and the values it draws.
 
-use knn_interpreter::verify::falsify::SplitMix;
+use knn_verify::falsify::SplitMix;
 
 /// SplitMix64 (the verifier's generator): small, fast, and the same sequence everywhere for a
 /// seed.

@@ -1,8 +1,8 @@
 //! No import loops in the workspace's crates: module A never uses B while B (directly or
 //! through others) uses A.
 //!
-//! The check reads every `.rs` file under `semantics/src`, `interpreter/src`, `spec-tests/src`
-//! and `differential/src` with `syn`, builds each crate's module tree from its `mod`
+//! The check reads every `.rs` file under `src/` folder of the workspace's crates (`semantics`, `engine`,
+//! `formats`, `verify`, `library`, `cli`, `fuzzing`, `spec-tests`, `differential`) with `syn`, builds each crate's module tree from its `mod`
 //! declarations (`#[path]` included) and the graph of which file uses which:
 //!
 //! * a node is a file; `mod.rs` and `lib.rs` are their directory's module; an inline module
@@ -42,7 +42,8 @@ use graph::Graph;
 use syntax::rust_files;
 
 /// The crates checked, by directory.
-const CRATES: &[&str] = &["semantics", "interpreter", "spec-tests", "differential"];
+const CRATES: &[&str] =
+    &["semantics", "engine", "formats", "verify", "library", "cli", "fuzzing", "spec-tests", "differential"];
 
 /// Loops known and being removed elsewhere, each the set of nodes of a loop (files, or
 /// subtrees written as their directory with a trailing `/`). An entry that no longer matches

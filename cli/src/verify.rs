@@ -1,0 +1,206 @@
+//! `knn verify`: prove or refute a claim about a network on a region of inputs.
+//! What is asked comes from `--box`/`--around` with `--claim`, or from `--vnnlib`; a whole
+//! VNN-COMP instance list from `--instances` (`verify_instances.rs`). The answers and their
+//! exit codes are in docs/cli.md; the method in docs/verification.md.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::Exit;
+use super::program::{fail, parse_inputs, usage};
+use super::verify_flags::{QuestionArgs, question_of};
+use super::verify_instances;
+use knn::render::{report_json, results_text, verification_note, verification_text};
+use knn::{CaseProgress, Report, Split, VerifyOptions, check_threads, load};
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// The network: a .knn program (revised semantics), a .nnet file or an ONNX model (imported
+    /// as `knn import` does, without --normalize). Not with --instances.
+    pub(super) net: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) question: QuestionArgs,
+    /// A VNN-COMP instance list (network,property,timeout per line): verify each instance and
+    /// write a results CSV (with -o) and a summary.
+    #[arg(long, value_name = "FILE.csv")]
+    instances: Option<PathBuf>,
+    /// The folder that the instance list's paths are relative to (default: the list's folder).
+    #[arg(long, value_name = "DIR", requires = "instances")]
+    root: Option<PathBuf>,
+    /// With --instances: write the results CSV here (network,property,answer,seconds).
+    #[arg(short = 'o', long = "out", value_name = "RESULTS.csv", requires = "instances")]
+    out: Option<PathBuf>,
+    /// Overwrite the results file if it exists.
+    #[arg(long)]
+    force: bool,
+    /// Write the answer in the VNN-COMP results format (sat and the witness, unsat, timeout or
+    /// unknown) to this file.
+    #[arg(long, value_name = "FILE", conflicts_with = "instances")]
+    results: Option<PathBuf>,
+    /// Bind another input of the program to fixed values: NAME=[…] or NAME=FILE.npy.
+    #[arg(long = "input", value_name = "NAME=VALUE")]
+    inputs: Vec<String>,
+    /// The program's input that the box or property ranges over (default: its only free name).
+    #[arg(long, value_name = "NAME")]
+    input_name: Option<String>,
+    /// Give up after this many seconds (answer: unknown, timeout). Per instance with
+    /// --instances, where the list's own timeouts apply unless this is given.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    timeout: Option<f64>,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// What branch and bound splits: input sides, the signs of unstable relus (then inputs),
+    /// or auto (relus for networks with more than 16 inputs, else inputs).
+    #[arg(long, value_enum, default_value_t = SplitChoice::Auto)]
+    split: SplitChoice,
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
+    output: VerifyFormat,
+    /// No progress bar on standard error.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitChoice {
+    Auto,
+    Inputs,
+    Relus,
+}
+
+impl From<SplitChoice> for Split {
+    fn from(choice: SplitChoice) -> Split {
+        match choice {
+            SplitChoice::Auto => Split::Auto,
+            SplitChoice::Inputs => Split::Inputs,
+            SplitChoice::Relus => Split::Relus,
+        }
+    }
+}
+
+/// How `knn verify` prints its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormat {
+    Text,
+    /// One JSON object (docs/cli.md).
+    Json,
+}
+
+/// With no --timeout, a single question gets this long.
+const DEFAULT_TIMEOUT: f64 = 600.0;
+
+pub fn verify(args: VerifyArgs) -> Exit {
+    match run(&args) {
+        Ok(exit) | Err(exit) => exit,
+    }
+}
+
+fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
+    // The timeout counts from here: reading the property and loading the network count.
+    let started = Instant::now();
+    if let Some(threads) = args.threads {
+        check_threads(threads).map_err(|e| usage(format!("--threads {threads}: {e}")))?;
+    }
+    let timeout = match args.timeout {
+        Some(t) if !(t > 0.0 && t <= 1e9) => {
+            return Err(usage(format!("--timeout {t}: expected a positive number of seconds")));
+        }
+        t => t,
+    };
+    if let Some(list) = &args.instances {
+        if args.net.is_some() {
+            return Err(usage("--instances takes the networks from the list: give no NET"));
+        }
+        let root = args.root.clone().unwrap_or_else(|| list.parent().map(Path::to_path_buf).unwrap_or_default());
+        let run = verify_instances::ListRun {
+            list,
+            root: &root,
+            out: args.out.as_deref(),
+            force: args.force,
+            timeout: timeout.map(Duration::from_secs_f64),
+            threads: args.threads,
+            quiet: args.quiet,
+        };
+        return run.run();
+    }
+    let Some(net_path) = &args.net else {
+        return Err(usage("name the network to verify (a .knn, .nnet or .onnx file), or pass --instances"));
+    };
+    if let Some(results) = &args.results {
+        let inputs: Vec<&Path> = std::iter::once(net_path.as_path()).chain(args.question.vnnlib.as_deref()).collect();
+        super::output::check_output(results, true, &inputs).map_err(usage)?;
+    }
+    let fixed = parse_inputs(&args.inputs)?;
+    let asked = question_of(&args.question)?;
+    let input_name = match (&asked.input_name, &args.input_name) {
+        (Some(region), Some(flag)) if region != flag => {
+            return Err(usage(format!("the region is over `{region}` but --input-name says `{flag}`")));
+        }
+        (region, flag) => region.clone().or(flag.clone()),
+    };
+    let program = load(net_path).map_err(fail)?;
+    let bar = (!args.quiet && std::io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    });
+    let mut on_progress = |case: usize, p: CaseProgress| {
+        if let Some(bar) = &bar {
+            bar.set_message(format!(
+                "case {}: {} boxes, {:.1}% of the volume proved",
+                case + 1,
+                p.boxes,
+                100.0 * p.proved_share
+            ));
+        }
+    };
+    let options = VerifyOptions {
+        input_name,
+        fixed,
+        timeout: Some(Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_TIMEOUT))),
+        started: Some(started),
+        threads: args.threads,
+        split: args.split.into(),
+        progress: Some(&mut on_progress),
+        region_words: Some(asked.region_words),
+    };
+    let report = program.verify(&asked.question, options).map_err(fail);
+    // The process ends with the answer: the system frees the network at once, where dropping
+    // its syntax tree node by node would delay the exit by a good part of a second.
+    std::mem::forget(program);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let report = report?;
+    if let Some(path) = &args.results
+        && let Some(text) = results_text(&report.answer)
+    {
+        super::output::write_file(path, true, |w| w.write_all(text.as_bytes())).map_err(usage)?;
+    }
+    print_report(args.output, &report)
+}
+
+/// Prints the verifier's report; its exit code is the answer's.
+fn print_report(format: VerifyFormat, report: &Report) -> Result<Exit, Exit> {
+    match format {
+        VerifyFormat::Json => outln!("{}", report_json(report).map_err(fail)?),
+        VerifyFormat::Text => {
+            if let Some(text) = verification_text(report) {
+                outln!("{text}");
+            }
+            if let Some(note) = verification_note(report, std::io::stderr().is_terminal()) {
+                eprint!("{note}");
+            }
+        }
+    }
+    Ok(report.exit())
+}

@@ -1,0 +1,278 @@
+//! ONNX graphs built here, operator by operator: each supported operator computes what ONNX
+//! defines (checked against plain arithmetic written in the test), and each unsupported graph
+//! is refused with a message that names the node.
+
+use knn_engine::bigstep::{BigStep, Staging};
+use knn_engine::tensor::Precision;
+use knn_formats::import::emit::emit;
+use knn_formats::import::onnx::proto::{
+    AttributeProto, Dimension, GraphProto, ModelProto, NodeProto, TensorProto, TensorShapeProto, TensorTypeProto,
+    TypeProto, ValueInfoProto,
+};
+use knn_formats::import::{Format, ImportError, ImportOptions, Network, import_file};
+use knn_semantics::Profile;
+use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::parse_program;
+use prost::Message;
+
+const FLOAT: i32 = 1;
+
+fn floats(name: &str, dims: &[i64], data: &[f32]) -> TensorProto {
+    // Half the tensors in raw_data, half in float_data: both encodings are read.
+    let raw = name.len().is_multiple_of(2);
+    TensorProto {
+        name: name.into(),
+        dims: dims.to_vec(),
+        data_type: FLOAT,
+        raw_data: if raw {
+            data.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>().into()
+        } else {
+            Default::default()
+        },
+        float_data: if raw { vec![] } else { data.to_vec() },
+        ..Default::default()
+    }
+}
+
+fn ints(name: &str, data: &[i64]) -> TensorProto {
+    TensorProto {
+        name: name.into(),
+        dims: vec![data.len() as i64],
+        data_type: 7,
+        int64_data: data.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn node(op: &str, name: &str, inputs: &[&str], output: &str) -> NodeProto {
+    NodeProto {
+        op_type: op.into(),
+        name: name.into(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        ..Default::default()
+    }
+}
+
+fn with_int(mut node: NodeProto, name: &str, i: i64) -> NodeProto {
+    node.attribute.push(AttributeProto { name: name.into(), i, r#type: 2, ..Default::default() });
+    node
+}
+
+fn with_float(mut node: NodeProto, name: &str, f: f32) -> NodeProto {
+    node.attribute.push(AttributeProto { name: name.into(), f, r#type: 1, ..Default::default() });
+    node
+}
+
+fn value_info(name: &str, dims: &[Option<i64>]) -> ValueInfoProto {
+    let dim = dims
+        .iter()
+        .map(|d| match d {
+            Some(v) => Dimension { dim_value: Some(*v), dim_param: None },
+            None => Dimension { dim_value: None, dim_param: Some("batch".into()) },
+        })
+        .collect();
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TensorTypeProto { elem_type: FLOAT, shape: Some(TensorShapeProto { dim }) }),
+        }),
+    }
+}
+
+fn model(input: &[Option<i64>], output: &str, nodes: Vec<NodeProto>, initializer: Vec<TensorProto>) -> Vec<u8> {
+    let graph = GraphProto {
+        name: "test".into(),
+        node: nodes,
+        initializer,
+        input: vec![value_info("input.1", input)],
+        output: vec![value_info(output, &[Some(1), None])],
+    };
+    ModelProto { ir_version: 7, producer_name: "import_onnx.rs".into(), graph: Some(graph), ..Default::default() }
+        .encode_to_vec()
+}
+
+fn import_bytes(bytes: &[u8]) -> Result<Network, ImportError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.onnx");
+    std::fs::write(&path, bytes).unwrap();
+    import_file(&path, Some(Format::Onnx), &ImportOptions::default())
+}
+
+/// Imports, then runs the program on `x` with both engines; returns the result vector.
+fn run(bytes: &[u8], x: &[f64]) -> Vec<f64> {
+    let network = import_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(network.input, "input_1", "`input.1` made an identifier");
+    let text = emit(&network);
+    let program = parse_program(&text, Profile::revised().grammar).unwrap_or_else(|e| panic!("{text}\n{e}"));
+    let input = TensorInput { name: network.input.clone(), shape: vec![x.len()], data: x.to_vec() };
+    let big = BigStep { staging: Staging::Direct, precision: Precision::Exact }
+        .evaluate(&program, std::slice::from_ref(&input));
+    let small = SmallStep::revised().evaluate(&program, &[input]).unwrap();
+    assert!(big.as_ref().unwrap().agrees_with(&small), "{text}");
+    match small {
+        Verdict::Value(Observed::Tensor(t)) => t.data,
+        other => panic!("{text}\n{other}"),
+    }
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// `((0.0 + w0*x0) + w1*x1) + …` per row of a row-major `(rows, cols)` matrix.
+fn linear(w: &[f64], cols: usize, x: &[f64]) -> Vec<f64> {
+    w.chunks(cols).map(|row| row.iter().zip(x).fold(0.0, |acc, (w, x)| acc + w * x)).collect()
+}
+
+fn wide(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|&x| f64::from(x)).collect()
+}
+
+#[test]
+fn gemm_with_transposed_weights_and_a_bias_then_relu() {
+    // PyTorch's export: Gemm(x, W, b) with transB = 1, W of shape (out, in).
+    let w = [0.5f32, -1.25, 2.0, 0.1, 3.0, -0.75];
+    let b = [0.3f32, -10.0];
+    let gemm = with_int(node("Gemm", "fc1", &["input.1", "W", "B"], "z"), "transB", 1);
+    let bytes = model(
+        &[None, Some(3)],
+        "y",
+        vec![gemm, node("Relu", "relu1", &["z"], "y")],
+        vec![floats("W", &[2, 3], &w), floats("B", &[2], &b)],
+    );
+    let x = [1.0, 2.0, -3.0];
+    let z = linear(&wide(&w), 3, &x);
+    let expected: Vec<f64> =
+        z.iter().zip(wide(&b)).map(|(z, b)| z + b).map(|v| if v < 0.0 { 0.0 } else { v }).collect();
+    assert_eq!(bits(&run(&bytes, &x)), bits(&expected));
+    assert_eq!(expected[1], 0.0, "the relu clamps one element");
+}
+
+#[test]
+fn gemm_without_transpose_and_matmul_plus_add() {
+    // Gemm(x, B) with B of shape (in, out): the weights are Bᵀ. Then MatMul(h, M) + c.
+    let bm = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // (3, 2)
+    let m = [0.5f32, -0.5, 0.25, 1.5]; // (2, 2)
+    let c = [0.125f32, -0.0625];
+    let bytes = model(
+        &[Some(1), Some(3)],
+        "out",
+        vec![
+            node("Gemm", "g", &["input.1", "Bm"], "h"),
+            node("MatMul", "mm", &["h", "M"], "p"),
+            node("Add", "add", &["p", "C"], "out"),
+        ],
+        vec![floats("Bm", &[3, 2], &bm), floats("M", &[2, 2], &m), floats("C", &[1, 2], &c)],
+    );
+    let x = [0.5, -1.0, 2.0];
+    let bt = [1.0, 3.0, 5.0, 2.0, 4.0, 6.0];
+    let h = linear(&bt, 3, &x);
+    let mt = [0.5, 0.25, -0.5, 1.5];
+    let p = linear(&mt, 2, &h);
+    let expected: Vec<f64> = p.iter().zip(wide(&c)).map(|(p, c)| p + c).collect();
+    assert_eq!(bits(&run(&bytes, &x)), bits(&expected));
+}
+
+#[test]
+fn constants_flatten_reshape_identity_sub_and_activations() {
+    // Input (1, 1, 2, 2) → Sub(x, mean) → Flatten → Reshape([-1]) → Identity → MatMul(A, v)
+    // with A from a Constant node → Sub(k, v) → Tanh → Sigmoid.
+    let mean = [1.0f32, 2.0, 3.0, 4.0];
+    let a = [1.0f32, 0.0, -1.0, 0.5, 0.25, 0.25, 0.25, 0.25]; // (2, 4)
+    let constant = NodeProto {
+        op_type: "Constant".into(),
+        name: "A_const".into(),
+        output: vec!["A".into()],
+        attribute: vec![AttributeProto {
+            name: "value".into(),
+            r#type: 4,
+            t: Some(floats("A", &[2, 4], &a)),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    let bytes = model(
+        &[Some(1), Some(1), Some(2), Some(2)],
+        "s",
+        vec![
+            node("Sub", "center", &["input.1", "mean"], "c"),
+            node("Flatten", "flat", &["c"], "f"),
+            node("Reshape", "vec", &["f", "shape"], "r"),
+            node("Identity", "same", &["r"], "i"),
+            constant,
+            node("MatMul", "mm", &["A", "i"], "m"),
+            node("Sub", "flip", &["k", "m"], "d"),
+            node("Tanh", "t", &["d"], "th"),
+            node("Sigmoid", "sg", &["th"], "s"),
+        ],
+        vec![floats("mean", &[2, 2], &mean), ints("shape", &[-1]), floats("k", &[1], &[0.5])],
+    );
+    let x = [2.0, 0.0, 5.0, 4.5];
+    let centred: Vec<f64> = x.iter().zip(wide(&mean)).map(|(x, m)| x + -m).collect();
+    let m = linear(&wide(&a), 4, &centred);
+    let d: Vec<f64> = m.iter().map(|v| -1.0 * v + 0.5).collect();
+    let expected: Vec<f64> = d.iter().map(|v| 1.0 / (1.0 + (-v.tanh()).exp())).collect();
+    let got = run(&bytes, &x);
+    assert_eq!(got.len(), 2);
+    for (g, e) in got.iter().zip(&expected) {
+        // tanh and the sigmoid follow K's formulas (Rev-13), not libm's: a few ulps apart.
+        assert!((g - e).abs() < 1e-12, "{got:?} vs {expected:?}");
+    }
+}
+
+fn error_of(bytes: &[u8]) -> String {
+    let e = import_bytes(bytes).expect_err("the model is refused");
+    format!("{}: {}", e.location, e.message)
+}
+
+#[test]
+fn unsupported_graphs_are_refused_naming_the_node() {
+    let w = floats("W", &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let one = |nodes: Vec<NodeProto>, inits: Vec<TensorProto>| model(&[Some(1), Some(2)], "y", nodes, inits);
+
+    let conv = one(vec![node("Conv", "conv1", &["input.1", "W"], "y")], vec![w.clone()]);
+    let e = error_of(&conv);
+    assert!(e.starts_with("node \"conv1\" (Conv): operator `Conv` is not supported"), "{e}");
+    assert!(e.contains("Gemm, MatMul, Add, Sub"), "{e}");
+
+    let unnamed = one(vec![node("Softmax", "", &["input.1"], "y")], vec![]);
+    assert!(error_of(&unnamed).starts_with("node #0 (Softmax)"), "{}", error_of(&unnamed));
+
+    let alpha = one(vec![with_float(node("Gemm", "g", &["input.1", "W"], "y"), "alpha", 2.0)], vec![w.clone()]);
+    assert!(error_of(&alpha).contains("alpha = 2 is not supported"), "{}", error_of(&alpha));
+    let beta = one(vec![with_float(node("Gemm", "g", &["input.1", "W", "W"], "y"), "beta", 0.5)], vec![w.clone()]);
+    assert!(error_of(&beta).contains("beta = 0.5 is not supported"), "{}", error_of(&beta));
+
+    let branch =
+        one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "b", &["input.1", "W"], "y")], vec![w.clone()]);
+    assert!(error_of(&branch).contains("the graph branches"), "{}", error_of(&branch));
+    let two_vectors = one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "sum", &["r", "r"], "y")], vec![]);
+    assert!(error_of(&two_vectors).contains("both operands are computed values"), "{}", error_of(&two_vectors));
+
+    let wrong_width = one(vec![node("MatMul", "mm", &["input.1", "W3"], "y")], vec![floats("W3", &[3, 2], &[0.0; 6])]);
+    assert!(error_of(&wrong_width).contains("the matrix expects 3 inputs"), "{}", error_of(&wrong_width));
+
+    let missing = one(vec![node("Relu", "a", &["input.1"], "r")], vec![]);
+    assert!(error_of(&missing).contains("output \"y\": no node computes the output"), "{}", error_of(&missing));
+
+    let mut external = w.clone();
+    external.data_location = 1;
+    let e = error_of(&one(vec![node("MatMul", "mm", &["input.1", "W"], "y")], vec![external]));
+    assert!(e.starts_with("initializer \"W\": its data is stored in an external file"), "{e}");
+
+    let half = TensorProto { data_type: 10, ..w.clone() };
+    let e = error_of(&one(vec![node("MatMul", "mm", &["input.1", "W"], "y")], vec![half]));
+    assert!(e.contains("FLOAT16"), "{e}");
+
+    let broadcast = one(vec![node("Add", "add", &["input.1", "W"], "y")], vec![w]);
+    assert!(error_of(&broadcast).contains("does not broadcast"), "{}", error_of(&broadcast));
+
+    let mut two_inputs = ModelProto::decode(&one(vec![], vec![])[..]).unwrap();
+    two_inputs.graph.as_mut().unwrap().input.push(value_info("other", &[Some(2)]));
+    let e = error_of(&two_inputs.encode_to_vec());
+    assert!(e.contains("the graph has 2 inputs (`input.1`, `other`)"), "{e}");
+
+    assert!(error_of(&ModelProto::default().encode_to_vec()).contains("the model has no graph"));
+}

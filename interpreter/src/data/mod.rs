@@ -1,3 +1,0 @@
-//! Data formats users bring: `.npy` arrays.
-
-pub mod npy;

@@ -1,0 +1,166 @@
+//! `--input NAME=[1.0,2.0]`, `--input NAME=[[1.0,2.0],[3.0,4.0]]`, `--input NAME=FILE.npy`.
+
+use std::path::Path;
+
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::memory::MEMORY_LIMIT_HINT;
+
+use super::error::{Failure, KnnError};
+use knn_formats::npy::read_npy;
+
+/// Parses one `--input` argument: `NAME=[1.0, 2.0]`, `NAME=[[1, 2], [3, 4]]` or
+/// `NAME=FILE.npy`. A malformed argument is a usage error; a well-formed file too large for the
+/// memory budget is a limit.
+///
+/// ```
+/// let x = knn::parse_input("x=[[1, 2], [3, 4]]").unwrap();
+/// assert_eq!((x.shape, x.data), (vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]));
+/// assert_eq!(knn::parse_input("x=1.0").unwrap_err().exit_code(), 1);
+/// ```
+pub fn parse_input(argument: &str) -> Result<TensorInput, KnnError> {
+    parse_input_text(argument).map_err(|e| {
+        let failure = if e.contains(MEMORY_LIMIT_HINT) { Failure::Limit(None) } else { Failure::Usage };
+        KnnError::new(failure, e)
+    })
+}
+
+fn parse_input_text(argument: &str) -> Result<TensorInput, String> {
+    let Some((name, value)) = argument.split_once('=') else {
+        return Err(format!("`--input {argument}`: expected NAME=[v, …], NAME=[[…], …] or NAME=FILE.npy"));
+    };
+    let name = name.trim().to_string();
+    let value = value.trim();
+    let (shape, data) = if value.starts_with('[') {
+        parse_inline(value).map_err(|e| format!("`--input {argument}`: {e}"))?
+    } else if let Some(hint) = not_a_file(value) {
+        return Err(format!("`--input {argument}`: {hint}"));
+    } else {
+        let array = read_npy(Path::new(value)).map_err(|e| format!("`--input {argument}`: {e}"))?;
+        (array.shape, array.data)
+    };
+    let input = TensorInput { name, shape, data };
+    input.validate().map_err(|e| format!("`--input {argument}`: {e}"))?;
+    Ok(input)
+}
+
+/// Why a value that is neither a bracketed list nor an existing file is neither, in the words
+/// of the two forms it could have taken: `x=1.0` is not a misspelt path but a missing `[…]`.
+fn not_a_file(value: &str) -> Option<String> {
+    if Path::new(value).exists() {
+        return None;
+    }
+    const FORMS: &str = "a value is a list in brackets (`[1.0, 2.0]`, `[[1, 2], [3, 4]]`) or the path of a .npy file";
+    Some(if parse_numbers(value).is_ok() {
+        format!("{FORMS}; inputs are tensors, so a single number is written `[{value}]`")
+    } else {
+        format!("{FORMS}, and there is no file `{value}`")
+    })
+}
+
+/// `[1.0, 2]` or `[[1, 2], [3, 4]]`: the shape and the row-major data. Numbers are anything
+/// Rust reads as an f64 (`1`, `-2.5e3`, `NaN`, `inf`) or K's `Infinity`.
+pub fn parse_inline(text: &str) -> Result<(Vec<usize>, Vec<f64>), String> {
+    let inner = strip_brackets(text).ok_or("a list must be written in brackets")?;
+    if inner.trim_start().starts_with('[') {
+        let rows = split_rows(inner)?;
+        let mut data = Vec::new();
+        let mut cols = None;
+        for row in &rows {
+            let values = parse_numbers(strip_brackets(row).ok_or("each row must be written in brackets")?)?;
+            match cols {
+                None => cols = Some(values.len()),
+                Some(c) if c != values.len() => {
+                    return Err(format!("rows have different lengths ({c} and {})", values.len()));
+                }
+                _ => {}
+            }
+            data.extend(values);
+        }
+        Ok((vec![rows.len(), cols.unwrap_or(0)], data))
+    } else {
+        let data = parse_numbers(inner)?;
+        Ok((vec![data.len()], data))
+    }
+}
+
+fn strip_brackets(text: &str) -> Option<&str> {
+    text.trim().strip_prefix('[')?.strip_suffix(']')
+}
+
+/// The bracketed rows of a matrix, split at top-level commas.
+fn split_rows(inner: &str) -> Result<Vec<&str>, String> {
+    let mut rows = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in inner.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth == 0 => return Err("unbalanced `]`".into()),
+            ']' => depth -= 1,
+            ',' if depth == 0 => {
+                rows.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth > 1 {
+            return Err("inputs have rank 1 or 2".into());
+        }
+    }
+    if depth != 0 {
+        return Err("unbalanced `[`".into());
+    }
+    rows.push(inner[start..].trim());
+    Ok(rows)
+}
+
+fn parse_numbers(list: &str) -> Result<Vec<f64>, String> {
+    if list.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    list.split(',')
+        .map(|item| {
+            let item = item.trim();
+            match item {
+                "Infinity" | "+Infinity" => Ok(f64::INFINITY),
+                "-Infinity" => Ok(f64::NEG_INFINITY),
+                _ => item.parse::<f64>().map_err(|_| format!("`{item}` is not a number")),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_and_matrices() {
+        assert_eq!(parse_inline("[1.0, 2]").unwrap(), (vec![2], vec![1.0, 2.0]));
+        assert_eq!(parse_inline("[[1,2],[3,4],[5,6]]").unwrap(), (vec![3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+        assert_eq!(parse_inline("[]").unwrap(), (vec![0], vec![]));
+        let (_, nan) = parse_inline("[NaN, -Infinity]").unwrap();
+        assert!(nan[0].is_nan() && nan[1] == f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn malformed_lists_are_refused_with_a_reason() {
+        assert!(parse_inline("[[1,2],[3]]").unwrap_err().contains("different lengths"));
+        assert!(parse_inline("[1, x]").unwrap_err().contains("`x` is not a number"));
+        assert!(parse_inline("[[[1]]]").unwrap_err().contains("rank 1 or 2"));
+        assert!(parse_inline("[1, 2").is_err());
+        assert!(parse_input("x").unwrap_err().message.contains("expected NAME="));
+        assert!(parse_input("let=[1]").unwrap_err().message.contains("not an identifier"));
+    }
+
+    #[test]
+    fn a_value_that_is_neither_a_list_nor_a_file_says_what_a_value_is() {
+        let number = parse_input("x=1.0").unwrap_err().message.clone();
+        assert!(number.starts_with("`--input x=1.0`: a value is a list in brackets"), "{number}");
+        assert!(number.contains("or the path of a .npy file"), "{number}");
+        assert!(number.ends_with("a single number is written `[1.0]`"), "{number}");
+        assert!(!number.contains("cannot read the file"), "{number}");
+        let missing = parse_input("x=no-such-inputs.npy").unwrap_err().message.clone();
+        assert!(missing.contains("or the path of a .npy file, and there is no file `no-such-inputs.npy`"), "{missing}");
+    }
+}

@@ -1,0 +1,193 @@
+//! What to verify as a user writes it: a VNN-LIB property, or a claim on a box or an L∞ ball,
+//! each given as text (docs/cli.md, "knn verify"). `knn verify`'s flags fill a
+//! [`QuestionText`]; so do the fuzzers, which must mean by a region what a command line means.
+//! Bounds are kept as written (decimal), not rounded.
+
+use std::cmp::Ordering;
+use std::path::{Path, PathBuf};
+
+use super::arrays::read_array;
+use super::error::KnnError;
+use super::verify::read_property;
+use knn_verify::Question;
+use knn_verify::claim::{Claim, ball};
+use knn_verify::property::{Constant, InputBox};
+
+/// The text of a question: at most one of `region`, `around` (with `eps`) and `vnnlib`.
+#[derive(Clone, Debug, Default)]
+pub struct QuestionText {
+    /// The input box: `NAME=LO:HI,LO:HI,…`, one range per element of the input vector.
+    pub region: Option<String>,
+    /// The centre of an L∞ ball: `NAME=[v0, v1, …]` or `NAME=POINTS.npy` (a vector, or with
+    /// `row` one row of a matrix).
+    pub around: Option<String>,
+    /// The radius of the ball around `around`.
+    pub eps: Option<String>,
+    /// `LO:HI`: the ball cut to this range in every element.
+    pub clip: Option<String>,
+    /// The row of `POINTS.npy` to take as the centre.
+    pub row: Option<usize>,
+    /// `argmax=K`, `argmax!=K` or `argmax-stable` (the default).
+    pub claim: Option<String>,
+    /// A VNN-LIB property file.
+    pub vnnlib: Option<PathBuf>,
+}
+
+/// A question read from its text.
+#[derive(Debug)]
+pub struct Asked {
+    pub question: Question,
+    /// The input the region ranges over, when the text names it (`NAME=…`).
+    pub input_name: Option<String>,
+    /// Where the region's length comes from, for messages (`--box gives 3 ranges`).
+    pub region_words: String,
+}
+
+impl QuestionText {
+    /// The question: a VNN-LIB property, or a claim on a box or a ball. Errors are usage errors
+    /// naming the flag (`--eps 0.x: …`), except a `.npy` centre beyond the memory budget, a
+    /// limit, and an unreadable property file.
+    pub fn ask(&self) -> Result<Asked, KnnError> {
+        if let Some(path) = &self.vnnlib {
+            let property = read_property(path)?;
+            let region_words = format!("{} declares {} inputs X_i", path.display(), property.inputs);
+            return Ok(Asked { question: Question::Property(property), input_name: None, region_words });
+        }
+        let usage = |message: String| KnnError::usage(message);
+        let text = self.claim.as_deref().unwrap_or("argmax-stable");
+        let claim = Claim::parse(text).map_err(|e| usage(format!("--claim {text}: {e}")))?;
+        let (name, region, region_words) = if let Some(text) = &self.region {
+            let (name, region) = parse_box(text).map_err(usage)?;
+            let words = format!("--box gives {} ranges", region.len());
+            (name, region, words)
+        } else if let Some(text) = &self.around {
+            let (name, centre) = parse_point(text, self.row)?;
+            let eps_text = self.eps.as_deref().unwrap_or_default();
+            let eps = Constant::parse(eps_text).map_err(|e| usage(format!("--eps {eps_text}: {e}")))?;
+            if eps.below < 0.0 || !eps.above.is_finite() {
+                return Err(usage(format!("--eps {eps_text}: expected a non-negative decimal number")));
+            }
+            let clip = self
+                .clip
+                .as_deref()
+                .map(|c| parse_range(c).map_err(|e| usage(format!("--clip {c}: {e}"))))
+                .transpose()?;
+            let words = format!("the centre given by --around has {} elements", centre.len());
+            let region =
+                ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))).map_err(|e| usage(format!("--around: {e}")))?;
+            (name, region, words)
+        } else {
+            return Err(usage("say what to verify: --box, --around with --eps, --vnnlib, or --instances".into()));
+        };
+        Ok(Asked { question: Question::Class { region, claim }, input_name: Some(name), region_words })
+    }
+}
+
+/// `LO:HI` as two decimals with LO ≤ HI.
+fn parse_range(text: &str) -> Result<(Constant, Constant), String> {
+    let (lo, hi) = text.split_once(':').ok_or_else(|| format!("`{text}` is not a range LO:HI"))?;
+    let (lo, hi) = (Constant::parse(lo.trim())?, Constant::parse(hi.trim())?);
+    if lo.cmp_value(&hi) == Ordering::Greater {
+        return Err(format!("`{text}` is empty: {lo} is above {hi}"));
+    }
+    Ok((lo, hi))
+}
+
+/// `NAME=LO:HI,LO:HI,…`.
+fn parse_box(text: &str) -> Result<(String, InputBox), String> {
+    let (name, ranges) = text.split_once('=').ok_or_else(|| format!("--box {text}: expected NAME=LO:HI,LO:HI,…"))?;
+    let mut region = InputBox { lower: Vec::new(), upper: Vec::new() };
+    for (k, range) in ranges.split(',').enumerate() {
+        let (lo, hi) = parse_range(range.trim()).map_err(|e| format!("--box: element {k}: {e}"))?;
+        region.lower.push(lo);
+        region.upper.push(hi);
+    }
+    Ok((name.trim().to_string(), region))
+}
+
+/// `NAME=[v0, v1, …]` (decimals as written) or `NAME=POINTS.npy` (binary64 values).
+fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>), KnnError> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| KnnError::usage(format!("--around {text}: expected NAME=[…] or NAME=POINTS.npy")))?;
+    let value = value.trim();
+    if let Some(list) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        if let Some(r) = row {
+            return Err(KnnError::usage(format!(
+                "--row {r}: the centre is written out; --row picks a row of a .npy file"
+            )));
+        }
+        let centre = list
+            .split(',')
+            .map(|t| Constant::parse(t.trim()).map_err(|e| KnnError::usage(format!("--around: {e}"))))
+            .collect::<Result<Vec<Constant>, KnnError>>()?;
+        return Ok((name.trim().to_string(), centre));
+    }
+    let array = read_array(Path::new(value))?;
+    let data = match (array.shape.as_slice(), row) {
+        ([_], None) => array.data,
+        ([rows, cols], Some(r)) if r < *rows => array.data[r * cols..(r + 1) * cols].to_vec(),
+        ([rows, _], Some(r)) => return Err(KnnError::usage(format!("--row {r}: {value} has {rows} rows"))),
+        ([_, _], None) => return Err(KnnError::usage(format!("{value} is a matrix: pick the centre with --row"))),
+        (shape, _) => {
+            return Err(KnnError::usage(format!(
+                "{value} has shape {shape:?}: expected a vector or a matrix of points"
+            )));
+        }
+    };
+    if let Some(k) = data.iter().position(|v| !v.is_finite()) {
+        return Err(KnnError::usage(format!(
+            "{value}: element {k} of the centre is {:?}, not a finite number",
+            data[k]
+        )));
+    }
+    Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(region: &str, claim: &str) -> QuestionText {
+        QuestionText { region: Some(region.into()), claim: Some(claim.into()), ..QuestionText::default() }
+    }
+
+    #[test]
+    fn a_box_and_a_claim_become_the_question() {
+        let asked = text("x=0:1,-0.5:0.5", "argmax!=1").ask().unwrap();
+        assert_eq!(asked.input_name.as_deref(), Some("x"));
+        assert_eq!(asked.region_words, "--box gives 2 ranges");
+        let Question::Class { region, claim } = asked.question else { panic!("a class claim") };
+        assert_eq!((region.len(), claim), (2, Claim::ArgmaxIsNot(1)));
+        assert_eq!(region.upper[1].cmp_value(&Constant::parse("0.5").unwrap()), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_ball_keeps_its_ends_exact_and_is_cut_by_the_clip() {
+        let around = QuestionText {
+            around: Some("x=[0.1, 0.9]".into()),
+            eps: Some("0.4".into()),
+            clip: Some("0:1".into()),
+            ..QuestionText::default()
+        };
+        let Question::Class { region, claim } = around.ask().unwrap().question else { panic!("a class claim") };
+        assert_eq!(claim, Claim::ArgmaxStable);
+        // 0.1 − 0.4 is cut to 0, 0.1 + 0.4 is 0.5 exactly; 0.9 + 0.4 is cut to 1.
+        let expected = ["0", "0.5", "0.5", "1"].map(|t| Constant::parse(t).unwrap());
+        for (end, expected) in region.lower.iter().chain(&region.upper).zip(&expected) {
+            assert_eq!(end.cmp_value(expected), Ordering::Equal, "{end} is not {expected}");
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_asked_is_a_usage_error_naming_the_flag() {
+        let none = QuestionText { claim: Some("argmax=0".into()), ..QuestionText::default() };
+        assert!(none.ask().unwrap_err().to_string().starts_with("say what to verify"));
+        let bad_claim = text("x=0:1", "argmax=").ask().unwrap_err();
+        assert!(bad_claim.to_string().starts_with("--claim argmax=:"), "{bad_claim}");
+        let empty = text("x=1:0", "argmax-stable").ask().unwrap_err();
+        assert!(empty.to_string().contains("element 0: `1:0` is empty"), "{empty}");
+        let negative = QuestionText { around: Some("x=[0]".into()), eps: Some("-1".into()), ..QuestionText::default() };
+        assert_eq!(negative.ask().unwrap_err().exit_code(), 1);
+    }
+}

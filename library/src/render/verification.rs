@@ -1,0 +1,179 @@
+//! The verifier's answers in every output format: the line `knn verify` prints, the note on
+//! standard error for a construct the verifier cannot bound, the JSON report (schema_version 1,
+//! docs/cli.md), the VNN-COMP results file and witness, and the answer column of an instance
+//! list's results.
+
+use knn_semantics::syntax::diagnostic::{line_col, render_report};
+use serde_json::{Value, json};
+
+use crate::report::{Answer, Effort, Report};
+use knn_verify::judge::RunError;
+use knn_verify::{Counterexample, Unknown};
+
+/// A value written so that it reads back as the same binary64 value wherever it is read:
+/// the shortest decimal that does for a finite value, and `Infinity`, `-Infinity`, `NaN`
+/// otherwise — the words that Python's `float`, JavaScript's `Number` and Rust's `parse` all
+/// read (Rust's own `inf` is not JavaScript's).
+pub fn number_text(v: f64) -> String {
+    match v {
+        v if v.is_nan() => "NaN".to_string(),
+        f64::INFINITY => "Infinity".to_string(),
+        f64::NEG_INFINITY => "-Infinity".to_string(),
+        v => format!("{v:?}"),
+    }
+}
+
+/// A value in JSON: a number when finite; JSON has no infinity or NaN, so those are the
+/// strings of [`number_text`] (`null` would lose which).
+pub fn number_json(v: f64) -> Value {
+    if v.is_finite() { json!(v) } else { json!(number_text(v)) }
+}
+
+/// Values printed so that they read back as the same binary64 values.
+fn vector(values: &[f64]) -> String {
+    let items: Vec<String> = values.iter().map(|&v| number_text(v)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Where a failed run failed, as `line:col` in the program's source.
+pub fn failure_text(error: &RunError, source: &str) -> String {
+    let (line, col) = line_col(source, error.span.start as usize);
+    format!("{line}:{col}: {error}")
+}
+
+/// The answer as `knn verify` prints it on standard output (`holds: …`, `violated: …` with the
+/// counterexample, `unknown: …`), or `None` for the answer of a run.
+pub fn verification_text(report: &Report) -> Option<String> {
+    let effort = report.effort.unwrap_or_default();
+    let stats = format!("{:.3} s, {} boxes", effort.seconds, effort.boxes);
+    Some(match &report.answer {
+        Answer::Holds { class: Some(k) } => format!("holds: the class is {k} on the whole region ({stats})"),
+        Answer::Holds { class: None } => format!("holds: no input of the region reaches an unsafe output ({stats})"),
+        Answer::Violated(c) => {
+            let what = match (&c.failure, c.class, c.expected_class) {
+                (Some(_), _, _) => "the program fails there".to_string(),
+                (None, Some(found), Some(expected)) => format!("the class is {found}, not {expected}"),
+                (None, Some(found), None) => format!("the class is {found}"),
+                _ => "the output is unsafe".to_string(),
+            };
+            let result = match &c.failure {
+                Some(error) => format!("error  = {}", failure_text(error, &report.source.text)),
+                None => format!("output = {}", vector(&c.output)),
+            };
+            format!(
+                "violated: {what} (case {}; confirmed on the small-step reference and the big-step engine; {stats})\n  input  = {}\n  {result}\n  witness: {}",
+                c.case,
+                vector(&c.input),
+                witness(&c.input, &c.output).replace("\n ", " ")
+            )
+        }
+        Answer::Unknown(Unknown::Timeout) => {
+            format!("unknown: timeout ({stats}; {:.1}% of the region's volume proved)", 100.0 * effort.proved_share)
+        }
+        Answer::Unknown(Unknown::Limit(why)) => format!("unknown: limit: {why} ({stats})"),
+        Answer::Unknown(Unknown::Bug(why)) => format!("unknown: bug: {why} ({stats}); please report it"),
+        Answer::Unknown(Unknown::Unsupported(u)) => format!("unknown: unsupported: {}", u.what),
+        _ => return None,
+    })
+}
+
+/// For a construct the verifier cannot bound, the place in the program, rendered like a
+/// compiler's message (`color` for a terminal).
+pub fn verification_note(report: &Report, color: bool) -> Option<String> {
+    let Answer::Unknown(Unknown::Unsupported(u)) = &report.answer else { return None };
+    let source = &report.source;
+    u.span.map(|span| {
+        let message = format!("unsupported: {}", u.what);
+        render_report(&source.name, &source.text, span, &message, "the verifier cannot bound this", None, color)
+    })
+}
+
+/// The JSON report of a verification (schema_version 1, docs/cli.md), or `None` for a run's.
+pub fn verification_json(report: &Report) -> Option<Value> {
+    let Effort { seconds, boxes, proved_share } = report.effort.unwrap_or_default();
+    let mut object = json!({ "schema_version": 1, "seconds": seconds, "boxes": boxes, "proved_share": proved_share });
+    let fields = match &report.answer {
+        Answer::Holds { class } => json!({"answer": "holds", "class": class}),
+        Answer::Violated(c) => json!({
+            "answer": "violated",
+            "counterexample": counterexample_json(c, &report.source.text),
+        }),
+        Answer::Unknown(Unknown::Unsupported(u)) => json!({
+            "answer": "unknown",
+            "reason": "unsupported",
+            "detail": u.what,
+            "span": u.span.map(|s| json!({"start": s.start, "end": s.end})),
+        }),
+        Answer::Unknown(u) => {
+            let (reason, detail) = match u {
+                Unknown::Timeout => ("timeout", String::new()),
+                Unknown::Limit(why) => ("limit", why.clone()),
+                Unknown::Bug(why) => ("bug", why.clone()),
+                Unknown::Unsupported(_) => unreachable!("answered above"),
+            };
+            json!({"answer": "unknown", "reason": reason, "detail": detail})
+        }
+        _ => return None,
+    };
+    if let (Value::Object(o), Value::Object(f)) = (&mut object, fields) {
+        o.extend(f);
+    }
+    Some(object)
+}
+
+/// A counterexample in the JSON report: non-finite outputs as [`number_json`] writes them, and
+/// `failure` (kind, message, place) where the run fails there.
+fn counterexample_json(c: &Counterexample, source: &str) -> Value {
+    let failure = c.failure.as_ref().map(|e| {
+        let (line, column) = line_col(source, e.span.start as usize);
+        json!({"kind": e.kind.id(), "message": e.detail, "line": line, "column": column,
+               "span": {"start": e.span.start, "end": e.span.end}})
+    });
+    json!({
+        "case": c.case,
+        "input": c.input.iter().map(|&v| number_json(v)).collect::<Vec<_>>(),
+        "output": c.output.iter().map(|&v| number_json(v)).collect::<Vec<_>>(),
+        "class": c.class,
+        "expected_class": c.expected_class,
+        "failure": failure,
+        "witness": witness(&c.input, &c.output),
+    })
+}
+
+/// The VNN-COMP witness: `((X_0 v) (X_1 v) … (Y_0 v) …)`, one pair a line, the values as
+/// [`number_text`] writes them (no `Y` where the run failed).
+pub fn witness(input: &[f64], output: &[f64]) -> String {
+    let pairs: Vec<String> = input
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| format!("(X_{i} {})", number_text(v)))
+        .chain(output.iter().enumerate().map(|(i, &v)| format!("(Y_{i} {})", number_text(v))))
+        .collect();
+    format!("({})", pairs.join("\n "))
+}
+
+/// The VNN-COMP results file: `sat` and the witness, `unsat`, `timeout` or `unknown`; `None`
+/// for the answer of a run.
+pub fn results_text(answer: &Answer) -> Option<String> {
+    Some(match answer {
+        Answer::Holds { .. } => "unsat\n".into(),
+        Answer::Violated(c) => format!("sat\n{}\n", witness(&c.input, &c.output)),
+        Answer::Unknown(Unknown::Timeout) => "timeout\n".into(),
+        Answer::Unknown(_) => "unknown\n".into(),
+        _ => return None,
+    })
+}
+
+/// The answer column of an instance list's results: `holds`, `violated`, `unknown:REASON`
+/// (`timeout`, `limit`, `bug`, `unsupported`); `None` for the answer of a run.
+pub fn answer_word(answer: &Answer) -> Option<&'static str> {
+    Some(match answer {
+        Answer::Holds { .. } => "holds",
+        Answer::Violated(_) => "violated",
+        Answer::Unknown(Unknown::Timeout) => "unknown:timeout",
+        Answer::Unknown(Unknown::Limit(_)) => "unknown:limit",
+        Answer::Unknown(Unknown::Bug(_)) => "unknown:bug",
+        Answer::Unknown(Unknown::Unsupported(_)) => "unknown:unsupported",
+        _ => return None,
+    })
+}

@@ -1,0 +1,238 @@
+//! [`Program::verify`]: a claim about the program on a region of inputs, answered in a
+//! [`Report`] like a run — `holds`, `violated` with a counterexample confirmed on both engines,
+//! or `unknown` and why — with the effort it took. The method is in docs/verification.md; this
+//! file finds the input to range over, compiles the [`Target`], and tells a region that does
+//! not fit the program (the caller's error) from a program the verifier cannot bound (the
+//! answer `unknown`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use knn_semantics::check::check_program;
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::inputs::TensorInput;
+
+use super::error::{Diagnostic, Failure, KnnError};
+use super::program::{Program, Semantics, read_source};
+use super::report::{Answer, Effort, Report};
+use super::threads::check_threads;
+use knn_engine::bigstep::ops::Op;
+use knn_verify::bab::CaseProgress;
+use knn_verify::property::Property;
+use knn_verify::split::Split;
+use knn_verify::vnnlib::parse_vnnlib;
+use knn_verify::{Options, Question, Target, Unknown, verify};
+
+/// How to verify. The default ranges over the program's only free input, with no other input
+/// bound, no time limit, and branch and bound splitting as `Split::Auto` chooses.
+#[derive(Default)]
+pub struct VerifyOptions<'a> {
+    /// The input the region ranges over (default: the network's declared input, or the
+    /// program's only free name besides `fixed`).
+    pub input_name: Option<String>,
+    /// The program's other inputs, bound to fixed values.
+    pub fixed: Vec<TensorInput>,
+    /// Answer by this long after `started` (the answer: unknown, timeout). Every phase polls
+    /// it; the answer comes at most a poll's work late (docs/verification.md, "Timeouts").
+    pub timeout: Option<Duration>,
+    /// When the time limit started counting (default: when `verify` is called). A caller that
+    /// reads the network or the property first sets it before reading: that time counts too.
+    pub started: Option<Instant>,
+    /// Worker threads for this verification (default: rayon's pool, one per core).
+    pub threads: Option<usize>,
+    /// What branch and bound splits.
+    pub split: Split,
+    /// Hears of progress: the case, and its search's progress.
+    pub progress: Option<&'a mut (dyn FnMut(usize, CaseProgress) + Send)>,
+    /// How messages name the region's length (`--box gives 3 ranges`); default: the
+    /// property's or the region's own words.
+    pub region_words: Option<String>,
+}
+
+/// Reads a VNN-LIB property (`X_i` the program's input, `Y_i` its result vector); a file
+/// knn cannot read is an error at its line and column.
+pub fn read_property(path: &Path) -> Result<Property, KnnError> {
+    let source = Arc::new(read_source(path)?);
+    parse_vnnlib(&source.text).map_err(|e| {
+        let diagnostic = Diagnostic { span: e.span, message: e.message, label: "here".into(), hint: e.hint };
+        KnnError::located(Failure::Parse, &source, vec![diagnostic], 1)
+    })
+}
+
+impl Program {
+    /// Answers `question` about the program: `holds` for every binary64 input of the region,
+    /// `violated` with a counterexample replayed on the small-step reference and the big-step
+    /// engine, or `unknown` (timeout, limit, a construct the verifier cannot bound). A region
+    /// that does not fit the program, or a claim about a class it does not have, is an error.
+    ///
+    /// ```
+    /// use knn::{Answer, Claim, InputBox, Question, VerifyOptions, load};
+    /// let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn"))?;
+    /// let region = InputBox::from_bounds(&[0.9, -2.1, 0.4], &[1.1, -1.9, 0.6])?;
+    /// let question = Question::Class { region, claim: Claim::ArgmaxStable };
+    /// let report = net.verify(&question, VerifyOptions::default())?;
+    /// assert!(matches!(report.answer, Answer::Holds { class: Some(0) }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Report, KnnError> {
+        // On the calling thread, whatever its stack: nothing recurses on the program's depth.
+        let (answer, effort) = self.verify_here(question, options)?;
+        Ok(Report::of_verification(answer, effort, &self.shared_source()))
+    }
+
+    /// [`Program::verify`] on the calling thread: the answer and what it took.
+    fn verify_here(&self, question: &Question, options: VerifyOptions<'_>) -> Result<(Answer, Effort), KnnError> {
+        // Checking and compiling a large network takes a noticeable part of a second: it counts.
+        let clock = options.started.unwrap_or_else(Instant::now);
+        if self.semantics() != Semantics::Revised {
+            return Err(KnnError::usage("the verifier works on programs under the revised rules"));
+        }
+        if let Some(threads) = options.threads {
+            check_threads(threads).map_err(|e| KnnError::usage(format!("threads={threads}: {e}")))?;
+        }
+        let input_name = self.open_input(options.input_name.as_deref(), &options.fixed)?;
+        let mut bound: Vec<&str> = options.fixed.iter().map(|t| t.name.as_str()).collect();
+        bound.push(&input_name);
+        self.check(&bound)?;
+        let (input_len, own_words) = match question {
+            Question::Property(p) => (p.inputs, format!("the property declares {} inputs X_i", p.inputs)),
+            Question::Class { region, .. } => (region.len(), format!("the region has {} ranges", region.len())),
+        };
+        let region_words = options.region_words.unwrap_or(own_words);
+        let target = match self.target(&input_name, input_len, options.fixed, &region_words)? {
+            Ok(target) => target,
+            Err(unsupported) => return Ok((unsupported, Effort::default())),
+        };
+        let started = Instant::now();
+        let mut effort = Effort::default();
+        let mut user_progress = options.progress;
+        let mut on_progress = |case: usize, p: CaseProgress| {
+            effort.boxes = p.boxes;
+            effort.proved_share = p.proved_share;
+            if let Some(f) = user_progress.as_mut() {
+                f(case, p);
+            }
+        };
+        let run = search_options((clock, options.timeout), options.split, &mut on_progress);
+        let answer = match options.threads {
+            None => verify(&target, question, run),
+            Some(threads) => rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| KnnError::usage(format!("cannot start {threads} threads: {e}")))?
+                .install(|| verify(&target, question, run)),
+        }
+        .map_err(|mismatch| KnnError::usage(mismatch.0))?;
+        // Freeing a large network's syntax tree and plan takes a good part of a second: the
+        // answer need not wait for it.
+        std::thread::spawn(move || drop(target));
+        effort.seconds = started.elapsed().as_secs_f64();
+        Ok((Answer::from(answer), effort))
+    }
+
+    /// The input that varies (the one a region ranges over, or a batch's rows fill): the one
+    /// asked for, the network's, or the only free name of the program besides `fixed`.
+    pub fn open_input(&self, asked: Option<&str>, fixed: &[TensorInput]) -> Result<String, KnnError> {
+        let name = &self.source().name;
+        if let Some((declared, _)) = self.declared_input() {
+            return match asked {
+                Some(asked) if asked != declared => {
+                    Err(KnnError::usage(format!("{name}: the network's input is `{declared}`, not `{asked}`")))
+                }
+                _ => Ok(declared.to_string()),
+            };
+        }
+        if let Some(asked) = asked {
+            return Ok(asked.to_string());
+        }
+        let bound: Vec<&str> = fixed.iter().map(|t| t.name.as_str()).collect();
+        let text = &self.source().text;
+        let mut free: Vec<String> = check_program(self.syntax(), &bound)
+            .into_iter()
+            .filter(|e| e.kind == ErrorKind::UnboundIdentifier)
+            .filter_map(|e| text.get(e.span.start as usize..e.span.end as usize).map(str::to_string))
+            .collect();
+        free.sort();
+        free.dedup();
+        match free.as_slice() {
+            [one] => Ok(one.clone()),
+            [] => Err(KnnError::usage(format!("{name}: the program has no free input"))),
+            many => Err(KnnError::usage(format!(
+                "{name}: the program has several free inputs ({}): name the one that varies \
+                 (--input-name) and bind the others (--input)",
+                many.join(", ")
+            ))),
+        }
+    }
+
+    /// The program compiled for an input of `input_len` elements, or the answer `unknown`
+    /// when the verifier cannot bound it. A length the program refuses is the caller's error:
+    /// `region_words` says where the length comes from.
+    fn target(
+        &self,
+        input_name: &str,
+        input_len: usize,
+        fixed: Vec<TensorInput>,
+        region_words: &str,
+    ) -> Result<Result<Target, Answer>, KnnError> {
+        let file = &self.source().name;
+        if let Some((_, expected)) = self.declared_input()
+            && expected != input_len
+        {
+            return Err(KnnError::usage(format!(
+                "{file}: the network's input `{input_name}` has {expected} elements, but {region_words}"
+            )));
+        }
+        // A program that fails before it reads its input fails on every input of this length,
+        // typically on a shape that does not fit: the region is wrong, not the verifier short.
+        let plan = Target::plan(self.syntax(), input_name, &[input_len], &fixed);
+        if let Some((detail, span)) = plan.ops.iter().find_map(|op| match op {
+            Op::Raise { error } => Some((error.detail.to_string(), error.span)),
+            _ => None,
+        }) {
+            let message = format!(
+                "the program fails on every input `{input_name}` of {input_len} elements ({region_words}): {detail}"
+            );
+            let diagnostic = Diagnostic { span, message, label: "fails here".into(), hint: None };
+            return Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1));
+        }
+        Ok(Target::from_plan(self.syntax().clone(), input_name, vec![input_len], fixed, plan)
+            .map_err(|unsupported| Answer::Unknown(Unknown::Unsupported(unsupported))))
+    }
+}
+
+/// The search's options: the time limit (from when it started counting) and the split asked
+/// for, `progress` to hear of it.
+fn search_options<'p>(
+    (started, timeout): (Instant, Option<Duration>),
+    split: Split,
+    progress: &'p mut (dyn FnMut(usize, CaseProgress) + Send),
+) -> Options<'p> {
+    Options { timeout, started: Some(started), progress: Some(progress), split, ..Options::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_search_gets_the_time_limit_and_the_split_asked_for() {
+        let heard = std::sync::atomic::AtomicUsize::new(0);
+        let mut progress = |_: usize, _: CaseProgress| {
+            heard.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        };
+        let started = Instant::now();
+        let mut run = search_options((started, Some(Duration::from_millis(1500))), Split::Relus, &mut progress);
+        assert_eq!((run.timeout, run.split), (Some(Duration::from_millis(1500)), Split::Relus));
+        // The time counts from when the caller started it (before loading), not from the search.
+        assert_eq!(run.started, Some(started));
+        run.progress.as_mut().expect("progress is passed on")(0, CaseProgress { boxes: 1, proved_share: 0.0 });
+        assert_eq!(heard.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // The defaults of `Options` are the searches' own (batch and seed), not the caller's.
+        let defaults = Options::default();
+        assert_eq!((run.batch, run.seed), (defaults.batch, defaults.seed));
+    }
+}

@@ -1,0 +1,396 @@
+//! Branch and bound, one box at a time: bound a box (intervals, then linear bounds); if every
+//! unsafe conjunction is refuted there the box is proved; else cut it to where unsafe points
+//! can be, look for one at the corners the bounds point to, and say what to split
+//! ([`super::split`]). The search over the boxes is in [`super::queue`].
+
+mod atoms;
+
+use std::sync::Arc;
+
+use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
+
+use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
+use super::alpha::SignConstraint;
+use super::clip::{HalfSpace, clip, hull};
+use super::deadline::Deadline;
+use super::float::Interval;
+use super::interval::{Bounds, layer_bounds};
+use super::judge::{ClassClaim, Judge, PointResult};
+use super::network::Network;
+use super::prepare::PreparedLayers;
+use super::property::{Case, Truth};
+use super::split::{Split, input_to_split, relu_to_split};
+use super::tighten::{NoBound, Slopes, meet, tighten};
+
+/// One case of a property, ready for the search.
+pub struct CaseSearch<'a> {
+    pub(super) net: &'a Network,
+    /// The compiled program, for deciding the smallest boxes point by point.
+    plan: &'a Plan,
+    case: &'a Case,
+    conjunctions: Vec<PreparedConjunction>,
+    /// The binary64 points inside the box as written: candidates are clamped into it.
+    inner: Vec<Interval>,
+    /// The case's whole box (outer).
+    root: Vec<Interval>,
+    pub(super) width: usize,
+    /// Split the signs of unstable relus before inputs.
+    relus_first: bool,
+    /// For a class claim, the class claimed: points are judged by the class the engine
+    /// returns ([`Judge`]).
+    class: Option<ClassClaim>,
+}
+
+/// What examining one box found.
+#[derive(Clone, Debug)]
+pub enum Examined {
+    Proved,
+    /// A point of the box (inside the box as written) whose output the network's own
+    /// evaluation finds unsafe: to be confirmed on the engines.
+    Candidate(Vec<f64>),
+    /// Not decided: split `dim` of `region`, the part of the box where unsafe points can be
+    /// (the rest is proved). The bounds found hold on both halves too.
+    Split {
+        region: Vec<Interval>,
+        dim: usize,
+        bounds: Option<LayerBounds>,
+    },
+    /// Not decided: split the sign of the input of relu `neuron` of layer `layer` (element
+    /// `neuron` of `bounds[layer − 1]`), on `region`, the part where unsafe points can be.
+    SplitRelu {
+        region: Vec<Interval>,
+        layer: usize,
+        neuron: usize,
+        bounds: LayerBounds,
+    },
+    /// Not decided and too narrow to split further.
+    Stuck,
+    /// The deadline passed before the box was decided: nothing is known of it.
+    OutOfTime,
+}
+
+/// The most binary64 points a box too narrow to split may hold to be decided point by point.
+const EXHAUSTIVE_POINTS: usize = 1 << 12;
+
+/// Splits per input dimension (on average) past which a box's search counts as stalled and
+/// its hidden layers get optimised slopes.
+const STALLED_HALVINGS: usize = 3;
+
+/// The bounds of every layer's output on a box, shared with the boxes split from it.
+pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
+
+pub use super::queue::{CaseOutcome, CaseProgress};
+
+impl<'a> CaseSearch<'a> {
+    /// `None` when the case's box holds no binary64 point (the case holds vacuously).
+    pub fn new(net: &'a Network, plan: &'a Plan, case: &'a Case) -> Option<CaseSearch<'a>> {
+        let inner = case.input.inner()?;
+        let width = net.widths().last().copied().unwrap_or(0);
+        let conjunctions = case
+            .unsafe_when
+            .iter()
+            .map(|c| PreparedConjunction {
+                atoms: c.atoms.iter().map(|a| (a.clone(), dense_over_last(net, a, width))).collect(),
+            })
+            .collect();
+        let relus_first = Split::default().relus_first(case.input.len());
+        let root = case.input.outer();
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, class: None })
+    }
+
+    /// Judges points by the class the engine returns, for a claim about `class` (the case's
+    /// conjunctions are that claim's unsafe region for vectors without a NaN).
+    pub fn judged_by(mut self, class: Option<ClassClaim>) -> CaseSearch<'a> {
+        self.class = class;
+        self
+    }
+
+    fn judge(&self) -> Judge<'_> {
+        Judge { case: self.case, class: self.class }
+    }
+
+    /// The case's whole box (outer).
+    pub fn root(&self) -> &[Interval] {
+        &self.root
+    }
+
+    /// Chooses what to split ([`Split::Auto`] unless told).
+    pub fn splitting(mut self, split: Split) -> CaseSearch<'a> {
+        self.relus_first = split.relus_first(self.root.len());
+        self
+    }
+
+    /// Examines one box of inputs (an outer box: binary64 bounds holding the points), inside
+    /// a box on which `inherited` bounds were found.
+    ///
+    /// `signs`: the box is cut to the inputs where some relus have these signs (the inherited
+    /// bounds are cut to them too), so bounds that do not meet prove it.
+    pub fn examine(
+        &self,
+        region: &[Interval],
+        inherited: Option<&LayerBounds>,
+        depth: u32,
+        signs: &[SignConstraint],
+    ) -> Examined {
+        self.examine_until(region, inherited, depth, signs, Deadline::NEVER)
+    }
+
+    /// [`CaseSearch::examine`], given up ([`Examined::OutOfTime`]) once `deadline` passes: the
+    /// bounds poll it per layer, per block of rows and per optimised row.
+    pub fn examine_until(
+        &self,
+        region: &[Interval],
+        inherited: Option<&LayerBounds>,
+        depth: u32,
+        signs: &[SignConstraint],
+        deadline: Deadline,
+    ) -> Examined {
+        if deadline.passed() {
+            return Examined::OutOfTime;
+        }
+        let relu_part = !signs.is_empty();
+        let layers = &self.net.layers;
+        let mut bounds = match self.interval_bounds(region, inherited) {
+            Ok(bounds) => bounds,
+            Err(failure) => return self.without_bounds(failure, region, relu_part),
+        };
+        let mut open = self.open_conjunctions(&bounds, (0..self.conjunctions.len()).collect());
+        if let Some(point) = self.unsafe_everywhere(&bounds, &open, region) {
+            return Examined::Candidate(point);
+        }
+        if open.is_empty() {
+            return Examined::Proved;
+        }
+        if !bounds.layers.iter().flatten().all(|b| b.lo.is_finite() && b.hi.is_finite()) {
+            // The linear bounds' argument is exact arithmetic on the engine's values, which needs
+            // them finite (docs/verification.md, "Linear bounds in floating point"): where a
+            // layer may overflow, only the intervals decide, and the box is split.
+            return self
+                .try_centre(region)
+                .unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers))));
+        }
+        let mut atoms = None;
+        // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
+        // input splitting has stalled, past three halvings of every side on average, and
+        // everywhere when there are too many inputs for splitting to get that far
+        // (docs/verification.md, "Branch and bound").
+        let stalled = depth as usize >= STALLED_HALVINGS * region.len() || self.relus_first;
+        let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
+        for &slopes in stages {
+            // Each stage starts afresh: the bounds of every layer may change, so none of the
+            // last stage's preparations holds.
+            let mut prepared = PreparedLayers::new(layers.len());
+            match tighten(layers, &mut bounds, &mut prepared, slopes, deadline) {
+                Ok(()) => {}
+                Err(NoBound::OutOfTime) => return Examined::OutOfTime,
+                Err(failure) => return self.without_bounds(failure, region, relu_part),
+            }
+            open = self.open_conjunctions(&bounds, open);
+            if open.is_empty() {
+                return Examined::Proved;
+            }
+            let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, deadline) else {
+                return Examined::OutOfTime;
+            };
+            open.retain(|c| !found.refuted[*c]);
+            if open.is_empty() {
+                return Examined::Proved;
+            }
+            atoms = Some(found);
+        }
+        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted } = atoms.expect("the stages ran");
+        let remaining = open;
+        // Cut the box to where the open conjunctions' bounds let them hold (docs/verification.md,
+        // "Branch and bound"): the rest is proved.
+        let parts = remaining.iter().filter_map(|&c| {
+            let mut part = region.to_vec();
+            for ((owner, bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
+                if owner.0 != c {
+                    continue;
+                }
+                let constant = self.conjunctions[c].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").1;
+                for bound in std::iter::once(bound).chain(optimised) {
+                    if !clip(&mut part, &HalfSpace::where_atom_can_hold(bound, constant)) {
+                        return None;
+                    }
+                }
+            }
+            Some(part)
+        });
+        let Some(cut) = hull(parts) else {
+            return Examined::Proved;
+        };
+        let region = cut.as_slice();
+        // The sensitivity of the open bounds to each input (summed over their atoms: any of
+        // them may become the one that refutes its conjunction), and the corners they point to.
+        let mut weights = vec![0.0; region.len()];
+        let mut candidates = vec![self.centre(region)];
+        for (((c, _), bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
+            if refuted[*c] {
+                continue;
+            }
+            // Each bound's input coefficients, scaled to sum 1, from the fixed slopes and the
+            // optimised ones: either alone splits some ACAS Xu instances far worse
+            // (docs/verification.md, "Branch and bound").
+            add_sensitivity(&mut weights, &bound.coefficients);
+            add_sensitivity(&mut weights, &optimised.as_ref().unwrap_or(bound).coefficients);
+            let corner: Vec<f64> =
+                bound.coefficients.iter().zip(region).map(|(&k, x)| if k >= 0.0 { x.lo } else { x.hi }).collect();
+            candidates.push(self.clamp(&corner));
+        }
+        if let Some(point) = candidates.into_iter().find(|x| self.is_unsafe(x)) {
+            return Examined::Candidate(point);
+        }
+        if self.relus_first {
+            // The relu that costs the first open atom's bound the most.
+            let first = owners.iter().find(|(c, _)| !refuted[*c]);
+            let row =
+                first.map(|&(c, a)| &self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").0);
+            if let Some((layer, neuron)) = row.and_then(|row| relu_to_split(layers, &bounds, row)) {
+                return Examined::SplitRelu { region: region.to_vec(), layer, neuron, bounds: Arc::new(bounds.layers) };
+            }
+        }
+        self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
+    }
+
+    /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
+    /// box it was split from (they hold on every part of that box).
+    fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Result<Bounds, NoBound> {
+        let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
+        for (k, layer) in self.net.layers.iter().enumerate() {
+            let mut found = layer_bounds(layer, bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
+            if let Some(outer) = inherited {
+                for (b, o) in found.iter_mut().zip(&outer[k]) {
+                    *b = meet(*b, *o)?;
+                }
+            }
+            bounds.layers.push(found);
+        }
+        Ok(bounds)
+    }
+
+    /// A box whose bounds failed: bounds that do not meet prove a part cut out by relu signs
+    /// (no point of the box has those signs, see [`NoBound::Empty`]); otherwise nothing is
+    /// known and the box is split.
+    fn without_bounds(&self, failure: NoBound, region: &[Interval], relu_part: bool) -> Examined {
+        if failure == NoBound::Empty && relu_part {
+            return Examined::Proved;
+        }
+        // A NaN may be computed somewhere in the box: perhaps at its centre, which breaks the
+        // claim; otherwise split until it is found or ruled out.
+        self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], None))
+    }
+
+    /// The centre of `region` as a candidate, if the claim is broken there.
+    fn try_centre(&self, region: &[Interval]) -> Option<Examined> {
+        let centre = self.centre(region);
+        self.is_unsafe(&centre).then_some(Examined::Candidate(centre))
+    }
+
+    /// Whether the chain's result at `x` breaks the claim ([`Judge::breaks`]: a NaN, a failed
+    /// run, the class the engine returns, the constants as written).
+    pub fn is_unsafe(&self, x: &[f64]) -> bool {
+        self.judge().breaks(&self.net.result_at(x))
+    }
+
+    /// The conjunctions of `open` that the interval bounds of the outputs do not refute.
+    fn open_conjunctions(&self, bounds: &Bounds, open: Vec<usize>) -> Vec<usize> {
+        let y = self.outputs(bounds);
+        open.into_iter().filter(|&c| self.case.unsafe_when[c].truth(&y) != Truth::False).collect()
+    }
+
+    /// A point of the box when some conjunction is true on all of it.
+    fn unsafe_everywhere(&self, bounds: &Bounds, open: &[usize], region: &[Interval]) -> Option<Vec<f64>> {
+        let y = self.outputs(bounds);
+        let everywhere = open.iter().any(|&c| self.case.unsafe_when[c].truth(&y) == Truth::True);
+        let centre = self.centre(region);
+        (everywhere && self.is_unsafe(&centre)).then_some(centre)
+    }
+
+    fn outputs(&self, bounds: &Bounds) -> Vec<Interval> {
+        let last = bounds.layers.last().expect("a network has layers");
+        self.net.outputs.iter().map(|&k| last[k]).collect()
+    }
+
+    fn centre(&self, region: &[Interval]) -> Vec<f64> {
+        let centre: Vec<f64> = region.iter().map(Interval::midpoint).collect();
+        self.clamp(&centre)
+    }
+
+    /// The nearest point inside the box as written.
+    fn clamp(&self, x: &[f64]) -> Vec<f64> {
+        x.iter().zip(&self.inner).map(|(&v, b)| v.clamp(b.lo, b.hi)).collect()
+    }
+
+    /// Split the input side that [`input_to_split`] chooses (a box too narrow to split is
+    /// decided point by point).
+    pub(super) fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
+        match input_to_split(region, &self.root, weights) {
+            Some(dim) => Examined::Split { region: region.to_vec(), dim, bounds },
+            None => self.exhaust(region),
+        }
+    }
+
+    /// Decides a box too narrow to split by running the engine on each of its binary64
+    /// points (each dimension has at most two): proved when no point inside the box as written
+    /// breaks the claim, a candidate when one does, stuck when a run hit a limit of knn or
+    /// there are more than `EXHAUSTIVE_POINTS`.
+    fn exhaust(&self, region: &[Interval]) -> Examined {
+        let wide: Vec<usize> = (0..region.len()).filter(|&j| region[j].lo < region[j].hi).collect();
+        if wide.len() >= usize::BITS as usize || 1usize << wide.len() > EXHAUSTIVE_POINTS {
+            return Examined::Stuck;
+        }
+        let points: Vec<Vec<f64>> = (0..1usize << wide.len())
+            .map(|mask| {
+                let mut x: Vec<f64> = region.iter().map(|v| v.lo).collect();
+                for (bit, &j) in wide.iter().enumerate() {
+                    if mask >> bit & 1 == 1 {
+                        x[j] = region[j].hi;
+                    }
+                }
+                x
+            })
+            .filter(|x| self.case.input.contains(x))
+            .collect();
+        match first_breaking(self.plan, self.net, self.judge(), &points) {
+            Ok(Some(x)) => Examined::Candidate(x),
+            Ok(None) => Examined::Proved,
+            Err(Limit) => Examined::Stuck,
+        }
+    }
+}
+
+/// A run that hit a limit of knn (the memory budget): it says nothing about the claim.
+pub struct Limit;
+
+/// The first of `points` at which the engine's result breaks the claim, running the big-step
+/// engine (bit for bit the reference) on each; `None` when none does.
+pub fn first_breaking(
+    plan: &Plan,
+    net: &Network,
+    judge: Judge<'_>,
+    points: &[Vec<f64>],
+) -> Result<Option<Vec<f64>>, Limit> {
+    let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
+    for (x, row) in points.iter().zip(run_rows(plan, &rows, ExecOptions::default())) {
+        // An ArgMax program's scores are the chain's last vector.
+        let result = PointResult::of_row(row, || net.eval(x)).ok_or(Limit)?;
+        if judge.breaks(&result) {
+            return Ok(Some(x.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// Adds `|coefficients|`, scaled to sum 1, to `weights`.
+fn add_sensitivity(weights: &mut [f64], coefficients: &[f64]) {
+    let total: f64 = coefficients.iter().map(|k| k.abs()).sum();
+    if total > 0.0 && total.is_finite() {
+        for (w, k) in weights.iter_mut().zip(coefficients) {
+            *w += k.abs() / total;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,381 @@
+//! The verifier: proves or refutes a property of a program over a region of inputs, for the
+//! binary64 values the engine computes (docs/verification.md). One file per concern:
+//! [`property`] (what is asked), [`claim`] (argmax claims and balls as properties),
+//! [`network`] (the compiled plan as a chain of layers), [`interval`] and [`linear`] with
+//! [`relax`] and [`float`] (sound bounds), [`falsify`] (searching for counterexamples),
+//! [`bab`] (branch and bound), [`replay`] (confirming counterexamples on both engines).
+
+pub mod alpha;
+pub mod bab;
+pub mod claim;
+pub mod clip;
+pub mod deadline;
+pub mod decimal;
+pub mod falsify;
+pub mod float;
+pub mod interval;
+pub mod judge;
+pub mod linear;
+pub mod network;
+pub mod prepare;
+pub mod property;
+pub mod queue;
+pub mod relax;
+pub mod replay;
+pub mod split;
+#[cfg(test)]
+pub(crate) mod test_support;
+pub mod tighten;
+pub mod vnnlib;
+
+use std::time::{Duration, Instant};
+
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::Exp;
+
+use knn_engine::bigstep::ops::argmax;
+use knn_engine::bigstep::{Binding, Plan, compile};
+
+use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined, Limit, first_breaking};
+use claim::Claim;
+use deadline::Deadline;
+use falsify::Falsifier;
+use float::Interval;
+use judge::{ClassClaim, Judge, RunError};
+use network::{Network, ResultKind, Unsupported};
+use property::{InputBox, Property};
+use replay::{NotConfirmed, Replayed, Replayer};
+
+/// A program prepared for verification: parsed, compiled with its input symbolic, and read
+/// as a chain of layers.
+pub struct Target {
+    pub program: Exp,
+    pub input_name: String,
+    pub input_shape: Vec<usize>,
+    pub fixed: Vec<TensorInput>,
+    pub plan: Plan,
+    pub net: Network,
+}
+
+impl Target {
+    /// Compiles `program` with `input_name` (of `input_shape`) symbolic and `fixed` bound.
+    pub fn new(
+        program: Exp,
+        input_name: &str,
+        input_shape: Vec<usize>,
+        fixed: Vec<TensorInput>,
+    ) -> Result<Target, Unsupported> {
+        let plan = Target::plan(&program, input_name, &input_shape, &fixed);
+        Target::from_plan(program, input_name, input_shape, fixed, plan)
+    }
+
+    /// The plan of `program` with `input_name` (of `input_shape`) symbolic and `fixed` bound.
+    pub fn plan(program: &Exp, input_name: &str, input_shape: &[usize], fixed: &[TensorInput]) -> Plan {
+        compile(program, &Binding::with_open_input(fixed, input_name, input_shape.to_vec()))
+    }
+
+    /// The target of `plan`, compiled by [`Target::plan`] from the other arguments.
+    pub fn from_plan(
+        program: Exp,
+        input_name: &str,
+        input_shape: Vec<usize>,
+        fixed: Vec<TensorInput>,
+        plan: Plan,
+    ) -> Result<Target, Unsupported> {
+        let net = Network::from_plan(&plan)?;
+        Ok(Target { program, input_name: input_name.to_string(), input_shape, fixed, plan, net })
+    }
+
+    /// The number of outputs `Y`.
+    pub fn outputs(&self) -> usize {
+        self.net.outputs.len()
+    }
+
+    /// The class the engine computes at `x` (the revised ArgMax of the outputs).
+    pub fn class_at(&self, x: &[f64]) -> usize {
+        argmax(self.net.eval(x)) as usize
+    }
+}
+
+/// What is asked: a property, or a claim about the class on a box.
+#[derive(Clone, Debug)]
+pub enum Question {
+    Property(Property),
+    Class { region: InputBox, claim: Claim },
+}
+
+/// The verifier's answer.
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// Proved for every binary64 input of the region; `class` for class claims.
+    Holds { class: Option<usize> },
+    /// A counterexample, confirmed on both engines.
+    Violated(Counterexample),
+    /// Not decided, and why.
+    Unknown(Unknown),
+}
+
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    /// Which case of the property (which box of a VNN-LIB disjunction).
+    pub case: usize,
+    pub input: Vec<f64>,
+    /// The outputs the reference computed (the scores, for an `ArgMax` program); empty when
+    /// the run failed.
+    pub output: Vec<f64>,
+    /// The error the run ends in there, when it fails (a NaN reaching `reluTensor`): a failing
+    /// run breaks every claim.
+    pub failure: Option<RunError>,
+    /// The class there, for class claims and `ArgMax` programs.
+    pub class: Option<usize>,
+    /// The class claimed (for `argmax=K` and `argmax-stable`).
+    pub expected_class: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Unknown {
+    Timeout,
+    /// The search ran out of boxes it could split.
+    Limit(String),
+    /// A candidate on which the engines disagree: a bug of knn, reported, never hidden.
+    Bug(String),
+    /// The verifier cannot bound this program (input-dependent indexing, …): what, and where.
+    Unsupported(Unsupported),
+}
+
+/// Options of a verification.
+pub struct Options<'a> {
+    /// The answer is due `timeout` after `started`: the search and the replays stop a little
+    /// earlier ([`Deadline::of_timeout`]).
+    pub timeout: Option<Duration>,
+    /// When the time started counting (default: when [`verify`] is called); a caller that
+    /// loads the network sets it before loading, so that loading counts.
+    pub started: Option<Instant>,
+    /// Boxes examined at once (spread over the rayon pool).
+    pub batch: usize,
+    /// Seed of the falsifier's random points.
+    pub seed: u64,
+    /// What branch and bound splits.
+    pub split: split::Split,
+    /// Hears of progress: the case, and its search's progress.
+    pub progress: Option<&'a mut (dyn FnMut(usize, CaseProgress) + Send)>,
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options { timeout: None, started: None, batch: 64, seed: 0x6b6e6e, split: split::Split::Auto, progress: None }
+    }
+}
+
+/// The time the falsifier gets before branch and bound starts (per case).
+const FALSIFIER_BUDGET: Duration = Duration::from_millis(300);
+
+/// A question that does not fit the program: a user error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch(pub String);
+
+/// Answers `question` about `target`.
+pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Result<Answer, Mismatch> {
+    let started = options.started.unwrap_or_else(Instant::now);
+    let deadline = Deadline::of_timeout(started, options.timeout);
+    let outputs = target.outputs();
+    let (property, class) = match question {
+        Question::Property(p) => {
+            if target.net.result == ResultKind::ArgMax {
+                return Err(Mismatch(
+                    "the program's result is an ArgMax (a class); properties over outputs Y need the score vector: \
+                     verify the program without its final ArgMax, or use --claim"
+                        .into(),
+                ));
+            }
+            (p.clone(), None)
+        }
+        Question::Class { region, claim } => {
+            let class = match claim {
+                Claim::ArgmaxIs(k) | Claim::ArgmaxIsNot(k) => *k,
+                Claim::ArgmaxStable => match region.inner() {
+                    Some(inner) => target.class_at(&inner.iter().map(Interval::midpoint).collect::<Vec<_>>()),
+                    None => return Ok(Answer::Holds { class: None }),
+                },
+            };
+            if class >= outputs {
+                return Err(Mismatch(format!(
+                    "class {class} does not exist: the program has {outputs} outputs (0 to {})",
+                    outputs.saturating_sub(1)
+                )));
+            }
+            let negated = matches!(claim, Claim::ArgmaxIsNot(_));
+            (claim::class_property(region.clone(), class, outputs, negated), Some(ClassClaim { class, negated }))
+        }
+    };
+    if property.inputs != target.net.input_len {
+        return Err(Mismatch(format!(
+            "the property has {} inputs but `{}` has {} elements",
+            property.inputs, target.input_name, target.net.input_len
+        )));
+    }
+    if property.outputs != outputs {
+        return Err(Mismatch(format!(
+            "the property has {} outputs but the program's result has {outputs}",
+            property.outputs
+        )));
+    }
+    let scores = |x: &[f64]| target.net.eval(x);
+    let replayer = Replayer {
+        program: &target.program,
+        input_name: &target.input_name,
+        input_shape: &target.input_shape,
+        fixed: &target.fixed,
+        scores: &scores,
+        // A replay counts like the search: on a large network it takes about a second.
+        deadline,
+    };
+    let mut progress = options.progress;
+    let mut stuck = None;
+    for (index, case) in property.cases.iter().enumerate() {
+        if deadline.passed() {
+            return Ok(Answer::Unknown(Unknown::Timeout));
+        }
+        let judge = Judge { case, class };
+        let Some(search) =
+            CaseSearch::new(&target.net, &target.plan, case).map(|s| s.splitting(options.split).judged_by(class))
+        else {
+            continue; // No binary64 point in this box.
+        };
+        // What the confirmation found: a replayed counterexample, or a bug (a candidate that
+        // does not replay), which also stops the search: it is reported, never hidden.
+        let found = std::sync::Mutex::new(None::<Result<Replayed, NotConfirmed>>);
+        let confirm = |x: &[f64]| {
+            let result = replayer.confirm(judge, x);
+            *found.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            true
+        };
+        let inner = case.input.inner().expect("CaseSearch::new checked the box");
+        let outcome = match enumerate(target, judge, &inner) {
+            // Few enough points to run them all: the answer is exact.
+            Some(Ok(Some(x))) if confirm(&x) => CaseOutcome::Candidate(x),
+            Some(Ok(None)) => continue,
+            Some(Ok(Some(_)) | Err(Limit)) | None => {
+                let mut report = |p: CaseProgress| {
+                    if let Some(f) = progress.as_mut() {
+                        f(index, p)
+                    }
+                };
+                let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, class, inner };
+                let search_options = (options.seed, options.batch, deadline);
+                search_case(&falsifier, &search, search_options, &confirm, &mut report)
+            }
+        };
+        match outcome {
+            CaseOutcome::Holds => {}
+            CaseOutcome::Candidate(x) => {
+                return Ok(match found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    Some(Ok(replayed)) => Answer::Violated(counterexample(index, x, replayed, class)),
+                    Some(Err(NotConfirmed::Bug(why))) => Answer::Unknown(Unknown::Bug(why)),
+                    Some(Err(NotConfirmed::OutOfTime)) => Answer::Unknown(Unknown::Timeout),
+                    None => Answer::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
+                });
+            }
+            CaseOutcome::Timeout => return Ok(Answer::Unknown(Unknown::Timeout)),
+            CaseOutcome::Stuck => {
+                stuck = Some("some boxes are too narrow to split and their bounds do not decide them".to_string())
+            }
+        }
+    }
+    Ok(match stuck {
+        Some(why) => Answer::Unknown(Unknown::Limit(why)),
+        None => Answer::Holds { class: class.filter(|c| !c.negated).map(|c| c.class) },
+    })
+}
+
+/// One case's search: the falsifier first, cheaply; then one bound of the whole box (most
+/// small questions end there); then gradient descent; then branch and bound. `(seed, batch,
+/// deadline)` are the search's options.
+fn search_case(
+    falsifier: &Falsifier<'_>,
+    search: &CaseSearch<'_>,
+    (seed, batch, deadline): (u64, usize, Deadline),
+    confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+    report: &mut dyn FnMut(CaseProgress),
+) -> CaseOutcome {
+    // The falsifier's budget counts from here, sampling and the bound below included.
+    let falsify_until = deadline.earlier(Instant::now() + FALSIFIER_BUDGET);
+    let (sampled, points) = falsifier.sample(seed);
+    if let Some(x) = sampled
+        && confirm(&x)
+    {
+        return CaseOutcome::Candidate(x);
+    }
+    // One bound of the whole box: on a deep, wide network (optimised slopes for every hidden
+    // relu) it can take many seconds, so it polls the deadline too.
+    match search.examine_until(&falsifier.case.input.outer(), None, 0, &[], deadline) {
+        Examined::Proved => return CaseOutcome::Holds,
+        Examined::OutOfTime => return CaseOutcome::Timeout,
+        _ => {}
+    }
+    if let Some(x) = falsifier.descend(&points, falsify_until.instant())
+        && confirm(&x)
+    {
+        return CaseOutcome::Candidate(x);
+    }
+    search.run(deadline.instant(), batch, confirm, report)
+}
+
+/// The counterexample of case `case` at `x`, as the reference computed it.
+fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<ClassClaim>) -> Counterexample {
+    let class_of_scores = || argmax(replayed.output.iter().copied()) as usize;
+    let class = match (&replayed.failure, replayed.class, claim) {
+        (Some(_), _, _) => None,
+        (None, Some(class), _) => Some(class as usize),
+        (None, None, Some(_)) => Some(class_of_scores()),
+        (None, None, None) => None,
+    };
+    Counterexample {
+        case,
+        input: x,
+        class,
+        output: replayed.output,
+        failure: replayed.failure,
+        expected_class: claim.filter(|c| !c.negated).map(|c| c.class),
+    }
+}
+
+/// The most binary64 points of a case's box that are all run, instead of a search, when the
+/// box holds so few: the answer is then exact, whatever the bounds could prove (a NaN that
+/// rules out every bound, a tie that no error bound decides).
+const ENUMERABLE_POINTS: u64 = 1 << 16;
+
+/// ... and at most this many multiply-adds in all (points times weights): a few milliseconds.
+const ENUMERABLE_WORK: u64 = 1 << 26;
+
+/// The point of `inner` that breaks the claim (`Some(Ok(Some(x)))`), or that none does
+/// (`Some(Ok(None))`), when `inner` holds few enough binary64 points ([`ENUMERABLE_POINTS`],
+/// [`ENUMERABLE_WORK`]); `None` when it holds more.
+fn enumerate(target: &Target, judge: Judge<'_>, inner: &[Interval]) -> Option<Result<Option<Vec<f64>>, Limit>> {
+    let weights = target.net.weights().max(1) as u64;
+    let mut count: u64 = 1;
+    for side in inner {
+        count = count.checked_mul(binary64_points(side.lo, side.hi)?)?;
+        if count > ENUMERABLE_POINTS || count.saturating_mul(weights) > ENUMERABLE_WORK {
+            return None;
+        }
+    }
+    let mut points: Vec<Vec<f64>> = vec![vec![]];
+    for side in inner {
+        let values: Vec<f64> = std::iter::successors(Some(side.lo), |v| (*v < side.hi).then(|| v.next_up())).collect();
+        points = points.iter().flat_map(|p| values.iter().map(move |v| [p.as_slice(), &[*v]].concat())).collect();
+    }
+    points.retain(|x| judge.case.input.contains(x));
+    Some(first_breaking(&target.plan, &target.net, judge, &points))
+}
+
+/// The number of binary64 values in `[lo, hi]` (finite ends, `lo ≤ hi`), counting `−0` and
+/// `+0` as one; `None` past `u64`.
+fn binary64_points(lo: f64, hi: f64) -> Option<u64> {
+    // The values in order are ordered like their bit patterns read as sign and magnitude.
+    let ordinal = |v: f64| -> i128 {
+        let magnitude = i128::from(v.abs().to_bits());
+        if v < 0.0 { -magnitude } else { magnitude }
+    };
+    u64::try_from(ordinal(hi) - ordinal(lo) + 1).ok()
+}

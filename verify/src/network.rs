@@ -1,0 +1,280 @@
+//! The network the verifier reasons about: the big-step engine's compiled [`Plan`] of the
+//! program, read back as a chain of layers on one vector. The plan *is* the computation the
+//! engine performs, operation by operation and in the reference's order (docs/big-step.md), so
+//! bounds on this chain are bounds on the bits `knn run` produces. Plans that are not such a
+//! chain (element-wise reads of computed tensors, input-dependent indices, several symbolic
+//! inputs) are refused with what and where, never approximated.
+
+use std::fmt;
+use std::sync::Arc;
+
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::numeric::{k_max, revised_tanh, sigmoid};
+use knn_semantics::syntax::Span;
+
+use super::judge::{PointResult, RunError};
+use knn_engine::bigstep::Plan;
+use knn_engine::bigstep::ops::{Activation, BufId, IOperand, Op, argmax};
+use knn_engine::bigstep::plan::{Leaf, ResultSpec};
+use knn_engine::tensor::Matrix;
+
+/// One step of the chain.
+#[derive(Clone, Debug)]
+pub enum Layer {
+    /// `out[i] = (((0.0 + w[i][0]·x[0]) + w[i][1]·x[1]) + …)`, then `out[i] + bias[i]` where a
+    /// bias is given: `linear-rows-step` and `linear-cols-step` walk the rows and columns in
+    /// order, `rev-linear-mac` multiplies then adds (a `MatVec` of the plan, with the bias
+    /// `let`s the optimiser fused into it).
+    Dense { w: Arc<Matrix>, bias: Vec<Option<f64>> },
+    /// `out[i] = x[i] + bias[i]` where given (bias `let`s on their own).
+    Bias(Vec<Option<f64>>),
+    /// `reluTensor` (`rev-relu-helper-elem`: `max(x, 0.0)` by the `max` rules).
+    Relu,
+    /// `tanhTensor` with Rev-13's formula.
+    Tanh,
+    /// `sigmoidTensor`.
+    Sigmoid,
+}
+
+impl Layer {
+    /// The length of the vector this layer makes from one of length `len`.
+    pub fn output_len(&self, len: usize) -> usize {
+        match self {
+            Layer::Dense { w, .. } => w.rows(),
+            _ => len,
+        }
+    }
+}
+
+/// What the program's result is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResultKind {
+    /// A tensor of this shape: the outputs `Y`, row-major.
+    Tensor(Vec<usize>),
+    /// `ArgMax` of the final vector: the result is a class.
+    ArgMax,
+}
+
+/// A program as a chain of layers from its symbolic input to its outputs.
+#[derive(Clone, Debug)]
+pub struct Network {
+    /// The name of the input tensor and its number of elements.
+    pub input: String,
+    pub input_len: usize,
+    pub layers: Vec<Layer>,
+    /// Output `k` is element `outputs[k]` of the last layer's vector.
+    pub outputs: Vec<usize>,
+    pub result: ResultKind,
+}
+
+/// A plan the verifier cannot read as a chain: what, and where when the plan knows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unsupported {
+    pub what: String,
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+fn unsupported(what: impl Into<String>, span: Option<Span>) -> Unsupported {
+    Unsupported { what: what.into(), span }
+}
+
+impl Network {
+    /// Reads `plan` as a chain.
+    pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
+        let [input] = plan.inputs.as_slice() else {
+            return Err(unsupported(
+                format!(
+                    "{} symbolic inputs: the verifier takes one input tensor (bind the others with --input)",
+                    plan.inputs.len()
+                ),
+                None,
+            ));
+        };
+        let mut current: BufId = input.buf;
+        let mut len = input.len;
+        let mut layers = Vec::new();
+        let mut argmax: Option<u32> = None;
+        for op in &plan.ops {
+            if argmax.is_some() {
+                return Err(unsupported("computation after an ArgMax of computed values", None));
+            }
+            match op {
+                Op::MatVec { out, w, x, x_at, bias, relu } => {
+                    if *x != current || *x_at != 0 || w.cols() != len {
+                        return Err(unsupported(
+                            "a linear layer on part of a vector, or on a vector other than the last one computed",
+                            None,
+                        ));
+                    }
+                    let bias = bias.as_deref().map_or_else(|| vec![None; w.rows()], <[Option<f64>]>::to_vec);
+                    layers.push(Layer::Dense { w: w.clone(), bias });
+                    current = *out;
+                    len = w.rows();
+                    if let Some(relu) = relu {
+                        layers.push(Layer::Relu);
+                        current = relu.out;
+                    }
+                }
+                Op::AddBias { buf, at, values } => {
+                    if *buf != current || at + values.len() > len {
+                        return Err(unsupported("an addition to a tensor other than the last one computed", None));
+                    }
+                    let mut bias = vec![None; len];
+                    bias[*at..*at + values.len()].clone_from_slice(values);
+                    layers.push(Layer::Bias(bias));
+                }
+                Op::Activate { activation, input, in_at, out, len: n, span } => {
+                    if *input != current || *in_at != 0 || *n != len {
+                        return Err(unsupported(
+                            "an activation on part of a vector, or on a vector other than the last one computed",
+                            Some(*span),
+                        ));
+                    }
+                    layers.push(match activation {
+                        Activation::Relu => Layer::Relu,
+                        Activation::Tanh => Layer::Tanh,
+                        Activation::Sigmoid => Layer::Sigmoid,
+                    });
+                    current = *out;
+                }
+                Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == current && *n == len => {
+                    argmax = Some(*out);
+                }
+                Op::Raise { error } => {
+                    return Err(unsupported(
+                        format!("the program fails on every input: {}", error.detail),
+                        Some(error.span),
+                    ));
+                }
+                Op::Float { op, span, .. } => {
+                    return Err(unsupported(
+                        format!("scalar arithmetic (`{}`) on elements of computed tensors", op.symbol()),
+                        Some(*span),
+                    ));
+                }
+                Op::Int { span, .. } => {
+                    return Err(unsupported("integer arithmetic on values computed from the input", Some(*span)));
+                }
+                Op::Read { span, .. } | Op::Write { span, .. } => {
+                    return Err(unsupported(
+                        "reading or writing single elements of tensors computed from the input",
+                        Some(*span),
+                    ));
+                }
+                Op::Widen { span, .. } => {
+                    return Err(unsupported("an input-dependent Int used as a Float", Some(*span)));
+                }
+                Op::Item { span, .. } => {
+                    return Err(unsupported("tanhItem/sigmoidItem on single elements", Some(*span)));
+                }
+                Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
+                    return Err(unsupported("ArgMax over values that are not the last vector computed", None));
+                }
+            }
+        }
+        let (outputs, result) = match (&plan.result, argmax) {
+            (ResultSpec::Int(IOperand::Reg(r)), Some(out)) if *r == out => ((0..len).collect(), ResultKind::ArgMax),
+            (ResultSpec::Tensor { shape, leaves }, None) => {
+                let outputs = leaves
+                    .iter()
+                    .map(|leaf| match leaf {
+                        Leaf::Slot(buf, k) if *buf == current && *k < len => Ok(*k),
+                        Leaf::Const(_) => Err(unsupported("a result element that does not depend on the input", None)),
+                        _ => Err(unsupported("a result element that is not part of the last vector computed", None)),
+                    })
+                    .collect::<Result<Vec<usize>, Unsupported>>()?;
+                (outputs, ResultKind::Tensor(shape.clone()))
+            }
+            (ResultSpec::Failed, _) => return Err(unsupported("the program fails on every input", None)),
+            (ResultSpec::Malformed(why), _) => return Err(unsupported(format!("a malformed result ({why})"), None)),
+            _ => return Err(unsupported("a result that is not a tensor or the ArgMax of one", None)),
+        };
+        if layers.is_empty() {
+            return Err(unsupported("a result that is the input itself (nothing to verify)", None));
+        }
+        Ok(Network { input: input.name.clone(), input_len: input.len, layers, outputs, result })
+    }
+
+    /// The output vector for one input, computed as the engine computes it (the same
+    /// operations in the same order): for gradients and for checks of this module.
+    pub fn eval(&self, x: &[f64]) -> Vec<f64> {
+        let last = self.forward(x).pop().expect("a network has layers");
+        self.outputs.iter().map(|&k| last[k]).collect()
+    }
+
+    /// What the engine computes at `x`, by the chain: the outputs, or an `ArgMax` program's
+    /// class and scores, or a failure where a NaN reaches a relu (`rev-relu-helper-elem` takes
+    /// `max(x, 0.0)`, and the `max` rules refuse a NaN: `invalid-operands`). For judging
+    /// candidates cheaply; what is reported is replayed on the engines.
+    pub fn result_at(&self, x: &[f64]) -> PointResult {
+        let mut v = x.to_vec();
+        for layer in &self.layers {
+            if matches!(layer, Layer::Relu) && v.iter().any(|z| z.is_nan()) {
+                let error = RunError {
+                    kind: ErrorKind::InvalidOperands,
+                    detail: "a NaN reaches reluTensor".into(),
+                    span: Span::default(),
+                };
+                return PointResult::Failed(error);
+            }
+            v = apply(layer, &v);
+        }
+        let outputs: Vec<f64> = self.outputs.iter().map(|&k| v[k]).collect();
+        match self.result {
+            ResultKind::ArgMax => {
+                PointResult::Class { class: argmax(outputs.iter().copied()) as usize, scores: outputs }
+            }
+            ResultKind::Tensor(_) => PointResult::Outputs(outputs),
+        }
+    }
+
+    /// Every layer's output vector for one input (`[0]` is the first layer's).
+    pub fn forward(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        let mut values: Vec<Vec<f64>> = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let v = values.last().map_or(x, Vec::as_slice);
+            values.push(apply(layer, v));
+        }
+        values
+    }
+
+    /// The number of weights of its dense layers (the multiply-adds of one evaluation).
+    pub fn weights(&self) -> usize {
+        self.layers.iter().map(|l| if let Layer::Dense { w, .. } = l { w.rows() * w.cols() } else { 0 }).sum()
+    }
+
+    /// The widths of the vectors between layers, input first.
+    pub fn widths(&self) -> Vec<usize> {
+        let mut widths = vec![self.input_len];
+        for layer in &self.layers {
+            widths.push(layer.output_len(*widths.last().expect("the input width")));
+        }
+        widths
+    }
+}
+
+/// One layer on one vector, with the engine's scalar operations.
+pub fn apply(layer: &Layer, v: &[f64]) -> Vec<f64> {
+    match layer {
+        Layer::Dense { w, bias } => (0..w.rows())
+            .map(|i| {
+                let sum = w.row(i).iter().zip(v).fold(0.0, |s, (wij, xj)| s + wij * xj);
+                bias[i].map_or(sum, |b| sum + b)
+            })
+            .collect(),
+        Layer::Bias(bias) => v.iter().zip(bias).map(|(x, b)| b.map_or(*x, |b| x + b)).collect(),
+        Layer::Relu => v.iter().map(|&x| k_max(x, 0.0).unwrap_or(f64::NAN)).collect(),
+        Layer::Tanh => v.iter().map(|&x| revised_tanh(x)).collect(),
+        Layer::Sigmoid => v.iter().map(|&x| sigmoid(x)).collect(),
+    }
+}
+
+#[cfg(test)]
+#[path = "network_tests.rs"]
+mod tests;

@@ -1,0 +1,217 @@
+//! Unit tests of `network.rs`: which plans read as a chain, and that the chain computes the
+//! engine's bits.
+
+use knn_semantics::syntax::{Grammar, parse_program};
+
+use super::*;
+use knn_semantics::engine::Observed;
+
+use knn_engine::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
+
+/// The plan of `source` with `x` of `shape` symbolic.
+fn plan(source: &str, shape: &[usize]) -> Plan {
+    let program = parse_program(source, Grammar::Relaxed).expect("the test program parses");
+    compile(&program, &[Binding { name: "x".into(), shape: shape.to_vec(), data: InputData::Symbolic }])
+}
+
+fn refusal(plan: &Plan) -> String {
+    match Network::from_plan(plan) {
+        Ok(net) => panic!("read as a chain: {:?}", describe(&net)),
+        Err(unsupported) => unsupported.what,
+    }
+}
+
+/// The layers, in a form tests can compare.
+fn describe(net: &Network) -> Vec<String> {
+    net.layers
+        .iter()
+        .map(|layer| match layer {
+            Layer::Dense { w, bias } => format!("Dense {}x{} {bias:?}", w.rows(), w.cols()),
+            Layer::Bias(bias) => format!("Bias {bias:?}"),
+            Layer::Relu => "Relu".into(),
+            Layer::Tanh => "Tanh".into(),
+            Layer::Sigmoid => "Sigmoid".into(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_bias_on_part_of_the_last_vector_is_a_layer_of_its_own() {
+    // Bias `let`s after an activation are not fused into a product: each run of them is an
+    // `AddBias` at some offset, which must land on the same elements of the chain's vector.
+    // From the start, in the middle, up to the end, and with a gap (`at = 2`, three values
+    // on five elements).
+    for (len, lets, expected) in [
+        (3, "let h[0] = h[0] + 0.5 in", "Bias [Some(0.5), None, None]"),
+        (3, "let h[1] = h[1] + 0.5 in", "Bias [None, Some(0.5), None]"),
+        (3, "let h[2] = h[2] + 0.5 in", "Bias [None, None, Some(0.5)]"),
+        (5, "let h[2] = h[2] + 0.5 in let h[4] = h[4] + 0.25 in", "Bias [None, None, Some(0.5), None, Some(0.25)]"),
+    ] {
+        let net = Network::from_plan(&plan(&format!("let h = sigmoidTensor(x) in {lets} h"), &[len]))
+            .unwrap_or_else(|u| panic!("{lets}: {u}"));
+        assert_eq!(describe(&net), ["Sigmoid", expected], "{lets}");
+        assert_eq!(net.outputs, (0..len).collect::<Vec<_>>());
+        assert_eq!(net.result, ResultKind::Tensor(vec![len]));
+    }
+}
+
+#[test]
+fn the_chain_computes_the_engines_bits() {
+    // `eval` stands in for the engine where the engine gives only a class (an `ArgMax`
+    // program's scores decide the smallest boxes point by point), so every layer must
+    // compute what the plan computes: a product with a fused bias and relu, a bias layer of
+    // its own, tanh, sigmoid, and a bias on part of a vector after an activation.
+    let source = "let W = initTensor(3, 2) in let W[0, 0] = 1.5 in let W[0, 1] = -2.0 in \
+                  let W[1, 0] = 0.25 in let W[2, 1] = 3.0 in \
+                  let z = linear(W, x) in let z[0] = z[0] + 0.1 in let z[2] = z[2] + -0.3 in \
+                  let h = reluTensor(z) in let t = tanhTensor(h) in let s = sigmoidTensor(t) in \
+                  let s[1] = s[1] + 0.5 in let s[2] = s[2] + -0.75 in s";
+    let plan = plan(source, &[2]);
+    let net = Network::from_plan(&plan).unwrap();
+    assert_eq!(
+        describe(&net),
+        ["Dense 3x2 [Some(0.1), None, Some(-0.3)]", "Relu", "Tanh", "Sigmoid", "Bias [None, Some(0.5), Some(-0.75)]"]
+    );
+    let inputs = [[0.3, -0.7], [-1.25, 0.5], [2.0, 0.125], [0.0, 0.0]];
+    let rows: Vec<Vec<&[f64]>> = inputs.iter().map(|x| vec![&x[..]]).collect();
+    for (x, result) in inputs.iter().zip(run_rows(&plan, &rows, ExecOptions::default())) {
+        let Ok(Observed::Tensor(engine)) = result else { panic!("{result:?}") };
+        let chain = net.eval(x);
+        let bits = |v: &[f64]| v.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&chain), bits(&engine.data), "at {x:?}: {chain:?} against {:?}", engine.data);
+    }
+}
+
+#[test]
+fn a_bias_on_a_vector_other_than_the_last_one_is_unsupported() {
+    // The bias changes `x` after `h` was computed from it: `h`, the result, is unchanged, so
+    // a chain `Sigmoid, Bias` would be the wrong network.
+    let plan = plan("let h = sigmoidTensor(x) in let x[0] = x[0] + 1.0 in h", &[2]);
+    assert_eq!(refusal(&plan), "an addition to a tensor other than the last one computed");
+}
+
+#[test]
+fn a_linear_layer_on_a_vector_other_than_the_last_one_is_unsupported() {
+    // `o` is computed from `x`, not from `relu(x)`: the chain `Relu, Dense` would be wrong.
+    let plan = plan(
+        "let W = initTensor(2, 2) in let W[0, 1] = 1.0 in let h = reluTensor(x) in let o = linear(W, x) in o",
+        &[2],
+    );
+    assert_eq!(refusal(&plan), "a linear layer on part of a vector, or on a vector other than the last one computed");
+}
+
+#[test]
+fn a_linear_layer_on_part_of_the_last_vector_is_unsupported() {
+    // No program makes this plan today (`linear` takes a named vector, and every named
+    // vector computed from the input is a whole buffer), so it is made by hand: a product
+    // that reads the first two of the three inputs. Read as a chain, its layer would get
+    // the whole vector.
+    let mut plan = plan("let W = initTensor(2, 3) in let W[0, 0] = 1.0 in let o = linear(W, x) in o", &[3]);
+    let Some(Op::MatVec { w, .. }) = plan.ops.first_mut() else { panic!("a product: {:?}", plan.ops) };
+    *w = Arc::new(Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0]));
+    assert_eq!(refusal(&plan), "a linear layer on part of a vector, or on a vector other than the last one computed");
+}
+
+#[test]
+fn an_activation_on_a_vector_other_than_the_last_one_is_unsupported() {
+    // `g` is `tanh(x)`, not `tanh(relu(x))`.
+    let plan = plan("let h = reluTensor(x) in let g = tanhTensor(x) in g", &[2]);
+    assert_eq!(refusal(&plan), "an activation on part of a vector, or on a vector other than the last one computed");
+}
+
+#[test]
+fn an_activation_on_part_of_the_last_vector_is_unsupported() {
+    // `r` is one row of the 2×2 input (its first, then its second): an `Activate` of two of
+    // the four elements, at offset 0 and at offset 2.
+    for row in ["x[0]", "x[1]"] {
+        let source = format!("let r = initTensor(1, 2) in let r[0] = {row} in let h = tanhTensor(r) in h");
+        let plan = plan(&source, &[2, 2]);
+        assert!(matches!(plan.ops[..], [Op::Activate { len: 2, .. }]), "{:?}", plan.ops);
+        assert_eq!(
+            refusal(&plan),
+            "an activation on part of a vector, or on a vector other than the last one computed",
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn an_argmax_of_a_vector_other_than_the_last_one_is_unsupported() {
+    // The class of `x`, not of `relu(x)`; then the class of the first row of a 2×2 `tanh`
+    // (two of the four elements: the class over all four could be 2 or 3).
+    for (source, shape) in [
+        ("let h = reluTensor(x) in ArgMax(x)", &[2][..]),
+        ("let h = tanhTensor(x) in let r = h[0] in ArgMax(r)", &[2, 2][..]),
+        ("let h = tanhTensor(x) in let r = h[1] in ArgMax(r)", &[2, 2][..]),
+    ] {
+        assert_eq!(
+            refusal(&plan(source, shape)),
+            "ArgMax over values that are not the last vector computed",
+            "{source}"
+        );
+    }
+    // The ArgMax of the last vector is the class of the chain.
+    let net = Network::from_plan(&plan("let h = tanhTensor(x) in ArgMax(h)", &[3])).unwrap();
+    assert_eq!(
+        (describe(&net), net.outputs, net.result),
+        (vec!["Tanh".to_string()], vec![0, 1, 2], ResultKind::ArgMax)
+    );
+}
+
+#[test]
+fn an_int_result_other_than_the_argmax_is_unsupported() {
+    // No program makes this plan today (an Int register other than the ArgMax's comes from
+    // an operation refused before), so the result is changed by hand.
+    let mut plan = plan("let h = tanhTensor(x) in ArgMax(h)", &[2]);
+    assert_eq!(plan.result, ResultSpec::Int(IOperand::Reg(0)));
+    plan.result = ResultSpec::Int(IOperand::Reg(1));
+    assert_eq!(refusal(&plan), "a result that is not a tensor or the ArgMax of one");
+}
+
+#[test]
+fn a_result_taken_from_a_vector_other_than_the_last_one_is_unsupported() {
+    // The result is `x`; the chain `Relu` would bound `relu(x)`.
+    let plan = plan("let h = reluTensor(x) in x", &[2]);
+    let unsupported = Network::from_plan(&plan).unwrap_err();
+    assert_eq!(unsupported.what, "a result element that is not part of the last vector computed");
+    // `knn verify` prints the reason with `{}`.
+    assert_eq!(unsupported.to_string(), unsupported.what);
+}
+
+#[test]
+fn a_result_element_past_the_end_of_the_last_vector_is_unsupported() {
+    // No program makes this plan (a slot is inside its buffer), so the result is changed by
+    // hand: element 2 of a vector of two would be read out of bounds.
+    let mut plan = plan("let h = tanhTensor(x) in h", &[2]);
+    let ResultSpec::Tensor { leaves, .. } = &mut plan.result else { panic!("{:?}", plan.result) };
+    let Leaf::Slot(buf, _) = leaves[1] else { panic!("{leaves:?}") };
+    leaves[1] = Leaf::Slot(buf, 2);
+    assert_eq!(refusal(&plan), "a result element that is not part of the last vector computed");
+}
+
+#[test]
+fn a_result_element_that_is_a_constant_is_unsupported() {
+    // A 2×2 result whose first row is `tanh(x)` and second the zeros of `initTensor`.
+    let plan = plan("let h = tanhTensor(x) in let r = initTensor(2, 2) in let r[0] = h in r", &[2]);
+    assert_eq!(refusal(&plan), "a result element that does not depend on the input");
+}
+
+#[test]
+fn a_malformed_result_is_unsupported_with_why() {
+    // An Int among the result's elements.
+    let plan = plan("let h = tanhTensor(x) in let r = initTensor(2) in let r[0] = 3 in r", &[2]);
+    let ResultSpec::Malformed(why) = &plan.result else { panic!("{:?}", plan.result) };
+    assert_eq!(refusal(&plan), format!("a malformed result ({why})"));
+}
+
+#[test]
+fn a_failed_result_is_unsupported_as_failing() {
+    // The compiler ends a failing plan with a `Raise`, which is refused first with its
+    // detail; a failed result without one is refused as failing all the same.
+    let with_raise = plan("let h = tanhTensor(x) in h[5]", &[2]);
+    assert_eq!(with_raise.result, ResultSpec::Failed);
+    assert!(refusal(&with_raise).starts_with("the program fails on every input: "), "{}", refusal(&with_raise));
+    let mut without = plan("let h = tanhTensor(x) in h", &[2]);
+    without.result = ResultSpec::Failed;
+    assert_eq!(refusal(&without), "the program fails on every input");
+}
