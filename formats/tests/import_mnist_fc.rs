@@ -50,26 +50,9 @@ impl Dense {
         Dense { weights, biases }
     }
 
-    /// For each layer `((0.0 + w0*x0) + w1*x1) + …` (revised `linear`), `+ b`, then
-    /// `reluTensor` on hidden layers (K's `max`: `0.0` when `v < 0.0`, else `v`).
+    /// The dense evaluation ([`import_support::dense`]).
     fn eval(&self, input: &[f64]) -> Vec<f64> {
-        let mut x = input.to_vec();
-        let last = self.weights.len() - 1;
-        for (k, (rows, bias)) in self.weights.iter().zip(&self.biases).enumerate() {
-            x = rows
-                .iter()
-                .zip(bias)
-                .map(|(row, b)| {
-                    let mut acc = 0.0;
-                    for (w, v) in row.iter().zip(&x) {
-                        acc += w * v;
-                    }
-                    let z = acc + b;
-                    if k < last && z < 0.0 { 0.0 } else { z }
-                })
-                .collect();
-        }
-        x
+        import_support::dense(&self.weights, &self.biases, input)
     }
 
     fn parameters(&self) -> usize {

@@ -74,27 +74,9 @@ impl Reference {
         Reference { sizes, mins, maxes, means, ranges, weights, biases }
     }
 
-    /// The network on an input as it sees it: for each layer `((0.0 + w0*x0) + w1*x1) + …`
-    /// (revised `linear`), then `+ b` (the bias `let`), then relu as `max(v, 0.0)` on hidden
-    /// layers (K's `max`: `0.0` when `v < 0.0`, else `v`).
+    /// The network on an input as it sees it ([`dense`]).
     pub fn dense(&self, input: &[f64]) -> Vec<f64> {
-        let mut x = input.to_vec();
-        let last = self.weights.len() - 1;
-        for (k, (rows, bias)) in self.weights.iter().zip(&self.biases).enumerate() {
-            x = rows
-                .iter()
-                .zip(bias)
-                .map(|(row, b)| {
-                    let mut acc = 0.0;
-                    for (w, v) in row.iter().zip(&x) {
-                        acc += w * v;
-                    }
-                    let z = acc + b;
-                    if k < last && z < 0.0 { 0.0 } else { z }
-                })
-                .collect();
-        }
-        x
+        dense(&self.weights, &self.biases, input)
     }
 
     /// `--normalize`'s documented arithmetic: clip to `[min, max]` (`max(min(x, hi), lo)`),
@@ -120,6 +102,30 @@ impl Reference {
     pub fn normalise(&self, raw: &[f64]) -> Vec<f64> {
         raw.iter().enumerate().map(|(i, x)| (x - self.means[i]) / self.ranges[i]).collect()
     }
+}
+
+/// A dense network on an input as the revised rules compute it: for each layer
+/// `((0.0 + w0*x0) + w1*x1) + …` (revised `linear`), then `+ b` (the bias `let`), then relu as
+/// `max(v, 0.0)` on hidden layers (K's `max`: `0.0` when `v < 0.0`, else `v`). `weights[k]` is
+/// layer k's rows.
+pub fn dense(weights: &[Vec<Vec<f64>>], biases: &[Vec<f64>], input: &[f64]) -> Vec<f64> {
+    let mut x = input.to_vec();
+    let last = weights.len() - 1;
+    for (k, (rows, bias)) in weights.iter().zip(biases).enumerate() {
+        x = rows
+            .iter()
+            .zip(bias)
+            .map(|(row, b)| {
+                let mut acc = 0.0;
+                for (w, v) in row.iter().zip(&x) {
+                    acc += w * v;
+                }
+                let z = acc + b;
+                if k < last && z < 0.0 { 0.0 } else { z }
+            })
+            .collect();
+    }
+    x
 }
 
 /// A seeded stream of numbers in `[0, 1)`.
