@@ -37,13 +37,13 @@ pub const FUZZ_INPUT: &str = "x";
 
 /// Whether an entry accepted its input or refused it with an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
+pub enum Handled {
     Accepted,
     Refused,
 }
 
-fn answer<T, E>(result: &Result<T, E>) -> Answer {
-    if result.is_ok() { Answer::Accepted } else { Answer::Refused }
+fn answer<T, E>(result: &Result<T, E>) -> Handled {
+    if result.is_ok() { Handled::Accepted } else { Handled::Refused }
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -53,9 +53,9 @@ fn text(bytes: &[u8]) -> String {
 /// Parses the text under both grammars and runs the static checks (with [`FUZZ_INPUT`] bound),
 /// rendering every diagnostic as `knn check` prints it. Accepted when the revised grammar
 /// parses it and the checks pass.
-pub fn parse_and_check(bytes: &[u8]) -> Answer {
+pub fn parse_and_check(bytes: &[u8]) -> Handled {
     let source = text(bytes);
-    let mut verdict = Answer::Refused;
+    let mut verdict = Handled::Refused;
     for profile in [Profile::published(), Profile::revised()] {
         match parse_program(&source, profile.grammar) {
             Err(e) => {
@@ -76,7 +76,7 @@ pub fn parse_and_check(bytes: &[u8]) -> Answer {
                     );
                 }
                 if std::ptr::eq(profile, Profile::revised()) && errors.is_empty() {
-                    verdict = Answer::Accepted;
+                    verdict = Handled::Accepted;
                 }
             }
         }
@@ -88,12 +88,12 @@ pub fn parse_and_check(bytes: &[u8]) -> Answer {
 /// budget of [`FUZZ_STEPS`]) and on both big-step engines (direct and staged), with
 /// [`FUZZ_INPUT`] bound to a vector of three and a memory budget of [`FUZZ_MEMORY`]. Runtime
 /// errors are rendered with their place. Accepted when every engine gives a value.
-pub fn run_engines(bytes: &[u8]) -> Answer {
+pub fn run_engines(bytes: &[u8]) -> Handled {
     memory::set_budget(FUZZ_MEMORY);
     let source = text(bytes);
-    let Ok(program) = parse_program(&source, Profile::revised().grammar) else { return Answer::Refused };
+    let Ok(program) = parse_program(&source, Profile::revised().grammar) else { return Handled::Refused };
     if !check_program(&program, &[FUZZ_INPUT]).is_empty() {
-        return Answer::Refused;
+        return Handled::Refused;
     }
     let inputs = [TensorInput { name: FUZZ_INPUT.into(), shape: vec![3], data: vec![1.0, -2.0, 0.5] }];
     let engines: [Box<dyn Engine>; 3] = [
@@ -101,7 +101,7 @@ pub fn run_engines(bytes: &[u8]) -> Answer {
         Box::new(BigStep { staging: Staging::Direct, precision: Precision::Exact }),
         Box::new(BigStep { staging: Staging::Staged, precision: Precision::Exact }),
     ];
-    let mut verdict = Answer::Accepted;
+    let mut verdict = Handled::Accepted;
     for engine in engines {
         match engine.evaluate(&program, &inputs) {
             Ok(Verdict::Value(value)) => {
@@ -109,15 +109,15 @@ pub fn run_engines(bytes: &[u8]) -> Answer {
             }
             Ok(Verdict::Error { kind, span, detail }) => {
                 let _ = render_report("fuzz.knn", &source, span, &detail, kind.k_message(), None, false);
-                verdict = Answer::Refused;
+                verdict = Handled::Refused;
             }
             Ok(other) => {
                 let _ = other.to_string();
-                verdict = Answer::Refused;
+                verdict = Handled::Refused;
             }
             Err(e) => {
                 let _ = e.to_string();
-                verdict = Answer::Refused;
+                verdict = Handled::Refused;
             }
         }
     }
@@ -125,7 +125,7 @@ pub fn run_engines(bytes: &[u8]) -> Answer {
 }
 
 /// Reads the bytes as a `.npy` file.
-pub fn read_npy(bytes: &[u8]) -> Answer {
+pub fn read_npy(bytes: &[u8]) -> Handled {
     memory::set_budget(FUZZ_MEMORY);
     let result = parse_npy(Path::new("fuzz.npy"), bytes);
     if let Err(e) = &result {
@@ -134,7 +134,7 @@ pub fn read_npy(bytes: &[u8]) -> Answer {
     answer(&result)
 }
 
-fn import(bytes: &[u8], name: &str, format: Format, normalize: bool) -> Answer {
+fn import(bytes: &[u8], name: &str, format: Format, normalize: bool) -> Handled {
     memory::set_budget(FUZZ_MEMORY);
     let options = ImportOptions { normalize, ..ImportOptions::default() };
     let result = import_bytes(Path::new(name), bytes, format, &options);
@@ -151,18 +151,18 @@ fn import(bytes: &[u8], name: &str, format: Format, normalize: bool) -> Answer {
 
 /// Imports the bytes as a `.nnet` file, with and without `--normalize`, and prints the program
 /// of what it accepts. Accepted when the plain import is.
-pub fn import_nnet(bytes: &[u8]) -> Answer {
+pub fn import_nnet(bytes: &[u8]) -> Handled {
     import(bytes, "fuzz.nnet", Format::Nnet, true);
     import(bytes, "fuzz.nnet", Format::Nnet, false)
 }
 
 /// Imports the bytes as an ONNX model and prints the program of what it accepts.
-pub fn import_onnx(bytes: &[u8]) -> Answer {
+pub fn import_onnx(bytes: &[u8]) -> Handled {
     import(bytes, "fuzz.onnx", Format::Onnx, false)
 }
 
 /// Parses the text as a VNN-LIB property and renders the error of what it refuses.
-pub fn vnnlib(bytes: &[u8]) -> Answer {
+pub fn vnnlib(bytes: &[u8]) -> Handled {
     let source = text(bytes);
     let result = parse_vnnlib(&source);
     if let Err(e) = &result {
@@ -177,12 +177,12 @@ pub use verify_exhaustive::verify_exhaustive;
 /// Parses the text as the argument of `--input` in its inline form (`NAME=[…]`). Values that
 /// are not a list in brackets name a `.npy` file, which this entry does not open (the file
 /// reader has its own target): they are refused.
-pub fn cli_input(bytes: &[u8]) -> Answer {
+pub fn cli_input(bytes: &[u8]) -> Handled {
     memory::set_budget(FUZZ_MEMORY);
     let argument = text(bytes);
     let inline = argument.split_once('=').is_some_and(|(_, value)| value.trim().starts_with('['));
     if !inline {
-        return Answer::Refused;
+        return Handled::Refused;
     }
     answer(&parse_input(&argument))
 }

@@ -6,12 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use knn_fuzzing as fuzzing;
-use knn_fuzzing::Answer;
+use knn_fuzzing::Handled;
 
 /// Each target of `fuzz/Cargo.toml`, its entry function, and the seeds that must be accepted
 /// (the others may be refused: some seeds are bad input on purpose).
 /// A target's entry function.
-type Entry = fn(&[u8]) -> Answer;
+type Entry = fn(&[u8]) -> Handled;
 
 const TARGETS: &[(&str, Entry, &[&str])] = &[
     (
@@ -79,7 +79,7 @@ fn every_seed_replays_and_the_good_ones_are_accepted() {
         let mut accepted = Vec::new();
         for seed in &seeds {
             let bytes = std::fs::read(seed).unwrap();
-            if entry(&bytes) == Answer::Accepted {
+            if entry(&bytes) == Handled::Accepted {
                 accepted.push(seed.file_name().unwrap().to_string_lossy().into_owned());
             }
         }
@@ -99,7 +99,7 @@ fn every_kept_crash_is_now_an_error() {
     for &(target, entry, _) in TARGETS {
         for crash in files(&fuzz_dir().join("artifacts-kept").join(target)) {
             let bytes = std::fs::read(&crash).unwrap();
-            assert_eq!(entry(&bytes), Answer::Refused, "{target}: {}", crash.display());
+            assert_eq!(entry(&bytes), Handled::Refused, "{target}: {}", crash.display());
         }
     }
 }
@@ -129,6 +129,6 @@ fn the_replayed_targets_are_the_fuzz_targets() {
 #[test]
 fn the_entries_refuse_garbage() {
     for &(target, entry, _) in TARGETS.iter().filter(|t| !EVERY_INPUT_IS_A_CASE.contains(&t.0)) {
-        assert_eq!(entry(b"\x00\xff garbage ((("), Answer::Refused, "{target}");
+        assert_eq!(entry(b"\x00\xff garbage ((("), Handled::Refused, "{target}");
     }
 }

@@ -52,12 +52,12 @@ pub enum Answer {
     Unknown(Unknown),
 }
 
-impl From<knn_verify::Answer> for Answer {
-    fn from(answer: knn_verify::Answer) -> Answer {
+impl From<knn_verify::Conclusion> for Answer {
+    fn from(answer: knn_verify::Conclusion) -> Answer {
         match answer {
-            knn_verify::Answer::Holds { class } => Answer::Holds { class },
-            knn_verify::Answer::Violated(counterexample) => Answer::Violated(counterexample),
-            knn_verify::Answer::Unknown(why) => Answer::Unknown(why),
+            knn_verify::Conclusion::Holds { class } => Answer::Holds { class },
+            knn_verify::Conclusion::Violated(counterexample) => Answer::Violated(counterexample),
+            knn_verify::Conclusion::Unknown(why) => Answer::Unknown(why),
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::prepare::PreparedLayers;
 use crate::property::Property;
 use crate::test_support::{IDENTITY, property_2d, target_and_property};
 use crate::tighten::{NoBound, Slopes, tighten};
-use crate::{Answer, Options, Question, Target, Unknown, verify};
+use crate::{Conclusion, Options, Question, Target, Unknown, verify};
 use knn_engine::tensor::Matrix;
 
 fn passed() -> Deadline {
@@ -125,14 +125,14 @@ fn every_answer_is_a_timeout_once_the_time_is_up() {
         let in_time =
             verify(&target, &question, Options { timeout: Some(Duration::from_secs(60)), ..Options::default() });
         let word = match in_time.unwrap() {
-            Answer::Holds { .. } => "holds",
-            Answer::Violated(_) => "violated",
-            Answer::Unknown(why) => panic!("{expected}: {why:?}"),
+            Conclusion::Holds { .. } => "holds",
+            Conclusion::Violated(_) => "violated",
+            Conclusion::Unknown(why) => panic!("{expected}: {why:?}"),
         };
         assert_eq!(word, expected);
         let long_ago = Instant::now() - Duration::from_secs(10);
         let late = Options { timeout: Some(Duration::from_secs(1)), started: Some(long_ago), ..Options::default() };
         let answer = verify(&target, &question, late).unwrap();
-        assert!(matches!(answer, Answer::Unknown(Unknown::Timeout)), "{expected}: {answer:?}");
+        assert!(matches!(answer, Conclusion::Unknown(Unknown::Timeout)), "{expected}: {answer:?}");
     }
 }

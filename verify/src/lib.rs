@@ -104,9 +104,9 @@ pub enum Question {
     Class { region: InputBox, claim: Claim },
 }
 
-/// The verifier's answer.
+/// What the verifier concludes (the library makes it an `Answer` of a `Report`).
 #[derive(Clone, Debug)]
-pub enum Answer {
+pub enum Conclusion {
     /// Proved for every binary64 input of the region; `class` for class claims.
     Holds { class: Option<usize> },
     /// A counterexample, confirmed on both engines.
@@ -175,7 +175,7 @@ const FALSIFIER_BUDGET: Duration = Duration::from_millis(300);
 pub struct Mismatch(pub String);
 
 /// Answers `question` about `target`.
-pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Result<Answer, Mismatch> {
+pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Result<Conclusion, Mismatch> {
     let started = options.started.unwrap_or_else(Instant::now);
     let deadline = Deadline::of_timeout(started, options.timeout);
     let outputs = target.outputs();
@@ -195,7 +195,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                 Claim::ArgmaxIs(k) | Claim::ArgmaxIsNot(k) => *k,
                 Claim::ArgmaxStable => match region.inner() {
                     Some(inner) => target.class_at(&inner.iter().map(Interval::midpoint).collect::<Vec<_>>()),
-                    None => return Ok(Answer::Holds { class: None }),
+                    None => return Ok(Conclusion::Holds { class: None }),
                 },
             };
             if class >= outputs {
@@ -234,7 +234,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     let mut stuck = None;
     for (index, case) in property.cases.iter().enumerate() {
         if deadline.passed() {
-            return Ok(Answer::Unknown(Unknown::Timeout));
+            return Ok(Conclusion::Unknown(Unknown::Timeout));
         }
         let judge = Judge { case, class };
         let Some(search) =
@@ -270,21 +270,21 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             CaseOutcome::Holds => {}
             CaseOutcome::Candidate(x) => {
                 return Ok(match found.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                    Some(Ok(replayed)) => Answer::Violated(counterexample(index, x, replayed, class)),
-                    Some(Err(NotConfirmed::Bug(why))) => Answer::Unknown(Unknown::Bug(why)),
-                    Some(Err(NotConfirmed::OutOfTime)) => Answer::Unknown(Unknown::Timeout),
-                    None => Answer::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
+                    Some(Ok(replayed)) => Conclusion::Violated(counterexample(index, x, replayed, class)),
+                    Some(Err(NotConfirmed::Bug(why))) => Conclusion::Unknown(Unknown::Bug(why)),
+                    Some(Err(NotConfirmed::OutOfTime)) => Conclusion::Unknown(Unknown::Timeout),
+                    None => Conclusion::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
                 });
             }
-            CaseOutcome::Timeout => return Ok(Answer::Unknown(Unknown::Timeout)),
+            CaseOutcome::Timeout => return Ok(Conclusion::Unknown(Unknown::Timeout)),
             CaseOutcome::Stuck => {
                 stuck = Some("some boxes are too narrow to split and their bounds do not decide them".to_string())
             }
         }
     }
     Ok(match stuck {
-        Some(why) => Answer::Unknown(Unknown::Limit(why)),
-        None => Answer::Holds { class: class.filter(|c| !c.negated).map(|c| c.class) },
+        Some(why) => Conclusion::Unknown(Unknown::Limit(why)),
+        None => Conclusion::Holds { class: class.filter(|c| !c.negated).map(|c| c.class) },
     })
 }
 

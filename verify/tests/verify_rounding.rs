@@ -5,7 +5,7 @@
 mod verify_support;
 
 use knn_formats::import::Activation;
-use knn_verify::Answer;
+use knn_verify::Conclusion;
 use knn_verify::Target;
 use knn_verify::claim::Claim;
 use knn_verify::property::InputBox;
@@ -14,12 +14,12 @@ use verify_support::{Dense, ask_splitting, exact_box, program_text, target};
 
 /// The answer with input splits, after checking that relu splits (with their β multipliers)
 /// give the same kind of answer and class.
-fn ask(t: &Target, region: InputBox, claim: Claim) -> Answer {
+fn ask(t: &Target, region: InputBox, claim: Claim) -> Conclusion {
     let by_inputs = ask_splitting(t, region.clone(), claim, Split::Inputs);
     let by_relus = ask_splitting(t, region, claim, Split::Relus);
     match (&by_inputs, &by_relus) {
-        (Answer::Holds { class: a }, Answer::Holds { class: b }) => assert_eq!(a, b),
-        (Answer::Violated(_), Answer::Violated(_)) => {}
+        (Conclusion::Holds { class: a }, Conclusion::Holds { class: b }) => assert_eq!(a, b),
+        (Conclusion::Violated(_), Conclusion::Violated(_)) => {}
         _ => panic!("input splits: {by_inputs:?}; relu splits: {by_relus:?}"),
     }
     by_inputs
@@ -52,11 +52,11 @@ fn a_sum_that_rounds_away_is_proved_as_the_engine_computes_it() {
     // The reals: at x = 4, y0 = 4 > 0.5, class 0: a real-number verifier refutes `argmax=1`.
     assert_eq!(real_y0(4), 4);
     match ask(&t, exact_box(&[0.0], &[4.0]), Claim::ArgmaxIs(1)) {
-        Answer::Holds { class } => assert_eq!(class, Some(1)),
+        Conclusion::Holds { class } => assert_eq!(class, Some(1)),
         other => panic!("expected holds for the engine's bits, got {other:?}"),
     }
     // And the real-number claim `argmax=0` somewhere is not what the engine does: refuted.
-    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(0)), Answer::Violated(_)));
+    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(0)), Conclusion::Violated(_)));
 }
 
 #[test]
@@ -73,9 +73,9 @@ fn a_tie_in_binary64_is_broken_by_the_first_index() {
     let t = target(&source, 1);
     assert_eq!(t.net.eval(&[3.0]), vec![0.0, 0.0]);
     assert!(real_y0(3) > 0, "in the reals the second score wins");
-    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(0)), Answer::Holds { class: Some(0) }));
+    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(0)), Conclusion::Holds { class: Some(0) }));
     match ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(1)) {
-        Answer::Violated(c) => assert_eq!(c.class, Some(0)),
+        Conclusion::Violated(c) => assert_eq!(c.class, Some(0)),
         other => panic!("expected a counterexample with class 0, got {other:?}"),
     }
 }
@@ -95,9 +95,9 @@ fn outputs_equal_in_the_reals_but_not_in_binary64_are_told_apart() {
     let t = target(&source, 1);
     assert_eq!(t.net.eval(&[2.0]), vec![0.0, 2.0]);
     assert_eq!(real_y0(2), 2, "in the reals y0 = x = y1: a tie, class 0");
-    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(1)), Answer::Holds { class: Some(1) }));
+    assert!(matches!(ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(1)), Conclusion::Holds { class: Some(1) }));
     match ask(&t, exact_box(&[1.0], &[4.0]), Claim::ArgmaxIs(0)) {
-        Answer::Violated(c) => {
+        Conclusion::Violated(c) => {
             assert_eq!(c.class, Some(1));
             assert!((1.0..=4.0).contains(&c.input[0]));
         }

@@ -14,7 +14,7 @@ use knn_semantics::inputs::TensorInput;
 use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
 use knn_verify::property::InputBox;
-use knn_verify::{Answer, Target};
+use knn_verify::{Conclusion, Target};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use quickcheck::{QuickCheck, TestResult};
@@ -94,7 +94,7 @@ fn sound(seed: u64) -> TestResult {
     let t = target(&case.source, case.inputs);
     let answer = ask(&t, case.region.clone(), case.claim);
     match answer {
-        Answer::Holds { class } => {
+        Conclusion::Holds { class } => {
             let mut rng = SplitMix::new(seed ^ 0x5eed);
             let mut points: Vec<Vec<f64>> = (0..10_000)
                 .map(|_| case.lo.iter().zip(&case.hi).map(|(l, h)| uniform(&mut rng, *l, *h).clamp(*l, *h)).collect())
@@ -125,7 +125,7 @@ fn sound(seed: u64) -> TestResult {
             PROVED.fetch_add(1, Ordering::Relaxed);
             TestResult::passed()
         }
-        Answer::Violated(c) => {
+        Conclusion::Violated(c) => {
             if !case.region.contains(&c.input) {
                 return TestResult::error(format!("seed {seed}: counterexample {:?} outside the box", c.input));
             }
@@ -145,7 +145,7 @@ fn sound(seed: u64) -> TestResult {
             REFUTED.fetch_add(1, Ordering::Relaxed);
             TestResult::passed()
         }
-        Answer::Unknown(why) => TestResult::error(format!("seed {seed}: undecided ({why:?}) on a tiny network")),
+        Conclusion::Unknown(why) => TestResult::error(format!("seed {seed}: undecided ({why:?}) on a tiny network")),
     }
 }
 

@@ -19,7 +19,7 @@ pub mod network;
 pub mod oracle;
 mod region;
 
-use super::Answer;
+use super::Handled;
 use case::Case;
 use check::{Decided, Settings, check};
 use choices::Choices;
@@ -46,11 +46,11 @@ pub fn bytes_of_seed(seed: u64) -> Vec<u8> {
 
 /// The fuzz target: the case the bytes choose, checked. Accepted when the verifier decided
 /// it (rightly), refused when it answered `unknown`; a wrong answer panics with the case.
-pub fn verify_exhaustive(bytes: &[u8]) -> Answer {
+pub fn verify_exhaustive(bytes: &[u8]) -> Handled {
     let case = case_of_bytes(bytes);
     match check(&case, Settings::default()) {
-        Ok(Decided::Unknown(_)) => Answer::Refused,
-        Ok(Decided::Holds | Decided::Violated) => Answer::Accepted,
+        Ok(Decided::Unknown(_)) => Handled::Refused,
+        Ok(Decided::Holds | Decided::Violated) => Handled::Accepted,
         Err(wrong) => panic!("{}", wrong.message),
     }
 }

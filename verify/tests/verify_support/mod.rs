@@ -7,7 +7,7 @@ use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::claim::Claim;
 use knn_verify::property::{Constant, InputBox};
 use knn_verify::split::Split;
-use knn_verify::{Answer, Options, Question, Target, verify};
+use knn_verify::{Conclusion, Options, Question, Target, verify};
 
 /// One layer of a test network: weights (row-major, `rows × cols`), a bias, an activation.
 pub struct Dense {
@@ -53,12 +53,12 @@ pub fn exact_box(lo: &[f64], hi: &[f64]) -> InputBox {
     }
 }
 
-pub fn ask(target: &Target, region: InputBox, claim: Claim) -> Answer {
+pub fn ask(target: &Target, region: InputBox, claim: Claim) -> Conclusion {
     ask_splitting(target, region, claim, Split::Auto)
 }
 
 /// [`ask`] with a choice of what branch and bound splits.
-pub fn ask_splitting(target: &Target, region: InputBox, claim: Claim, split: Split) -> Answer {
+pub fn ask_splitting(target: &Target, region: InputBox, claim: Claim, split: Split) -> Conclusion {
     let question = Question::Class { region, claim };
     let options = Options { timeout: Some(std::time::Duration::from_secs(20)), split, ..Options::default() };
     verify(target, &question, options).expect("the question fits the program")
