@@ -5,6 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../../engine/tests/sources/mod.rs"]
+mod sources;
+
+use sources::sources;
+
 /// The workspace's crates below the library: what no caller of the API may depend on.
 const BELOW_THE_DOOR: &[&str] = &["knn-semantics", "knn-engine", "knn-formats", "knn-verify", "knn-fuzzing"];
 
@@ -31,24 +36,6 @@ fn dependencies(manifest: &Path) -> Vec<String> {
         }
     }
     names
-}
-
-/// Every `.rs` file below `dir` with its text.
-fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                found.push((path, text));
-            }
-        }
-    }
-    found
 }
 
 #[test]

@@ -3,10 +3,13 @@
 //! rules' own files do, so that a search for an ID (`git grep rev-fill-step`) finds both. A rule
 //! the big-step engine has no twin of is listed below with the reason.
 
+mod sources;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use knn_semantics::profile::Profile;
+use sources::sources;
 
 /// Rules of the revised profile with no big-step twin, and why.
 const NOT_APPLICABLE: &[(&str, &str)] = &[
@@ -19,24 +22,6 @@ const NOT_APPLICABLE: &[(&str, &str)] = &[
         "no program reaches it: the parser refuses a negative dimension (`differential/tests/coverage.rs` lists the rule as unreachable from source), so the big-step engine has no case for one",
     ),
 ];
-
-/// The Rust sources under `dir`, recursively, with their text.
-fn sources(dir: &Path) -> BTreeMap<PathBuf, String> {
-    let mut found = BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                found.insert(path, text);
-            }
-        }
-    }
-    found
-}
 
 /// Whether `text` names `id` as a whole ID, not as part of a longer one: `mul-float` is not
 /// cited by `rev-mul-float-int`, nor `heat-max-2` by `rev-heat-max-2`.
