@@ -6,19 +6,19 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use knn_benches::linear_program;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Config, Outcome, Profile, RunOptions, run};
+use knn_semantics::{Config, Outcome, Profile, StepOptions, run};
 
 fn small_step(c: &mut Criterion) {
     let source = linear_program(50);
     for profile in [Profile::published(), Profile::revised()] {
         let program = term_of_program(&parse_program(&source, profile.grammar).expect("benchmark program parses"));
-        let probe = run(profile, Config::initial(program.clone()), RunOptions::default());
+        let probe = run(profile, Config::initial(program.clone()), StepOptions::default());
         assert!(matches!(probe.outcome, Outcome::Value(_)), "{:?}", probe.outcome);
 
         let mut group = c.benchmark_group(format!("small-step/{}", profile.name));
         group.throughput(Throughput::Elements(probe.steps));
         group.bench_function("linear-50x50/rule-applications", |b| {
-            b.iter(|| run(profile, Config::initial(program.clone()), RunOptions::default()).steps)
+            b.iter(|| run(profile, Config::initial(program.clone()), StepOptions::default()).steps)
         });
         group.finish();
     }

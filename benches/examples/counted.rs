@@ -26,7 +26,7 @@ use knn_semantics::engine::Engine;
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{Grammar, parse_program};
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Config, Profile, RunOptions, run};
+use knn_semantics::{Config, Profile, StepOptions, run};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
             let profile = if path == "small-step-revised" { Profile::revised() } else { Profile::published() };
             let program = parse_program(&linear_program(50), profile.grammar).expect("the benchmark program parses");
             let program = term_of_program(&program);
-            measured(times, || run(profile, Config::initial(program.clone()), RunOptions::default()).steps);
+            measured(times, || run(profile, Config::initial(program.clone()), StepOptions::default()).steps);
         }
         "compile-and-run" => {
             let acasxu = parse_mlp(&mlp_program(&ACAS_XU, 7));

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
-use super::output::{Target, check_output, write_target};
+use super::output::{Sink, check_output, write_target};
 use super::program::{fail, parse_inputs, usage};
 use super::{Exit, stream_stdout};
 use knn::render::{batch_json, observed_text};
@@ -78,8 +78,8 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         .input
         .split_once('=')
         .ok_or_else(|| usage(format!("`--input {}`: expected NAME=INPUTS.npy", args.input)))?;
-    if let Some(out) = args.out.as_deref().map(Target::of)
-        && let Target::File(out) = &out
+    if let Some(out) = args.out.as_deref().map(Sink::of)
+        && let Sink::File(out) = &out
     {
         let mut inputs = vec![args.file.as_path(), std::path::Path::new(path)];
         inputs.extend(args.bind.iter().filter_map(|b| b.split_once('=')).map(|(_, v)| std::path::Path::new(v.trim())));
@@ -148,7 +148,7 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
         }
     }
     match &args.out {
-        Some(out) => write_results(args, &Target::of(out), results)?,
+        Some(out) => write_results(args, &Sink::of(out), results)?,
         None => match args.output {
             BatchFormat::Text => {
                 for (row, result) in results.iter().enumerate() {
@@ -177,7 +177,7 @@ fn report(args: &BatchArgs, batch: &Batch, results: &[RowResult]) -> Result<Exit
 }
 
 /// One row per input ([`results_array`]), written whole or not at all.
-fn write_results(args: &BatchArgs, out: &Target, results: &[RowResult]) -> Result<(), Exit> {
+fn write_results(args: &BatchArgs, out: &Sink, results: &[RowResult]) -> Result<(), Exit> {
     let array = results_array(results).map_err(fail)?;
     let floats = match args.dtype {
         Dtype::Float64 => FloatType::Float64,

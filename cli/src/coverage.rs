@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::program::parse_inputs;
-use super::{Exit, RulesFormat, Semantics, profile_of};
-use knn::coverage::{Options, collect, expand};
+use super::{Exit, RulesFormat, SemanticsChoice, profile_of};
+use knn::coverage::{CoverageOptions, collect, expand};
 
 #[derive(Args)]
 pub struct CoverageArgs {
@@ -18,8 +18,8 @@ pub struct CoverageArgs {
     #[arg(required = true, value_name = "PROGRAM")]
     programs: Vec<PathBuf>,
     /// Which rule set.
-    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
-    semantics: Semantics,
+    #[arg(long, value_enum, default_value_t = SemanticsChoice::Revised)]
+    semantics: SemanticsChoice,
     /// Bind a tensor in every program (as `run --input`). A program's own header lines
     /// `// input: NAME=VALUE` bind inputs too.
     #[arg(long = "input", value_name = "NAME=VALUE")]
@@ -52,7 +52,7 @@ pub fn coverage(args: CoverageArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let options = Options { search: args.search.then_some(args.max_states), max_steps: args.max_steps };
+    let options = CoverageOptions { search: args.search.then_some(args.max_states), max_steps: args.max_steps };
     let collected = collect(&files, profile, &inputs, options);
     for details in collected.programs.iter().filter_map(|p| p.details.as_deref()) {
         eprint!("{details}");

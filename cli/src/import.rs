@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::Exit;
-use super::output::{Target, check_output, write_target};
+use super::output::{Sink, check_output, write_target};
 use super::program::{fail, usage};
 use knn::{Format, ImportOptions, Semantics, import_model};
 
@@ -52,8 +52,8 @@ pub fn import(args: ImportArgs) -> Exit {
 }
 
 fn run(args: &ImportArgs) -> Result<Exit, Exit> {
-    let target = Target::of(&args.out);
-    if let Target::File(out) = &target {
+    let target = Sink::of(&args.out);
+    if let Sink::File(out) = &target {
         check_output(out, args.force, &[&args.model]).map_err(usage)?;
     }
     let options = ImportOptions {
@@ -86,7 +86,7 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
     let program = imported.program(format!("{} (imported)", args.out.display()), Semantics::Revised).map_err(fail)?;
     program.check(&[network.input.as_str()]).map_err(fail)?;
     write_target(&target, args.force, |w| imported.write_program(w)).map_err(usage)?;
-    if target != Target::Stdout {
+    if target != Sink::Stdout {
         let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
         eprintln!(
             "wrote {}: {} ({} parameters); input `{}`, result `{}`",

@@ -116,7 +116,7 @@ pub enum EngineChoice {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Semantics {
+pub enum SemanticsChoice {
     /// The published rules with the patches Rev-0…Rev-13: deterministic, errors explicit.
     Revised,
     /// The rules of k-nn.md as published, quirks included (reproduces krun).
@@ -147,8 +147,8 @@ struct ProgramArgs {
     /// The program (`-` reads standard input).
     file: PathBuf,
     /// Which rule set.
-    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
-    semantics: Semantics,
+    #[arg(long, value_enum, default_value_t = SemanticsChoice::Revised)]
+    semantics: SemanticsChoice,
     /// Bind a tensor before the program runs: NAME=[1.0,2.0], NAME=[[1,2],[3,4]] or NAME=FILE.npy.
     #[arg(long = "input", value_name = "NAME=VALUE")]
     inputs: Vec<String>,
@@ -195,8 +195,8 @@ struct SearchArgs {
 
 #[derive(Args)]
 struct RulesArgs {
-    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
-    semantics: Semantics,
+    #[arg(long, value_enum, default_value_t = SemanticsChoice::Revised)]
+    semantics: SemanticsChoice,
     /// `text` (a table) or `json`.
     #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
     output: RulesFormat,
@@ -215,8 +215,8 @@ struct CheckArgs {
     /// Names that `--input` will bind when the program runs.
     #[arg(long = "bound", value_name = "NAME")]
     bound: Vec<String>,
-    #[arg(long, value_enum, default_value_t = Semantics::Revised)]
-    semantics: Semantics,
+    #[arg(long, value_enum, default_value_t = SemanticsChoice::Revised)]
+    semantics: SemanticsChoice,
 }
 
 fn main() -> std::process::ExitCode {
@@ -284,15 +284,15 @@ pub(crate) fn stream_stdout(write: impl FnOnce(&mut dyn Write) -> std::io::Resul
 }
 
 /// The profile a `--semantics` choice names.
-fn profile_of(semantics: Semantics) -> &'static knn::Profile {
+fn profile_of(semantics: SemanticsChoice) -> &'static knn::Profile {
     knn::Semantics::from(semantics).profile()
 }
 
-impl From<Semantics> for knn::Semantics {
-    fn from(semantics: Semantics) -> knn::Semantics {
+impl From<SemanticsChoice> for knn::Semantics {
+    fn from(semantics: SemanticsChoice) -> knn::Semantics {
         match semantics {
-            Semantics::Revised => knn::Semantics::Revised,
-            Semantics::Published => knn::Semantics::Published,
+            SemanticsChoice::Revised => knn::Semantics::Revised,
+            SemanticsChoice::Published => knn::Semantics::Published,
         }
     }
 }

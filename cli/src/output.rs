@@ -60,15 +60,15 @@ impl Drop for Registered {
 
 /// Where a command's output goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
+pub enum Sink {
     Stdout,
     File(PathBuf),
 }
 
-impl Target {
+impl Sink {
     /// `-` is standard output; anything else a file.
-    pub fn of(path: &Path) -> Target {
-        if path.as_os_str() == "-" { Target::Stdout } else { Target::File(path.to_path_buf()) }
+    pub fn of(path: &Path) -> Sink {
+        if path.as_os_str() == "-" { Sink::Stdout } else { Sink::File(path.to_path_buf()) }
     }
 }
 
@@ -148,13 +148,13 @@ pub fn write_file(
 
 /// Writes to standard output or to a file (atomically, as [`write_file`]).
 pub fn write_target(
-    target: &Target,
+    target: &Sink,
     force: bool,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), String> {
     match target {
-        Target::File(path) => write_file(path, force, write),
-        Target::Stdout => {
+        Sink::File(path) => write_file(path, force, write),
+        Sink::Stdout => {
             let stdout = std::io::stdout();
             let mut lock = BufWriter::new(stdout.lock());
             match write(&mut lock).and_then(|()| lock.flush()) {

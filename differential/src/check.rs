@@ -10,7 +10,7 @@ use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::profile::Priorities;
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Outcome, Profile, RunOptions, run, search, successors};
+use knn_semantics::{Outcome, Profile, StepOptions, run, search, successors};
 
 use crate::program::Program;
 
@@ -280,7 +280,7 @@ pub fn run_within_search(program: &Program) -> Check {
     let mut config = initial.clone();
     for _ in 0..MAX_STEPS {
         let next = successors(profile, &config, Priorities::Krun);
-        let one = run(profile, config.clone(), RunOptions { max_steps: Some(1), trace: true });
+        let one = run(profile, config.clone(), StepOptions { max_steps: Some(1), trace: true });
         if one.steps == 0 || matches!(one.outcome, Outcome::Aborted(_)) {
             let aborts = next.iter().any(|s| s.abort.is_some());
             if next.is_empty() || aborts {
@@ -297,7 +297,7 @@ pub fn run_within_search(program: &Program) -> Check {
         }
         config = one.config;
     }
-    let ran = run(profile, initial.clone(), RunOptions { max_steps: Some(MAX_STEPS), trace: false });
+    let ran = run(profile, initial.clone(), StepOptions { max_steps: Some(MAX_STEPS), trace: false });
     if matches!(ran.outcome, Outcome::Limit(_)) {
         return Check::Discard("run reached its step limit");
     }

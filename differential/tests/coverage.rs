@@ -6,7 +6,7 @@ use knn_semantics::engine::Coverage;
 use knn_semantics::inputs::initial_config;
 use knn_semantics::syntax::{Grammar, parse_program};
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Profile, RunOptions, run};
+use knn_semantics::{Profile, StepOptions, run};
 
 /// Revised rules no source program can fire: `alloc` of a negative dimension (dimensions are
 /// Int literals, and `-1` is a Float in K).
@@ -20,7 +20,7 @@ fn generated_programs_fire_every_revised_rule() {
         let program = generate::program(seed, Shape::default());
         let exp = parse_program(&program.source(), Grammar::Relaxed).expect("generated programs parse");
         let config = initial_config(profile, term_of_program(&exp), &program.first_inputs()).expect("inputs bind");
-        let ran = run(profile, config, RunOptions { max_steps: Some(1_000_000), trace: false });
+        let ran = run(profile, config, StepOptions { max_steps: Some(1_000_000), trace: false });
         total.merge(&ran.coverage);
     }
     let never: Vec<&str> =

@@ -16,7 +16,7 @@ use knn_semantics::syntax::diagnostic::line_col;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
 use knn_semantics::{Config, Profile};
-use knn_semantics::{RunOptions, run};
+use knn_semantics::{StepOptions, run};
 use serde_json::{Value, json};
 
 use super::inputs::parse_input;
@@ -53,9 +53,9 @@ pub struct Collected {
     pub programs: Vec<ProgramRun>,
 }
 
-/// Options of [`collect`].
+/// CoverageOptions of [`collect`].
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct CoverageOptions {
     /// `Some(max_states)`: also count the rules of `search`.
     pub search: Option<usize>,
     pub max_steps: u64,
@@ -127,7 +127,7 @@ fn run_one(
     text: &str,
     profile: &'static Profile,
     inputs: &[TensorInput],
-    options: Options,
+    options: CoverageOptions,
     total: &mut Coverage,
 ) -> Result<(String, u64, Option<String>), (String, String)> {
     let name = path.display().to_string();
@@ -137,7 +137,7 @@ fn run_one(
     bound.extend(inputs.iter().filter(|i| !bound.iter().any(|b| b.name == i.name)).cloned().collect::<Vec<_>>());
     let config = initial_config(profile, term_of_program(&program), &bound)
         .map_err(|e| ("input-error".to_string(), format!("{name}: {e}\n")))?;
-    let ran = run(profile, config.clone(), RunOptions { max_steps: Some(options.max_steps), trace: false });
+    let ran = run(profile, config.clone(), StepOptions { max_steps: Some(options.max_steps), trace: false });
     total.merge(&ran.coverage);
     if let Some(max_states) = options.search {
         let found = search(profile, config, SearchOptions { max_states, priorities: Priorities::Krun });
@@ -148,7 +148,12 @@ fn run_one(
 
 /// Runs every program under `profile` and sums the rules they fire. Programs that cannot run
 /// (parse errors, inputs that do not bind) are listed with their status and their message.
-pub fn collect(files: &[PathBuf], profile: &'static Profile, inputs: &[TensorInput], options: Options) -> Collected {
+pub fn collect(
+    files: &[PathBuf],
+    profile: &'static Profile,
+    inputs: &[TensorInput],
+    options: CoverageOptions,
+) -> Collected {
     let mut coverage = Coverage::new(profile);
     let mut programs = Vec::new();
     for path in files {
@@ -273,7 +278,7 @@ mod tests {
         let c = write(dir.path(), "c.knn", "1.0+");
         let files = expand(&[dir.path().to_path_buf()]).unwrap();
         assert_eq!(files, vec![a, b, c]);
-        let options = Options { search: None, max_steps: 1000 };
+        let options = CoverageOptions { search: None, max_steps: 1000 };
         let collected = collect(&files, Profile::published(), &[], options);
         assert!(collected.programs[2].details.as_deref().is_some_and(|d| d.contains("1.0+")), "the source line");
         // `2.0 + 3.0` adds once; `(1.0 + 1.0) + 1.0` heats the left sum, adds, cools, adds.
@@ -295,12 +300,17 @@ mod tests {
         // krun heats the base of a 2-D write (heat-storeval-base); only search also takes
         // storeval-split (docs/semantics.md §2.9).
         let p = write(dir.path(), "p.knn", "// input: m=[[1.0, 2.0]]\nlet m[0, 1] = 5.0 in m[0, 1]");
-        let run_only =
-            collect(std::slice::from_ref(&p), Profile::published(), &[], Options { search: None, max_steps: 1000 });
+        let run_only = collect(
+            std::slice::from_ref(&p),
+            Profile::published(),
+            &[],
+            CoverageOptions { search: None, max_steps: 1000 },
+        );
         assert_eq!(run_only.coverage.count("storeval-split"), 0);
         assert_eq!(run_only.coverage.count("heat-storeval-base"), 1);
         assert_eq!(run_only.programs[0].status, "done");
-        let searched = collect(&[p], Profile::published(), &[], Options { search: Some(1000), max_steps: 1000 });
+        let searched =
+            collect(&[p], Profile::published(), &[], CoverageOptions { search: Some(1000), max_steps: 1000 });
         assert!(searched.coverage.count("storeval-split") > 0);
     }
 }

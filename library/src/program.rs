@@ -6,9 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use knn_semantics::check::check_program;
-use knn_semantics::engine::{
-    Engine, Limit, RunOptions as SmallStepOptions, SearchOptions, run as run_small_step, search,
-};
+use knn_semantics::engine::{Engine, Limit, SearchOptions, StepOptions, run as run_small_step, search};
 use knn_semantics::inputs::{InputError, TensorInput, initial_config};
 use knn_semantics::syntax::{Elements, Exp, parse_program_with_elements};
 use knn_semantics::term::term_of_program;
@@ -250,11 +248,8 @@ impl Program {
             EngineKind::SmallStep => {
                 let profile = self.semantics.profile();
                 let config = self.bind(inputs)?;
-                let run = run_small_step(
-                    profile,
-                    config,
-                    SmallStepOptions { max_steps: options.max_steps, trace: options.trace },
-                );
+                let run =
+                    run_small_step(profile, config, StepOptions { max_steps: options.max_steps, trace: options.trace });
                 let wanted = Wanted { observables: options.observables, trace: options.trace, config: options.config };
                 Report::of_run(run, wanted, &self.source)
             }

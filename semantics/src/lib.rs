@@ -23,5 +23,5 @@ pub use config::Config;
 /// Tensors bound before a program runs: part of the engine, since binding them runs the
 /// profile's rules ([`engine::inputs`]).
 pub use engine::inputs;
-pub use engine::{Outcome, Run, RunOptions, run, run_until, search, successors};
+pub use engine::{Outcome, Run, StepOptions, run, run_until, search, successors};
 pub use profile::Profile;

@@ -7,7 +7,7 @@ use knn_semantics::engine::Outcome;
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Config, Profile, RunOptions, run};
+use knn_semantics::{Config, Profile, StepOptions, run};
 
 /// How a run ends, as the tables state it.
 #[derive(Debug, PartialEq)]
@@ -32,7 +32,7 @@ fn outcome(profile: &'static Profile, source: &str) -> Expect {
     let result = run(
         profile,
         Config::initial(term_of_program(&program)),
-        RunOptions { max_steps: Some(1_000_000), trace: false },
+        StepOptions { max_steps: Some(1_000_000), trace: false },
     );
     match result.outcome {
         Outcome::Value(v) => match (v.as_float(), v.as_int()) {

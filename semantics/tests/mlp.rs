@@ -6,7 +6,7 @@ use knn_semantics::engine::Outcome;
 use knn_semantics::inputs::{TensorInput, initial_config};
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Profile, RunOptions, run};
+use knn_semantics::{Profile, StepOptions, run};
 
 const W1: [[f64; 3]; 4] = [[0.5, -1.0, 2.0], [1.0, 1.0, 1.0], [-1.0, 0.0, 1.0], [0.0, -0.5, 0.0]];
 const B1: [f64; 4] = [0.1, -0.2, 0.0, 0.3];
@@ -50,7 +50,7 @@ fn knn_class(x: [f64; 3]) -> i64 {
     let program = term_of_program(&parse_program(&source, profile.grammar).unwrap());
     let input = TensorInput { name: "x".into(), shape: vec![3], data: x.to_vec() };
     let config = initial_config(profile, program, &[input]).unwrap();
-    match run(profile, config, RunOptions::default()).outcome {
+    match run(profile, config, StepOptions::default()).outcome {
         Outcome::Value(v) => v.as_int().expect("ArgMax gives an Int"),
         other => panic!("{x:?}: {other:?}"),
     }

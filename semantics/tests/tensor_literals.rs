@@ -10,7 +10,7 @@ use std::fmt::Write;
 use common::*;
 use knn_semantics::config::config_to_string;
 use knn_semantics::syntax::{Grammar, parse_program, to_source};
-use knn_semantics::{Profile, Run, RunOptions, run};
+use knn_semantics::{Profile, Run, StepOptions, run};
 
 /// The elements of the tests: Floats of every kind and Ints, in a fixed order.
 const VALUES: &[&str] =
@@ -52,7 +52,7 @@ fn programs(dims: &[usize], body: &str) -> (String, String) {
 fn revised_traced(source: &str) -> Run {
     let program = parse_program(source, Grammar::Relaxed).unwrap_or_else(|e| panic!("{source}\n{e}"));
     let config = knn_semantics::Config::initial(knn_semantics::term::term_of_program(&program));
-    run(Profile::revised(), config, RunOptions { max_steps: Some(1_000_000), trace: true })
+    run(Profile::revised(), config, StepOptions { max_steps: Some(1_000_000), trace: true })
 }
 
 #[test]

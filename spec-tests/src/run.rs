@@ -20,7 +20,7 @@ use knn_semantics::syntax::diagnostic::render_report;
 use knn_semantics::syntax::print::float_literal;
 use knn_semantics::syntax::{Exp, parse_program};
 use knn_semantics::term::{Node, Term, term_of_program};
-use knn_semantics::{Config, Profile, RunOptions, run};
+use knn_semantics::{Config, Profile, StepOptions, run};
 use serde_json::Value;
 
 use crate::Program;
@@ -110,7 +110,7 @@ pub fn run_profile(program: &Program, profile: &'static Profile) -> Result<Profi
         Vec::new()
     };
     let config = initial_config(profile, term_of_program(&exp), &inputs).map_err(|e| e.to_string())?;
-    let ran = run(profile, config.clone(), RunOptions { max_steps: Some(MAX_STEPS), trace: true });
+    let ran = run(profile, config.clone(), StepOptions { max_steps: Some(MAX_STEPS), trace: true });
     let coverage = ran.coverage;
     let trace = (ran.steps < TRACE_LIMIT).then_some(ran.trace);
     let search = (profile.name == "published").then(|| {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use knn_semantics::config::config_to_string;
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Config, Outcome, Profile, RunOptions, run};
+use knn_semantics::{Config, Outcome, Profile, StepOptions, run};
 
 fn programs() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("programs/authors");
@@ -32,7 +32,7 @@ fn published_profile_reproduces_krun_output_byte_for_byte() {
         let source = std::fs::read_to_string(&path).unwrap();
         let expected = std::fs::read_to_string(path.with_extension("knn.out")).unwrap();
         let program = parse_program(&source, profile.grammar).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let result = run(profile, Config::initial(term_of_program(&program)), RunOptions::default());
+        let result = run(profile, Config::initial(term_of_program(&program)), StepOptions::default());
         assert!(matches!(result.outcome, Outcome::Value(_)), "{}: {:?}", path.display(), result.outcome);
         let actual = config_to_string(&result.config);
         if actual.trim_end() != expected.trim_end() {

@@ -289,10 +289,10 @@ fn published_search_is_snapshotted_where_the_rules_are_nondeterministic() {
 /// ones.
 #[test]
 fn knn_coverage_over_the_corpus_reports_exactly_the_dead_rules() {
-    use knn::coverage::{Options, collect, expand};
+    use knn::coverage::{CoverageOptions, collect, expand};
     let files = expand(&[knn_spec_tests::programs_dir()]).expect("the corpus");
     for (profile, search) in [(Profile::published(), Some(3_000)), (Profile::revised(), None)] {
-        let collected = collect(&files, profile, &[], Options { search, max_steps: 1_000_000 });
+        let collected = collect(&files, profile, &[], CoverageOptions { search, max_steps: 1_000_000 });
         let report = collected.json();
         let never: BTreeSet<&str> =
             report["never_fired"].as_array().expect("a list").iter().filter_map(|v| v.as_str()).collect();

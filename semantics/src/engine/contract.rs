@@ -7,7 +7,7 @@ use std::fmt;
 use super::inputs::{InputError, TensorInput, initial_config};
 use crate::config::Config;
 use crate::config::kitem_to_string;
-use crate::engine::{Outcome, RunOptions, run_until};
+use crate::engine::{Outcome, StepOptions, run_until};
 use crate::errors::ErrorKind;
 use crate::observables::{DenseTensor, env_tensors, read_tensor, same_float};
 use crate::profile::Profile;
@@ -182,7 +182,7 @@ impl SmallStep {
         pause: impl Fn(&Config) -> bool,
     ) -> Result<Option<Evaluation>, InputError> {
         let config = initial_config(self.profile, term_of_program(program), inputs)?;
-        let result = run_until(self.profile, config, RunOptions { max_steps: self.max_steps, trace: false }, pause);
+        let result = run_until(self.profile, config, StepOptions { max_steps: self.max_steps, trace: false }, pause);
         if matches!(result.outcome, Outcome::Paused) {
             return Ok(None);
         }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use super::{Outcome, RunOptions, run_until};
+use super::{Outcome, StepOptions, run_until};
 use crate::config::Config;
 use crate::profile::Profile;
 use crate::syntax::Span;
@@ -119,7 +119,7 @@ pub fn initial_config(profile: &'static Profile, program: Term, inputs: &[Tensor
     let slot = Term::float(0.0, Span::default());
     let prelude = inputs.iter().rev().fold(slot.clone(), |body, input| input.prelude(body));
     let at_slot = |c: &Config| c.top_term().is_some_and(|t| t.ptr_eq(&slot));
-    let result = run_until(profile, Config::initial(prelude), RunOptions::default(), at_slot);
+    let result = run_until(profile, Config::initial(prelude), StepOptions::default(), at_slot);
     if result.outcome != Outcome::Paused {
         let names: Vec<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
         return Err(InputError::Prelude { name: names.join(", "), outcome: format!("{:?}", result.outcome) });

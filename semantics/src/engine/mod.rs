@@ -78,7 +78,7 @@ pub fn successors(profile: &Profile, config: &Config, priorities: Priorities) ->
 
 /// What `run` records besides the outcome.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RunOptions {
+pub struct StepOptions {
     /// Stop with [`Outcome::Limit`] after this many steps.
     pub max_steps: Option<u64>,
     /// Keep every step in [`Run::trace`].
@@ -97,7 +97,7 @@ pub struct Run {
 
 /// Runs to a final state with krun's choice policy: the first rule, in the order krun tries
 /// them, that applies at the top of `<k>` (§2.9).
-pub fn run(profile: &'static Profile, config: Config, options: RunOptions) -> Run {
+pub fn run(profile: &'static Profile, config: Config, options: StepOptions) -> Run {
     run_until(profile, config, options, |_| false)
 }
 
@@ -106,7 +106,7 @@ pub fn run(profile: &'static Profile, config: Config, options: RunOptions) -> Ru
 pub fn run_until(
     profile: &'static Profile,
     mut config: Config,
-    options: RunOptions,
+    options: StepOptions,
     pause: impl Fn(&Config) -> bool,
 ) -> Run {
     let mut coverage = Coverage::new(profile);

@@ -7,7 +7,7 @@ use knn_semantics::config::{KItem, config_to_string, kitem_to_string};
 use knn_semantics::engine::{Outcome, SearchOptions, SearchResult};
 use knn_semantics::syntax::parse_program;
 use knn_semantics::term::term_of_program;
-use knn_semantics::{Config, Profile, Run, RunOptions, run, search};
+use knn_semantics::{Config, Profile, Run, StepOptions, run, search};
 
 pub fn initial(source: &str) -> Config {
     let profile = Profile::published();
@@ -26,11 +26,11 @@ pub fn revised_initial(source: &str) -> Config {
 /// Runs `source` under `profile` (parsed with the profile's grammar).
 pub fn run_with(profile: &'static Profile, source: &str) -> Run {
     let program = parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}\n{e}"));
-    run(profile, Config::initial(term_of_program(&program)), RunOptions { max_steps: Some(10_000_000), trace: false })
+    run(profile, Config::initial(term_of_program(&program)), StepOptions { max_steps: Some(10_000_000), trace: false })
 }
 
 pub fn published(source: &str) -> Run {
-    run(Profile::published(), initial(source), RunOptions { max_steps: Some(1_000_000), trace: true })
+    run(Profile::published(), initial(source), StepOptions { max_steps: Some(1_000_000), trace: true })
 }
 
 pub fn search_published(source: &str) -> SearchResult {
