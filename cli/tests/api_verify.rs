@@ -204,7 +204,7 @@ fn the_search_runs_on_as_many_threads_as_asked() {
     let property = read_property(&fixture("fc_tie.vnnlib")).unwrap();
     for threads in [1, 3] {
         let mut pool_sizes = Vec::new();
-        let mut progress = |_: usize, _: knn_verify::bab::CaseProgress| {
+        let mut progress = |_: usize, _: knn::CaseProgress| {
             pool_sizes.push(rayon::current_num_threads());
         };
         let options = VerifyOptions {

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use knn_formats::import::{ImportOptions, emit::emit, import_file};
 use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::Target;
-use knn_verify::bab::{CaseOutcome, CaseSearch};
+use knn_verify::bab::CaseSearch;
+use knn_verify::queue::CaseOutcome;
 use knn_verify::vnnlib::parse_vnnlib;
 
 fn main() -> Result<(), String> {

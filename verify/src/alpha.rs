@@ -8,9 +8,10 @@
 //! back-substitution ([`back_substitute_with`]) with the slopes chosen, which charges all
 //! rounding; the gradient only steers the choice.
 
+use super::float::Interval;
 use super::interval::Bounds;
 use super::linear::{LowerBound, LowerLines, back_substitute_with};
-use super::network::Layer;
+use super::operator::{ChosenLines, Layer};
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
@@ -44,17 +45,15 @@ pub fn optimise_row(
 ) -> LowerBound {
     // The lines of every activation layer up to `from`, starting from `start`'s.
     let mut lines: Vec<Vec<Line>> = (0..=from)
-        .map(|k| match &layers[k] {
-            Layer::Relu | Layer::Tanh | Layer::Sigmoid => {
-                prepared.lower_lines(k, start).map(<[Line]>::to_vec).unwrap_or_default()
-            }
-            _ => Vec::new(),
+        .map(|k| {
+            let lines = layers[k].is_activation().then(|| prepared.lower_lines(k, start)).flatten();
+            lines.map(<[Line]>::to_vec).unwrap_or_default()
         })
         .collect();
     let unstable: Vec<Vec<bool>> = (0..=from)
-        .map(|k| match &layers[k] {
-            Layer::Relu => bounds.input_of(k).iter().map(|z| z.lo < 0.0 && z.hi > 0.0).collect(),
-            _ => Vec::new(),
+        .map(|k| {
+            let unstable = |z: &Interval| z.lo < 0.0 && z.hi > 0.0;
+            if layers[k].splits_at_zero() { bounds.input_of(k).iter().map(unstable).collect() } else { Vec::new() }
         })
         .collect();
     if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
@@ -141,40 +140,19 @@ fn slope_gradient(
     let mut values = Vec::with_capacity(trace.len());
     for (k, layer) in layers.iter().enumerate().take(trace.len()) {
         let g = &trace[k];
-        d = match layer {
-            Layer::Dense { w, bias } => (0..w.rows()).map(|i| dot(w.row(i), &d) + bias[i].unwrap_or(0.0)).collect(),
-            Layer::Bias(bias) => d.iter().zip(bias).map(|(di, b)| di + b.unwrap_or(0.0)).collect(),
-            Layer::Relu | Layer::Tanh | Layer::Sigmoid => {
-                let upper = prepared.upper_lines(k).unwrap_or_default();
-                g.iter()
-                    .enumerate()
-                    .map(|(i, &gi)| {
-                        let line = if gi >= 0.0 { lines[k][i] } else { upper[i] };
-                        if gi >= 0.0 && matches!(layer, Layer::Relu) {
-                            gradient[k][i] = d[i] * gi;
-                        }
-                        d[i] * line.slope + line.intercept
-                    })
-                    .collect()
+        if layer.splits_at_zero() {
+            // The bound's derivative in the slope of an unstable relu that chose its lower line.
+            for (i, &gi) in g.iter().enumerate() {
+                if gi >= 0.0 {
+                    gradient[k][i] = d[i] * gi;
+                }
             }
-        };
+        }
+        let upper = prepared.upper_lines(k).unwrap_or_default();
+        d = layer.relaxed_forward(d, &ChosenLines { coefficients: g, lower: &lines[k], upper });
         values.push(d.clone());
     }
     (gradient, values)
-}
-
-/// `a·b` in eight independent partial sums (the gradient only steers, so the order of the
-/// sum is free): a sequential sum waits on each addition's latency.
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut partial = [0.0; 8];
-    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for k in 0..8 {
-            partial[k] += x[k] * y[k];
-        }
-    }
-    partial.iter().sum::<f64>() + tail
 }
 
 #[cfg(test)]

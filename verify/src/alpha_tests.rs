@@ -8,12 +8,11 @@ use crate::falsify::SplitMix;
 use crate::float::Interval;
 use crate::interval::network_bounds;
 use crate::linear::back_substitute;
-use crate::network::apply;
 use crate::tighten::{Slopes, tighten};
 use knn_engine::tensor::Matrix;
 
 fn dense(rows: usize, cols: usize, w: Vec<f64>, bias: Vec<Option<f64>>) -> Layer {
-    Layer::Dense { w: Arc::new(Matrix::new(rows, cols, w)), bias }
+    Layer::dense(Arc::new(Matrix::new(rows, cols, w)), bias)
 }
 
 /// The network, its bounds on `input` (tightened with fixed slopes), every layer prepared,
@@ -35,7 +34,7 @@ fn start(layers: &[Layer], input: Vec<Interval>, row: &[f64]) -> (Bounds, Prepar
 fn half_absolute_value() -> (Vec<Layer>, Bounds, PreparedLayers, LowerBound) {
     let layers = vec![
         dense(2, 1, vec![1.0, 1.0], vec![Some(-1.0), Some(9.0)]),
-        Layer::Relu,
+        Layer::relu(),
         dense(1, 2, vec![1.0, -0.5], vec![Some(5.0)]),
     ];
     let (bounds, prepared, start) = start(&layers, vec![Interval::new(0.0, 4.0)], &[1.0]);
@@ -76,7 +75,7 @@ fn a_bound_above_the_goal_is_returned_at_once_and_one_at_it_is_improved() {
 fn a_network_that_is_one_relu_is_optimised_too() {
     // y = relu(x) on [−1, 3]: the chord 3/4 gives −3/4; the slope 0 gives the true minimum 0,
     // which the steps reach (3/4 → 1/4 → 0).
-    let layers = vec![Layer::Relu];
+    let layers = vec![Layer::relu()];
     let (bounds, mut prepared, start) = start(&layers, vec![Interval::new(-1.0, 3.0)], &[1.0]);
     assert!((start.value + 0.75).abs() < 1e-12, "{}", start.value);
     let best = optimise_row(&layers, &bounds, &mut prepared, 0, &[1.0], LowerSlope::Chord, start, f64::INFINITY, &[]);
@@ -92,15 +91,15 @@ fn the_slope_gradient_is_the_bounds_derivative() {
     let (mut compared, mut agreed, mut nonzero) = (0, 0, 0);
     for net in 0..12 {
         let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
-        let first = if net % 2 == 0 { Layer::Relu } else { Layer::Tanh };
+        let first = if net % 2 == 0 { Layer::relu() } else { Layer::tanh() };
         let layers = vec![
             dense(10, 3, random(30), random(10).into_iter().map(Some).collect()),
             first,
             dense(10, 10, random(100), random(10).into_iter().map(Some).collect()),
-            Layer::Bias(random(10).into_iter().enumerate().map(|(i, b)| (i % 3 != 0).then_some(b)).collect()),
-            Layer::Relu,
+            Layer::bias(random(10).into_iter().enumerate().map(|(i, b)| (i % 3 != 0).then_some(b)).collect()),
+            Layer::relu(),
             dense(9, 10, random(90), random(9).into_iter().map(Some).collect()),
-            Layer::Relu,
+            Layer::relu(),
             dense(2, 9, random(18), vec![None, Some(0.25)]),
         ];
         let row = random(2);
@@ -111,7 +110,7 @@ fn the_slope_gradient_is_the_bounds_derivative() {
             .map(|k| prepared.lower_lines(k, LowerSlope::Chord).map(<[Line]>::to_vec).unwrap_or_default())
             .collect();
         for (k, layer_lines) in lines.iter_mut().enumerate() {
-            if matches!(layers[k], Layer::Relu) {
+            if layers[k].splits_at_zero() {
                 for (line, z) in layer_lines.iter_mut().zip(bounds.input_of(k)) {
                     if z.lo < 0.0 && z.hi > 0.0 {
                         line.slope = 0.05 + 0.9 * slopes.unit();
@@ -141,7 +140,7 @@ fn the_slope_gradient_is_the_bounds_derivative() {
         }
         let (gradient, _) = slope_gradient(&layers, &bounds, &prepared, &lines, &trace, &found.coefficients);
         for (k, i, fd) in derivatives {
-            if !matches!(layers[k], Layer::Relu) {
+            if !layers[k].splits_at_zero() {
                 // Tanh and sigmoid have no slope to choose: no gradient.
                 assert_eq!(gradient[k][i], 0.0, "layer {k}");
                 continue;
@@ -168,19 +167,13 @@ fn optimised_slopes_never_lose_and_still_bound_the_network() {
     for net in 0..40 {
         // Every other network has a tanh layer before the relu: slopes are chosen for
         // relus only (a tanh layer once crashed the optimiser).
-        let first = if net % 2 == 0 { Layer::Relu } else { Layer::Tanh };
+        let first = if net % 2 == 0 { Layer::relu() } else { Layer::tanh() };
         let layers = vec![
-            Layer::Dense {
-                w: Arc::new(Matrix::new(8, 2, random(16))),
-                bias: random(8).into_iter().map(Some).collect(),
-            },
+            Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
             first,
-            Layer::Dense {
-                w: Arc::new(Matrix::new(8, 8, random(64))),
-                bias: random(8).into_iter().map(Some).collect(),
-            },
-            Layer::Relu,
-            Layer::Dense { w: Arc::new(Matrix::new(2, 8, random(16))), bias: vec![None, None] },
+            Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
+            Layer::relu(),
+            Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
         ];
         let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
         let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
@@ -206,7 +199,7 @@ fn optimised_slopes_never_lose_and_still_bound_the_network() {
         // y0 − y1 at sampled points is never below the bound.
         for k in 0..200 {
             let x = [-1.0 + 2.0 * (k as f64 / 199.0), -0.5 + 1.5 * ((k * 37 % 200) as f64 / 199.0)];
-            let y = layers.iter().fold(x.to_vec(), |v, layer| apply(layer, &v));
+            let y = layers.iter().fold(x.to_vec(), |v, layer| layer.apply(&v));
             assert!(y[0] - y[1] >= optimised.value, "bound {} above {} at {x:?}", optimised.value, y[0] - y[1]);
         }
     }

@@ -79,8 +79,6 @@ const STALLED_HALVINGS: usize = 3;
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
 
-pub use super::queue::{CaseOutcome, CaseProgress};
-
 impl<'a> CaseSearch<'a> {
     /// `None` when the case's box holds no binary64 point (the case holds vacuously).
     pub fn new(net: &'a Network, plan: &'a Plan, case: &'a Case) -> Option<CaseSearch<'a>> {

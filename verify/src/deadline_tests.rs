@@ -6,13 +6,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::bab::{CaseOutcome, CaseSearch, Examined};
+use crate::bab::{CaseSearch, Examined};
 use crate::falsify::SplitMix;
 use crate::float::Interval;
 use crate::interval::{Bounds, network_bounds};
-use crate::network::Layer;
+use crate::operator::Layer;
 use crate::prepare::PreparedLayers;
 use crate::property::Property;
+use crate::queue::CaseOutcome;
 use crate::test_support::{IDENTITY, property_2d, target_and_property};
 use crate::tighten::{NoBound, Slopes, tighten};
 use crate::{Conclusion, Options, Question, Target, Unknown, verify};
@@ -51,11 +52,11 @@ fn wide_network(seed: u64) -> Vec<Layer> {
     let mut cols = 32;
     for _ in 0..3 {
         let w = Arc::new(Matrix::new(64, cols, random(64 * cols)));
-        layers.push(Layer::Dense { w, bias: random(64).into_iter().map(Some).collect() });
-        layers.push(Layer::Relu);
+        layers.push(Layer::dense(w, random(64).into_iter().map(Some).collect()));
+        layers.push(Layer::relu());
         cols = 64;
     }
-    layers.push(Layer::Dense { w: Arc::new(Matrix::new(2, cols, random(2 * cols))), bias: vec![None, None] });
+    layers.push(Layer::dense(Arc::new(Matrix::new(2, cols, random(2 * cols))), vec![None, None]));
     layers
 }
 

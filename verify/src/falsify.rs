@@ -11,7 +11,7 @@ use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
 use super::deadline::Deadline;
 use super::float::Interval;
 use super::judge::{ClassClaim, Judge, PointResult};
-use super::network::{Layer, Network};
+use super::network::Network;
 use super::property::{Case, Conjunction};
 
 /// A small deterministic generator (SplitMix64): reproducible searches, no dependency.
@@ -176,21 +176,7 @@ impl Falsifier<'_> {
         }
         for (k, layer) in self.net.layers.iter().enumerate().rev() {
             let input = if k == 0 { x } else { values[k - 1].as_slice() };
-            g = match layer {
-                Layer::Dense { w, .. } => {
-                    let mut back = vec![0.0; w.cols()];
-                    for (i, gi) in g.iter().enumerate() {
-                        for (b, wij) in back.iter_mut().zip(w.row(i)) {
-                            *b += gi * wij;
-                        }
-                    }
-                    back
-                }
-                Layer::Bias(_) => g,
-                Layer::Relu => g.iter().zip(input).map(|(gi, z)| if *z > 0.0 { *gi } else { 0.0 }).collect(),
-                Layer::Tanh => g.iter().zip(&values[k]).map(|(gi, t)| gi * (1.0 - t * t)).collect(),
-                Layer::Sigmoid => g.iter().zip(&values[k]).map(|(gi, s)| gi * s * (1.0 - s)).collect(),
-            };
+            g = layer.backpropagate(g, input, &values[k]);
         }
         g
     }

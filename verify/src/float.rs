@@ -158,6 +158,20 @@ pub fn inflate_up(s: f64, n: usize) -> f64 {
     NonNegativeSum::new(n).bound(s)
 }
 
+/// The values `fl(s + t)` takes for `s` in `s` and `t` in `t` (neither NaN), as the engine
+/// adds them (rounded to nearest, not outward), or `None` when one may be NaN: some `s` may be
+/// `+∞` while some `t` is `−∞`, or the other way round. The two need not occur at the same
+/// point, so this may refuse a sum that is never NaN, never the other way. Otherwise
+/// `fl(s + t)` is monotone in both and the ends map to the ends.
+pub fn engine_sum(s: Interval, t: Interval) -> Option<Interval> {
+    let opposite_infinities =
+        (s.hi == f64::INFINITY && t.lo == f64::NEG_INFINITY) || (s.lo == f64::NEG_INFINITY && t.hi == f64::INFINITY);
+    if opposite_infinities || t.lo.is_nan() || t.hi.is_nan() {
+        return None;
+    }
+    Some(Interval::new(s.lo + t.lo, s.hi + t.hi))
+}
+
 /// A closed interval of reals `[lo, hi]` (an enclosure: the value it stands for is inside).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interval {

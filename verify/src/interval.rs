@@ -6,10 +6,8 @@
 //! is needed here, and a layer such as `relu(x + 1e17) − 1e17` is bounded exactly as the
 //! engine rounds it.
 
-use knn_semantics::numeric::{k_max, revised_tanh, sigmoid};
-
 use super::float::Interval;
-use super::network::Layer;
+use super::operator::Layer;
 
 /// Bounds of every vector of a network on one input box.
 #[derive(Clone, Debug)]
@@ -30,90 +28,11 @@ impl Bounds {
 /// compute a NaN at *some* point of the box, not only at its ends: `∞ − ∞` between a partial
 /// sum and a term, `±∞·0` between a weight and an input, a NaN weight or bias. Then nothing is
 /// bounded (docs/verification.md, "Interval bounds"). Inputs in `v` are never NaN: a layer
-/// that may make one answers `None` itself.
+/// that may make one answers `None` itself ([`crate::operator::Operator::interval`]), and a
+/// NaN end it lets through is caught here.
 pub fn layer_bounds(layer: &Layer, v: &[Interval]) -> Option<Vec<Interval>> {
-    let out: Vec<Interval> = match layer {
-        Layer::Dense { w, bias } => (0..w.rows())
-            .map(|i| {
-                let ends = row_ends(w.row(i), v, bias[i]);
-                // Finite ends mean that no product and no partial sum could be infinite (an
-                // infinite or NaN end would have reached the last sum), so no NaN either.
-                if ends.lo.is_finite() && ends.hi.is_finite() {
-                    return Some(ends);
-                }
-                // The engine's sum starts from 0.0 and adds fl(w·x) column by column.
-                let mut sum = Interval::point(0.0);
-                for (&wij, x) in w.row(i).iter().zip(v) {
-                    sum = engine_sum(sum, product(wij, *x)?)?;
-                }
-                match bias[i] {
-                    Some(b) => engine_sum(sum, Interval::point(b)),
-                    None => Some(sum),
-                }
-            })
-            .collect::<Option<_>>()?,
-        Layer::Bias(bias) => v
-            .iter()
-            .zip(bias)
-            .map(|(x, b)| b.map_or(Some(*x), |b| engine_sum(*x, Interval::point(b))))
-            .collect::<Option<_>>()?,
-        Layer::Relu => v.iter().map(|x| Interval::new(relu(x.lo), relu(x.hi))).collect(),
-        Layer::Tanh => v.iter().map(|x| Interval::new(revised_tanh(x.lo), revised_tanh(x.hi))).collect(),
-        Layer::Sigmoid => v.iter().map(|x| Interval::new(sigmoid(x.lo), sigmoid(x.hi))).collect(),
-    };
+    let out = layer.interval(v)?;
     out.iter().all(|x| !x.lo.is_nan() && !x.hi.is_nan()).then_some(out)
-}
-
-/// The ends of one row of a dense layer, each computed as the engine computes a point: the
-/// sum from 0.0 of `fl(w·x)` at the end of `x` that makes it smallest (largest), then the bias.
-/// An enclosure wherever no NaN can be made (rounding is monotone); the fast path of
-/// [`layer_bounds`], which checks that.
-fn row_ends(w: &[f64], v: &[Interval], bias: Option<f64>) -> Interval {
-    let (mut lo, mut hi) = (0.0, 0.0);
-    for (wij, x) in w.iter().zip(v) {
-        // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
-        let (a, b) = (wij * x.lo, wij * x.hi);
-        let (tl, th) = if *wij >= 0.0 { (a, b) } else { (b, a) };
-        lo += tl;
-        hi += th;
-    }
-    match bias {
-        Some(b) => Interval::new(lo + b, hi + b),
-        None => Interval::new(lo, hi),
-    }
-}
-
-/// The values `fl(w·x)` takes for `x` in `x` (never NaN), or `None` when one may be NaN: a
-/// NaN weight, `±∞·0` (an infinite weight and an input range holding zero), `0·±∞` (a zero
-/// weight and an input range reaching infinity). Elsewhere `fl(w·x)` is monotone in `x`
-/// (increasing for `w > 0`, decreasing for `w < 0`, `±0` for `w = ±0`), so the ends map to
-/// the ends.
-fn product(w: f64, x: Interval) -> Option<Interval> {
-    let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
-    let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
-    if w.is_nan() || (w.is_infinite() && holds_zero) || (w == 0.0 && reaches_infinity) {
-        return None;
-    }
-    let (a, b) = (w * x.lo, w * x.hi);
-    Some(if w >= 0.0 { Interval::new(a, b) } else { Interval::new(b, a) })
-}
-
-/// The values `fl(s + t)` takes for `s` in `s` and `t` in `t` (neither NaN), or `None` when
-/// one may be NaN: some `s` may be `+∞` while some `t` is `−∞`, or the other way round. The
-/// two need not occur at the same point, so this may refuse a sum that is never NaN, never the
-/// other way. Otherwise `fl(s + t)` is monotone in both and the ends map to the ends.
-fn engine_sum(s: Interval, t: Interval) -> Option<Interval> {
-    let opposite_infinities =
-        (s.hi == f64::INFINITY && t.lo == f64::NEG_INFINITY) || (s.lo == f64::NEG_INFINITY && t.hi == f64::INFINITY);
-    if opposite_infinities || t.lo.is_nan() || t.hi.is_nan() {
-        return None;
-    }
-    Some(Interval::new(s.lo + t.lo, s.hi + t.hi))
-}
-
-/// `max(x, 0.0)` by the `max` rules; NaN for NaN (no bound).
-fn relu(x: f64) -> f64 {
-    k_max(x, 0.0).unwrap_or(f64::NAN)
 }
 
 /// The enclosures of every layer's output, from the first layer to the last, for inputs in
@@ -135,14 +54,14 @@ mod tests {
     use knn_engine::tensor::Matrix;
 
     fn dense(rows: usize, cols: usize, w: &[f64], bias: &[Option<f64>]) -> Layer {
-        Layer::Dense { w: Arc::new(Matrix::new(rows, cols, w.to_vec())), bias: bias.to_vec() }
+        Layer::dense(Arc::new(Matrix::new(rows, cols, w.to_vec())), bias.to_vec())
     }
 
     #[test]
     fn the_rounding_trap_is_bounded_as_the_engine_rounds_it() {
         // relu(x + 1e17) − 1e17 for x in [0, 4]: in binary64 x + 1e17 rounds to 1e17 (the
         // spacing there is 16), so the engine computes exactly 0; the reals would give x.
-        let layers = [dense(1, 1, &[1.0], &[Some(1e17)]), Layer::Relu, dense(1, 1, &[1.0], &[Some(-1e17)])];
+        let layers = [dense(1, 1, &[1.0], &[Some(1e17)]), Layer::relu(), dense(1, 1, &[1.0], &[Some(-1e17)])];
         let bounds = network_bounds(&layers, &[Interval::new(0.0, 4.0)]).unwrap();
         assert_eq!(bounds[2][0], Interval::new(0.0, 0.0));
     }
@@ -157,7 +76,7 @@ mod tests {
 
     #[test]
     fn a_bias_layer_shifts_both_ends_where_a_bias_is_given() {
-        let bias = Layer::Bias(vec![Some(0.5), None, Some(-1.0)]);
+        let bias = Layer::bias(vec![Some(0.5), None, Some(-1.0)]);
         let x = [Interval::new(1.0, 2.0), Interval::new(-3.0, 3.0), Interval::new(0.0, 0.25)];
         let out = layer_bounds(&bias, &x).unwrap();
         assert_eq!(out, vec![Interval::new(1.5, 2.5), Interval::new(-3.0, 3.0), Interval::new(-1.0, -0.75)]);
@@ -166,10 +85,10 @@ mod tests {
     #[test]
     fn relu_tanh_and_sigmoid_map_the_ends() {
         let x = [Interval::new(-1.0, 2.0)];
-        assert_eq!(layer_bounds(&Layer::Relu, &x).unwrap()[0], Interval::new(0.0, 2.0));
-        let t = layer_bounds(&Layer::Tanh, &x).unwrap()[0];
+        assert_eq!(layer_bounds(&Layer::relu(), &x).unwrap()[0], Interval::new(0.0, 2.0));
+        let t = layer_bounds(&Layer::tanh(), &x).unwrap()[0];
         assert!(t.lo < -0.76 && t.lo > -0.77 && t.hi > 0.96 && t.hi < 0.97);
-        let s = layer_bounds(&Layer::Sigmoid, &x).unwrap()[0];
+        let s = layer_bounds(&Layer::sigmoid(), &x).unwrap()[0];
         assert!(s.lo > 0.26 && s.lo < 0.27 && s.hi > 0.88 && s.hi < 0.89);
     }
 
@@ -193,7 +112,7 @@ mod tests {
     fn a_nan_inside_the_box_is_no_bound_though_the_ends_are_infinite() {
         // 1e308·x0 − 1e308·x1 on [−2, 2]²: the ends are −∞ and +∞, never NaN, but at (2, 2)
         // the engine computes ∞ − ∞ = NaN (the product overflows for |x| > 1.8).
-        let layers = [dense(1, 2, &[1e308, -1e308], &[None]), Layer::Tanh];
+        let layers = [dense(1, 2, &[1e308, -1e308], &[None]), Layer::tanh()];
         let square = [Interval::new(-2.0, 2.0), Interval::new(-2.0, 2.0)];
         assert_eq!(network_bounds(&layers, &square), None);
         // Where neither product can overflow, the same layer is bounded.
@@ -225,12 +144,12 @@ mod tests {
     fn an_infinite_or_nan_bias_is_no_bound_where_it_can_meet_the_other_infinity() {
         let x = [Interval::new(-f64::INFINITY, 1.0)];
         // −∞ + ∞ is NaN at the lower end's point; a finite range is safe.
-        assert_eq!(layer_bounds(&Layer::Bias(vec![Some(f64::INFINITY)]), &x), None);
+        assert_eq!(layer_bounds(&Layer::bias(vec![Some(f64::INFINITY)]), &x), None);
         assert_eq!(
-            layer_bounds(&Layer::Bias(vec![Some(f64::INFINITY)]), &[Interval::new(-1.0, 1.0)]).unwrap()[0],
+            layer_bounds(&Layer::bias(vec![Some(f64::INFINITY)]), &[Interval::new(-1.0, 1.0)]).unwrap()[0],
             Interval::point(f64::INFINITY)
         );
-        assert_eq!(layer_bounds(&Layer::Bias(vec![Some(f64::NAN)]), &[Interval::new(-1.0, 1.0)]), None);
+        assert_eq!(layer_bounds(&Layer::bias(vec![Some(f64::NAN)]), &[Interval::new(-1.0, 1.0)]), None);
         // Inside a product: the sum reaches +∞ and the bias is −∞.
         let layer = dense(1, 1, &[1e308], &[Some(f64::NEG_INFINITY)]);
         assert_eq!(layer_bounds(&layer, &[Interval::new(0.0, 2.0)]), None);
@@ -241,16 +160,15 @@ mod tests {
     /// including the ones where overflow starts.
     #[test]
     fn the_bounds_enclose_the_engines_values_near_overflow() {
-        use crate::network::apply;
-        let layers = [dense(2, 2, &[1e308, 1.5e308, -1e308, 1.0], &[Some(-1e308), None]), Layer::Sigmoid];
+        let layers = [dense(2, 2, &[1e308, 1.5e308, -1e308, 1.0], &[Some(-1e308), None]), Layer::sigmoid()];
         for (lo, hi) in [(-1.0, 1.0), (0.5, 1.7), (1.0, 1.9), (-1.9, -1.0)] {
             let box_ = [Interval::new(lo, hi), Interval::new(0.25, 0.5)];
             let Some(bounds) = network_bounds(&layers, &box_) else { continue };
             for k in 0..=64 {
                 let x0 = lo + (hi - lo) * f64::from(k) / 64.0;
                 for x1 in [0.25, 0.375, 0.5] {
-                    let z = apply(&layers[0], &[x0, x1]);
-                    let s = apply(&layers[1], &z);
+                    let z = layers[0].apply(&[x0, x1]);
+                    let s = layers[1].apply(&z);
                     for (v, b) in z.iter().zip(&bounds[0]).chain(s.iter().zip(&bounds[1])) {
                         assert!(!v.is_nan() && b.lo <= *v && *v <= b.hi, "{v} outside {b:?} at ({x0}, {x1})");
                     }

@@ -17,6 +17,7 @@ pub mod interval;
 pub mod judge;
 pub mod linear;
 pub mod network;
+pub mod operator;
 pub mod prepare;
 pub mod property;
 pub mod queue;
@@ -36,7 +37,7 @@ use knn_semantics::syntax::Exp;
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
-use bab::{CaseOutcome, CaseProgress, CaseSearch, Examined, Limit, first_breaking};
+use bab::{CaseSearch, Examined, Limit, first_breaking};
 use claim::Claim;
 use deadline::Deadline;
 use falsify::Falsifier;
@@ -44,6 +45,7 @@ use float::Interval;
 use judge::{ClassClaim, Judge, RunError};
 use network::{Network, ResultKind, Unsupported};
 use property::{InputBox, Property};
+use queue::{CaseOutcome, CaseProgress};
 use replay::{NotConfirmed, Replayed, Replayer};
 
 /// A program prepared for verification: parsed, compiled with its input symbolic, and read

@@ -17,12 +17,13 @@
 //! 3. **Directed rounding** for every number that ends up in `acc` ([`super::float`]).
 //!
 //! So the computed coefficients may carry any rounding error: only the constant must be, and
-//! is, a rigorous bound.
+//! is, a rigorous bound. Each operator's step, with what it charges, is in its module
+//! ([`crate::operator::Operator::substitute`]); this file carries the rows through them.
 
-use super::float::{ETA, UNIT_ROUNDOFF, add_down, add_up, mul_down, mul_up, sub_down};
+use super::float::{add_down, mul_down};
 use super::interval::Bounds;
-use super::network::Layer;
-use super::prepare::{Prepared, PreparedLayers};
+use super::operator::{Layer, LowerChoice, Pass};
+use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
 /// A linear lower bound over the input box: for every input `x` of the box,
@@ -98,111 +99,28 @@ pub(super) fn back_substitute_with(
         trace.resize(from + 1, Vec::new());
     }
     let count = rows.len() / width.max(1);
-    let mut g = rows;
-    let mut g_width = width;
-    let mut acc = vec![0.0f64; count];
-    let add_rows = row_kernel();
+    let mut pass = Pass { g: rows, width, count, acc: vec![0.0f64; count] };
     for k in (0..=from).rev() {
         if let LowerLines::Constrained(_, shifts) = lines
-            && let Some(shift) = shifts.get(k).filter(|s| s.len() == g_width)
+            && let Some(shift) = shifts.get(k).filter(|s| s.len() == pass.width)
         {
             for r in 0..count {
-                for (gi, s) in g[r * g_width..(r + 1) * g_width].iter_mut().zip(shift) {
+                for (gi, s) in pass.g[r * pass.width..(r + 1) * pass.width].iter_mut().zip(shift) {
                     *gi -= s;
                 }
             }
         }
         if let Some(trace) = trace.as_deref_mut() {
-            trace[k] = g.clone();
+            trace[k] = pass.g.clone();
         }
-        match (&layers[k], prepared.get(layers, bounds, k)) {
-            (Layer::Dense { w, bias }, Prepared::Dense { charge, underflow, sums, live, live_weights }) => {
-                let (m, n, width) = (w.rows(), w.cols(), live.len());
-                let mut next = vec![0.0; count * n];
-                let mut sums_live = vec![0.0; width];
-                for r in 0..count {
-                    let gr = &g[r * m..(r + 1) * m];
-                    sums_live.fill(0.0);
-                    let (mut through_bias, mut charged) = (0.0, 0.0);
-                    for (i, &gi) in gr.iter().enumerate() {
-                        if gi == 0.0 {
-                            continue;
-                        }
-                        add_rows(&mut sums_live, gi, &live_weights[i * width..(i + 1) * width]);
-                        if let Some(b) = bias[i] {
-                            through_bias += gi * b;
-                        }
-                        charged += gi.abs() * charge[i];
-                    }
-                    let out = &mut next[r * n..(r + 1) * n];
-                    for (&j, v) in live.iter().zip(&sums_live) {
-                        out[j] = *v;
-                    }
-                    let charged = add_up(sums.bound(charged), *underflow);
-                    acc[r] = sub_down(add_down(acc[r], through_bias), charged);
-                }
-                g = next;
-                g_width = n;
-            }
-            (Layer::Bias(bias), Prepared::Bias { charge, underflow, sums }) => {
-                let m = bias.len();
-                for r in 0..count {
-                    let gr = &g[r * m..(r + 1) * m];
-                    let (mut through_bias, mut charged) = (0.0, 0.0);
-                    for ((gi, b), c) in gr.iter().zip(bias).zip(charge) {
-                        if let Some(b) = b {
-                            through_bias += gi * b;
-                            charged += gi.abs() * c;
-                        }
-                    }
-                    let charged = add_up(sums.bound(charged), *underflow);
-                    acc[r] = sub_down(add_down(acc[r], through_bias), charged);
-                }
-            }
-            (_, Prepared::Activation { lower, upper, magnitude, sums, gamma, underflow }) => {
-                let m = magnitude.len();
-                let lower: &[Line] = match lines {
-                    LowerLines::Slope(slope) => &lower[slope as usize],
-                    LowerLines::Given(given) | LowerLines::Constrained(given, _) => &given[k],
-                };
-                for r in 0..count {
-                    let gr = &mut g[r * m..(r + 1) * m];
-                    // Σ g·c over the lines' intercepts (fast, its error charged below), and
-                    // Σ|fl(g·s)|·|z|, Σ|z| over rounded slope products, for (2).
-                    let (mut constant, mut constant_magnitude) = (0.0, 0.0);
-                    let (mut rounded, mut rounded_magnitude) = (0.0, 0.0);
-                    for (((gi, low), high), z) in gr.iter_mut().zip(lower).zip(upper).zip(magnitude) {
-                        let g = *gi;
-                        if g == 0.0 {
-                            continue;
-                        }
-                        // g·f(z) ≥ g·(s·z + c) with the lower line for g ≥ 0, the upper one else.
-                        let line = if g >= 0.0 { low } else { high };
-                        let term = g * line.intercept;
-                        constant += term;
-                        constant_magnitude += term.abs();
-                        let product = g * line.slope;
-                        if line.slope != 0.0 && line.slope != 1.0 {
-                            rounded += product.abs() * z;
-                            rounded_magnitude += z;
-                        }
-                        *gi = product;
-                    }
-                    // |fl(Σ g·c) − Σ g·c| ≤ γ_m·Σ|g·c| + m·η; |g·s − fl(g·s)| ≤ u·|fl(g·s)| + η.
-                    let mut charged = add_up(mul_up(*gamma, sums.bound(constant_magnitude)), *underflow);
-                    if rounded_magnitude != 0.0 {
-                        let slopes = add_up(
-                            mul_up(UNIT_ROUNDOFF, sums.bound(rounded)),
-                            mul_up(ETA, sums.bound(rounded_magnitude)),
-                        );
-                        charged = add_up(charged, slopes);
-                    }
-                    acc[r] = sub_down(add_down(acc[r], constant), charged);
-                }
-            }
-            _ => unreachable!("prepare keeps the layer's kind"),
-        }
+        let lower = match lines {
+            LowerLines::Slope(slope) => LowerChoice::Prepared(slope),
+            LowerLines::Given(given) | LowerLines::Constrained(given, _) => LowerChoice::Given(&given[k]),
+        };
+        let prepared = prepared.get(layers, bounds, k);
+        layers[k].substitute(prepared, &mut pass, lower);
     }
+    let Pass { g, width: g_width, acc, .. } = pass;
     let input = &bounds.input;
     (0..count)
         .map(|r| {
@@ -214,38 +132,6 @@ pub(super) fn back_substitute_with(
             LowerBound { coefficients, constant: acc[r], value }
         })
         .collect()
-}
-
-/// `out += g·row`, the inner step of `G·W`: with fused multiply-adds where the CPU has them
-/// (one rounding per step instead of two: the error bound `γ_m` of (2) still holds).
-type RowKernel = fn(&mut [f64], f64, &[f64]);
-
-fn row_kernel() -> RowKernel {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        return add_row_fma;
-    }
-    add_row
-}
-
-fn add_row(out: &mut [f64], g: f64, row: &[f64]) {
-    for (o, w) in out.iter_mut().zip(row) {
-        *o += g * w;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn add_row_fma(out: &mut [f64], g: f64, row: &[f64]) {
-    // SAFETY: chosen by `row_kernel` only where the CPU has AVX2 and FMA.
-    unsafe { add_row_avx2(out, g, row) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn add_row_avx2(out: &mut [f64], g: f64, row: &[f64]) {
-    for (o, w) in out.iter_mut().zip(row) {
-        *o = g.mul_add(*w, *o);
-    }
 }
 
 #[cfg(test)]

@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use super::*;
 use crate::deadline::Deadline;
-use crate::float::Interval;
+use crate::float::{Interval, UNIT_ROUNDOFF};
 use crate::interval::network_bounds;
 use crate::relax::LowerSlope;
 use crate::tighten::{Slopes, tighten};
 use knn_engine::tensor::Matrix;
 
 fn dense(w: f64, b: f64) -> Layer {
-    Layer::Dense { w: Arc::new(Matrix::new(1, 1, vec![w])), bias: vec![Some(b)] }
+    Layer::dense(Arc::new(Matrix::new(1, 1, vec![w])), vec![Some(b)])
 }
 
 /// Bounds of the single output of `layers` on `[lo, hi]`: intervals, then back-substitution
@@ -32,7 +32,7 @@ fn a_sum_that_rounds_up_past_the_real_range_is_bounded_as_computed() {
     // x + 1e17 rounds to 1e17 + 16 and the engine computes y = 16 for every x there. The
     // real range is [8.1, 8.2]: a bound derived in real arithmetic (y ≤ 8.2) is wrong.
     let layers = [dense(1.0, 1e17), dense(1.0, -1e17)];
-    assert_eq!(crate::network::apply(&layers[1], &crate::network::apply(&layers[0], &[8.15])), vec![16.0]);
+    assert_eq!(layers[1].apply(&layers[0].apply(&[8.15])), vec![16.0]);
     let (interval, lower, upper) = linear_range(&layers, 8.1, 8.2);
     assert_eq!(interval, Interval::new(16.0, 16.0), "interval bounds follow the engine's rounding");
     assert!(lower <= 16.0 && upper >= 16.0, "linear bounds [{lower}, {upper}] must hold 16");
@@ -44,7 +44,7 @@ fn a_sum_that_rounds_up_past_the_real_range_is_bounded_as_computed() {
 #[test]
 fn relu_chains_with_cancellation_keep_their_rounding_charges() {
     // Through a relu: y = relu(x + 1e17) − 1e17 on [8.1, 8.2] is 16 as computed too.
-    let layers = [dense(1.0, 1e17), Layer::Relu, dense(1.0, -1e17)];
+    let layers = [dense(1.0, 1e17), Layer::relu(), dense(1.0, -1e17)];
     let (_, lower, upper) = linear_range(&layers, 8.1, 8.2);
     assert!(lower <= 16.0 && upper >= 16.0, "[{lower}, {upper}]");
 }
@@ -53,7 +53,7 @@ fn relu_chains_with_cancellation_keep_their_rounding_charges() {
 fn a_bias_layer_after_a_relu_is_carried_through_with_its_charges() {
     // Dense(x) → relu → Bias(+0.5) → Dense(·2): on
     // [−1, 3], y = 2·(relu(x) + 0.5) ∈ [1, 7], at x ≤ 0 exactly 1 and at x = 3 exactly 7.
-    let layers = [dense(1.0, 0.0), Layer::Relu, Layer::Bias(vec![Some(0.5)]), dense(2.0, 0.0)];
+    let layers = [dense(1.0, 0.0), Layer::relu(), Layer::bias(vec![Some(0.5)]), dense(2.0, 0.0)];
     let (interval, lower, upper) = linear_range(&layers, -1.0, 3.0);
     assert_eq!(interval, Interval::new(1.0, 7.0));
     assert!(lower <= 1.0 && upper >= 7.0, "[{lower}, {upper}]");
@@ -66,24 +66,6 @@ fn a_bias_layer_after_a_relu_is_carried_through_with_its_charges() {
 }
 
 #[test]
-fn both_row_kernels_add_a_multiple_of_a_row() {
-    // out += g·row, exactly here (small dyadic numbers): the plain kernel is the one used
-    // on CPUs without FMA, so it is checked on its own.
-    let row = [1.0, -2.0, 0.5, 4.0, 0.0, 3.0, -1.5, 2.0, 8.0];
-    let expected: Vec<f64> = row.iter().enumerate().map(|(j, w)| j as f64 + 2.5 * w).collect();
-    let mut kernels: Vec<RowKernel> = vec![add_row, row_kernel()];
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        kernels.push(add_row_fma);
-    }
-    for kernel in kernels {
-        let mut out: Vec<f64> = (0..row.len()).map(|j| j as f64).collect();
-        kernel(&mut out, 2.5, &row);
-        assert_eq!(out, expected);
-    }
-}
-
-#[test]
 fn the_engines_rounding_in_a_long_dense_row_is_charged() {
     // y = fl(…fl(fl(1e17·1 + x_1) + x_2)… + x_10) − 1e17 with x_j ∈ [8.1, 8.2]: each
     // addition rounds up to the next multiple of 16 (the spacing at 1e17), so the engine
@@ -91,7 +73,7 @@ fn the_engines_rounding_in_a_long_dense_row_is_charged() {
     // rounding (about γ_11·1e17 ≈ 122) lets the upper bound reach 160.
     let mut w = vec![1e17];
     w.extend([1.0; 10]);
-    let layers = [Layer::Dense { w: Arc::new(Matrix::new(1, 11, w)), bias: vec![None] }, dense(1.0, -1e17)];
+    let layers = [Layer::dense(Arc::new(Matrix::new(1, 11, w)), vec![None]), dense(1.0, -1e17)];
     let mut input = vec![Interval::point(1.0)];
     input.extend([Interval::new(8.1, 8.2); 10]);
     let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
@@ -109,8 +91,8 @@ fn bias_layers_of_two_elements_are_carried_row_by_row_with_their_charges() {
     // addition rounds up by 16, so the engine computes 320 where the real value is 162.
     // The bias layers' own charges (u·(|v| + |b|) ≈ 11 each) are needed to reach 320;
     // each row must meet its own coefficients (y's lower bound and −y's both).
-    let mut layers = vec![Layer::Bias(vec![Some(8.1), None]); 20];
-    layers.push(Layer::Dense { w: Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), bias: vec![None] });
+    let mut layers = vec![Layer::bias(vec![Some(8.1), None]); 20];
+    layers.push(Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]));
     let input = vec![Interval::point(1e17); 2];
     let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
     assert_eq!(bounds.layers[20], [Interval::point(320.0)], "the engine's value");
@@ -131,7 +113,7 @@ fn relu_lines_charge_their_intercepts_sum_and_fractional_slopes_only() {
     // intercepts, and u·|fl(g·s)|·|z| for each fractional slope: (0.75 + 0.75 + 0.75 + 1.5)
     // ·3·u = 11.25u; the identity line of the stable fifth element is exact, charged
     // nothing (the m·η terms are far below an ulp here).
-    let layers = [Layer::Relu];
+    let layers = [Layer::relu()];
     let mut input = vec![Interval::new(-1.0, 3.0); 4];
     input.push(Interval::new(1.0, 2.0));
     let bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
@@ -152,9 +134,9 @@ fn relu_lines_charge_their_intercepts_sum_and_fractional_slopes_only() {
 fn bounds_are_exact_enough_on_small_exact_networks() {
     // y = relu(x) − relu(−x) = x on [−1, 2] (relu splits, both unstable): lower ≤ −1, upper ≥ 2.
     let layers = [
-        Layer::Dense { w: Arc::new(Matrix::new(2, 1, vec![1.0, -1.0])), bias: vec![None, None] },
-        Layer::Relu,
-        Layer::Dense { w: Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), bias: vec![None] },
+        Layer::dense(Arc::new(Matrix::new(2, 1, vec![1.0, -1.0])), vec![None, None]),
+        Layer::relu(),
+        Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]),
     ];
     let (_, lower, upper) = linear_range(&layers, -1.0, 2.0);
     assert!(lower <= -1.0 && upper >= 2.0, "[{lower}, {upper}]");

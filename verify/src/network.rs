@@ -6,45 +6,14 @@
 //! inputs) are refused with what and where, never approximated.
 
 use std::fmt;
-use std::sync::Arc;
 
-use knn_semantics::errors::ErrorKind;
-use knn_semantics::numeric::{k_max, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
-use super::judge::{PointResult, RunError};
+use super::judge::PointResult;
+use super::operator::Layer;
 use knn_engine::bigstep::Plan;
-use knn_engine::bigstep::ops::{Activation, BufId, IOperand, Op, argmax};
+use knn_engine::bigstep::ops::{BufId, IOperand, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
-use knn_engine::tensor::Matrix;
-
-/// One step of the chain.
-#[derive(Clone, Debug)]
-pub enum Layer {
-    /// `out[i] = (((0.0 + w[i][0]·x[0]) + w[i][1]·x[1]) + …)`, then `out[i] + bias[i]` where a
-    /// bias is given: `linear-rows-step` and `linear-cols-step` walk the rows and columns in
-    /// order, `rev-linear-mac` multiplies then adds (a `MatVec` of the plan, with the bias
-    /// `let`s the optimiser fused into it).
-    Dense { w: Arc<Matrix>, bias: Vec<Option<f64>> },
-    /// `out[i] = x[i] + bias[i]` where given (bias `let`s on their own).
-    Bias(Vec<Option<f64>>),
-    /// `reluTensor` (`rev-relu-helper-elem`: `max(x, 0.0)` by the `max` rules).
-    Relu,
-    /// `tanhTensor` with Rev-13's formula.
-    Tanh,
-    /// `sigmoidTensor`.
-    Sigmoid,
-}
-
-impl Layer {
-    /// The length of the vector this layer makes from one of length `len`.
-    pub fn output_len(&self, len: usize) -> usize {
-        match self {
-            Layer::Dense { w, .. } => w.rows(),
-            _ => len,
-        }
-    }
-}
 
 /// What the program's result is made of.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,11 +82,11 @@ impl Network {
                         ));
                     }
                     let bias = bias.as_deref().map_or_else(|| vec![None; w.rows()], <[Option<f64>]>::to_vec);
-                    layers.push(Layer::Dense { w: w.clone(), bias });
+                    layers.push(Layer::dense(w.clone(), bias));
                     current = *out;
                     len = w.rows();
                     if let Some(relu) = relu {
-                        layers.push(Layer::Relu);
+                        layers.push(Layer::relu());
                         current = relu.out;
                     }
                 }
@@ -127,7 +96,7 @@ impl Network {
                     }
                     let mut bias = vec![None; len];
                     bias[*at..*at + values.len()].clone_from_slice(values);
-                    layers.push(Layer::Bias(bias));
+                    layers.push(Layer::bias(bias));
                 }
                 Op::Activate { activation, input, in_at, out, len: n, span } => {
                     if *input != current || *in_at != 0 || *n != len {
@@ -136,11 +105,7 @@ impl Network {
                             Some(*span),
                         ));
                     }
-                    layers.push(match activation {
-                        Activation::Relu => Layer::Relu,
-                        Activation::Tanh => Layer::Tanh,
-                        Activation::Sigmoid => Layer::Sigmoid,
-                    });
+                    layers.push(Layer::activation(*activation));
                     current = *out;
                 }
                 Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == current && *n == len => {
@@ -209,21 +174,15 @@ impl Network {
     }
 
     /// What the engine computes at `x`, by the chain: the outputs, or an `ArgMax` program's
-    /// class and scores, or a failure where a NaN reaches a relu (`rev-relu-helper-elem` takes
-    /// `max(x, 0.0)`, and the `max` rules refuse a NaN: `invalid-operands`). For judging
-    /// candidates cheaply; what is reported is replayed on the engines.
+    /// class and scores, or the failure of a layer (a NaN reaching a relu: `invalid-operands`).
+    /// For judging candidates cheaply; what is reported is replayed on the engines.
     pub fn result_at(&self, x: &[f64]) -> PointResult {
         let mut v = x.to_vec();
         for layer in &self.layers {
-            if matches!(layer, Layer::Relu) && v.iter().any(|z| z.is_nan()) {
-                let error = RunError {
-                    kind: ErrorKind::InvalidOperands,
-                    detail: "a NaN reaches reluTensor".into(),
-                    span: Span::default(),
-                };
+            if let Some(error) = layer.failure(&v) {
                 return PointResult::Failed(error);
             }
-            v = apply(layer, &v);
+            v = layer.apply(&v);
         }
         let outputs: Vec<f64> = self.outputs.iter().map(|&k| v[k]).collect();
         match self.result {
@@ -239,14 +198,14 @@ impl Network {
         let mut values: Vec<Vec<f64>> = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
             let v = values.last().map_or(x, Vec::as_slice);
-            values.push(apply(layer, v));
+            values.push(layer.apply(v));
         }
         values
     }
 
     /// The number of weights of its dense layers (the multiply-adds of one evaluation).
     pub fn weights(&self) -> usize {
-        self.layers.iter().map(|l| if let Layer::Dense { w, .. } = l { w.rows() * w.cols() } else { 0 }).sum()
+        self.layers.iter().map(|layer| layer.weights()).sum()
     }
 
     /// The widths of the vectors between layers, input first.
@@ -256,22 +215,6 @@ impl Network {
             widths.push(layer.output_len(*widths.last().expect("the input width")));
         }
         widths
-    }
-}
-
-/// One layer on one vector, with the engine's scalar operations.
-pub fn apply(layer: &Layer, v: &[f64]) -> Vec<f64> {
-    match layer {
-        Layer::Dense { w, bias } => (0..w.rows())
-            .map(|i| {
-                let sum = w.row(i).iter().zip(v).fold(0.0, |s, (wij, xj)| s + wij * xj);
-                bias[i].map_or(sum, |b| sum + b)
-            })
-            .collect(),
-        Layer::Bias(bias) => v.iter().zip(bias).map(|(x, b)| b.map_or(*x, |b| x + b)).collect(),
-        Layer::Relu => v.iter().map(|&x| k_max(x, 0.0).unwrap_or(f64::NAN)).collect(),
-        Layer::Tanh => v.iter().map(|&x| revised_tanh(x)).collect(),
-        Layer::Sigmoid => v.iter().map(|&x| sigmoid(x)).collect(),
     }
 }
 

@@ -3,7 +3,10 @@
 
 use knn_semantics::syntax::{Grammar, parse_program};
 
+use std::sync::Arc;
+
 use super::*;
+use knn_engine::tensor::Matrix;
 use knn_semantics::engine::Observed;
 
 use knn_engine::bigstep::{Binding, ExecOptions, InputData, compile, run_rows};
@@ -23,16 +26,7 @@ fn refusal(plan: &Plan) -> String {
 
 /// The layers, in a form tests can compare.
 fn describe(net: &Network) -> Vec<String> {
-    net.layers
-        .iter()
-        .map(|layer| match layer {
-            Layer::Dense { w, bias } => format!("Dense {}x{} {bias:?}", w.rows(), w.cols()),
-            Layer::Bias(bias) => format!("Bias {bias:?}"),
-            Layer::Relu => "Relu".into(),
-            Layer::Tanh => "Tanh".into(),
-            Layer::Sigmoid => "Sigmoid".into(),
-        })
-        .collect()
+    net.layers.iter().map(|layer| layer.describe()).collect()
 }
 
 #[test]

@@ -7,7 +7,7 @@
 use super::float::Interval;
 use super::interval::Bounds;
 use super::linear::{LowerLines, back_substitute_with};
-use super::network::Layer;
+use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;
 
@@ -78,7 +78,7 @@ pub fn relu_to_split(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> Option<(
     back_substitute_with(layers, bounds, &mut prepared, last, row.to_vec(), row.len(), lines, Some(&mut trace));
     let mut best: Option<((usize, usize), f64)> = None;
     for (k, layer) in layers.iter().enumerate().skip(1) {
-        if !matches!(layer, Layer::Relu) {
+        if !layer.splits_at_zero() {
             continue;
         }
         for (i, z) in bounds.layers[k - 1].iter().enumerate() {

@@ -9,7 +9,7 @@ use super::deadline::Deadline;
 use super::float::Interval;
 use super::interval::{Bounds, layer_bounds};
 use super::linear::back_substitute;
-use super::network::Layer;
+use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;
 
@@ -69,13 +69,13 @@ pub fn tighten(
                 *b = meet(*b, d)?;
             }
         }
-        let feeds_activation = matches!(layers.get(k + 1), Some(Layer::Relu | Layer::Tanh | Layer::Sigmoid));
-        // The first dense layer's interval bounds are already the exact range (up to rounding).
-        let first_dense = k == 0 && matches!(layers[0], Layer::Dense { .. });
-        if !feeds_activation || first_dense {
+        let feeds_activation = layers.get(k + 1).is_some_and(|next| next.is_activation());
+        // A first affine layer's interval bounds are already the exact range (up to rounding).
+        let first_exact = k == 0 && layers[0].exact_on_box();
+        if !feeds_activation || first_exact {
             continue;
         }
-        let relu = matches!(layers[k + 1], Layer::Relu);
+        let relu = layers[k + 1].splits_at_zero();
         let width = bounds.layers[k].len();
         let unstable = |z: Interval| z.lo < 0.0 && z.hi > 0.0;
         let chosen: Vec<usize> = (0..width).filter(|&i| !relu || unstable(bounds.layers[k][i])).collect();
@@ -135,7 +135,6 @@ mod tests {
     use super::*;
     use crate::falsify::SplitMix;
     use crate::interval::network_bounds;
-    use crate::network::apply;
     use knn_engine::tensor::Matrix;
 
     fn random_network(rng: &mut SplitMix, inputs: usize, width: usize, depth: usize) -> Vec<Layer> {
@@ -144,11 +143,11 @@ mod tests {
         let mut cols = inputs;
         for _ in 0..depth {
             let w = Arc::new(Matrix::new(width, cols, random(width * cols)));
-            layers.push(Layer::Dense { w, bias: random(width).into_iter().map(Some).collect() });
-            layers.push(Layer::Relu);
+            layers.push(Layer::dense(w, random(width).into_iter().map(Some).collect()));
+            layers.push(Layer::relu());
             cols = width;
         }
-        layers.push(Layer::Dense { w: Arc::new(Matrix::new(2, cols, random(2 * cols))), bias: vec![None, None] });
+        layers.push(Layer::dense(Arc::new(Matrix::new(2, cols, random(2 * cols))), vec![None, None]));
         layers
     }
 
@@ -160,9 +159,8 @@ mod tests {
     /// is `(1, −1)` for relu and intervals `[0, 2]`, `[−2, 0]` (of one sign each), then
     /// `activation` again and an output layer.
     fn correlated(activation: Layer) -> (Vec<Layer>, Bounds) {
-        let dense = |rows: usize, cols: usize, w: Vec<f64>, bias: Vec<Option<f64>>| Layer::Dense {
-            w: Arc::new(Matrix::new(rows, cols, w)),
-            bias,
+        let dense = |rows: usize, cols: usize, w: Vec<f64>, bias: Vec<Option<f64>>| {
+            Layer::dense(Arc::new(Matrix::new(rows, cols, w)), bias)
         };
         let layers = vec![
             dense(2, 1, vec![1.0, -1.0], vec![None, Some(1.0)]),
@@ -181,7 +179,7 @@ mod tests {
         // Relu is exact on an input of one sign, so such an element keeps its interval bounds
         // (docs/verification.md: "both ends of every element that is not already stable"),
         // even where back-substitution would find `[1, 1]` and `[−1, −1]`.
-        let (layers, mut bounds) = correlated(Layer::Relu);
+        let (layers, mut bounds) = correlated(Layer::relu());
         assert_eq!(bounds.layers[2], [Interval::new(0.0, 2.0), Interval::new(-2.0, 0.0)]);
         for slopes in [Slopes::Fixed, Slopes::Optimised] {
             tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), slopes, Deadline::NEVER).unwrap();
@@ -194,7 +192,7 @@ mod tests {
         // Tanh is relaxed on any range, so each of its inputs is bounded by back-substitution:
         // `a_0 + a_1` with `a = tanh(x, 1 − x)` is at least `2·tanh(0.5) − …`, well above the
         // interval bound's `0`, and at most `tanh(1)`'s double, the interval bound's end.
-        let (layers, mut bounds) = correlated(Layer::Tanh);
+        let (layers, mut bounds) = correlated(Layer::tanh());
         let before = bounds.layers[2].clone();
         assert!(before[0].lo == 0.0 && before[1].hi == 0.0, "{before:?}");
         tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
@@ -203,7 +201,7 @@ mod tests {
         // And they still hold: tanh(x) + tanh(1 − x) on a grid of [0, 1].
         for i in 0..=64 {
             let x = i as f64 / 64.0;
-            let value = apply(&Layer::Tanh, &[x, 1.0 - x]).iter().sum::<f64>();
+            let value = Layer::tanh().apply(&[x, 1.0 - x]).iter().sum::<f64>();
             assert!(after[0].lo <= value && value <= after[0].hi, "{x}: {value} outside {:?}", after[0]);
         }
     }
@@ -240,7 +238,7 @@ mod tests {
             for _ in 0..300 {
                 let mut v: Vec<f64> = input.iter().map(|x| x.lo + rng.unit() * (x.hi - x.lo)).collect();
                 for (k, layer) in layers.iter().enumerate() {
-                    v = apply(layer, &v);
+                    v = layer.apply(&v);
                     for (value, z) in v.iter().zip(&optimised.layers[k]) {
                         assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
                     }

@@ -14,9 +14,10 @@ use knn_engine::bigstep::{ExecOptions, run_rows};
 use knn_formats::import::Activation;
 use knn_semantics::engine::Observed;
 use knn_verify::Target;
-use knn_verify::bab::{CaseOutcome, CaseSearch, Examined};
+use knn_verify::bab::{CaseSearch, Examined};
 use knn_verify::claim::class_property;
 use knn_verify::falsify::SplitMix;
+use knn_verify::queue::CaseOutcome;
 use knn_verify::split::Split;
 use verify_support::{Dense, exact_box, program_text, target};
 

@@ -1,0 +1,289 @@
+//! A dense layer: a `MatVec` of the plan with the bias `let`s the optimiser fused into it.
+//! `out[i] = (((0.0 + w[i][0]·x[0]) + w[i][1]·x[1]) + …)`, then `out[i] + bias[i]` where a
+//! bias is given: `linear-rows-step` and `linear-cols-step` walk the rows and columns in order,
+//! `rev-linear-mac` multiplies then adds (docs/verification.md, "Dense").
+
+use std::sync::Arc;
+
+use knn_engine::tensor::Matrix;
+
+use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
+use crate::float::{ETA, Interval, NonNegativeSum, add_down, add_up, engine_sum, gamma, mul_up, sub_down, sum_up};
+
+#[derive(Clone, Debug)]
+pub struct Dense {
+    w: Arc<Matrix>,
+    bias: Vec<Option<f64>>,
+}
+
+impl Dense {
+    pub fn new(w: Arc<Matrix>, bias: Vec<Option<f64>>) -> Dense {
+        Dense { w, bias }
+    }
+}
+
+/// What back-substitution through a dense layer needs on one box: the weight per output of
+/// the charges (1) and (2) of [`crate::linear`], the underflow charge of a row, and the weights
+/// restricted to the inputs that are not exactly zero on the box (`live`): a coefficient of an
+/// input that is 0 contributes exactly 0, and so does its rounding error, so it need not be
+/// computed.
+struct Charges {
+    charge: Vec<f64>,
+    underflow: f64,
+    sums: NonNegativeSum,
+    live: Vec<usize>,
+    live_weights: Vec<f64>,
+}
+
+impl Operator for Dense {
+    fn describe(&self) -> String {
+        format!("Dense {}x{} {:?}", self.w.rows(), self.w.cols(), self.bias)
+    }
+
+    fn output_len(&self, _len: usize) -> usize {
+        self.w.rows()
+    }
+
+    fn weights(&self) -> usize {
+        self.w.rows() * self.w.cols()
+    }
+
+    fn apply(&self, v: &[f64]) -> Vec<f64> {
+        (0..self.w.rows())
+            .map(|i| {
+                let sum = self.w.row(i).iter().zip(v).fold(0.0, |s, (wij, xj)| s + wij * xj);
+                self.bias[i].map_or(sum, |b| sum + b)
+            })
+            .collect()
+    }
+
+    fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
+        (0..self.w.rows())
+            .map(|i| {
+                let ends = row_ends(self.w.row(i), v, self.bias[i]);
+                // Finite ends mean that no product and no partial sum could be infinite (an
+                // infinite or NaN end would have reached the last sum), so no NaN either.
+                if ends.lo.is_finite() && ends.hi.is_finite() {
+                    return Some(ends);
+                }
+                // The engine's sum starts from 0.0 and adds fl(w·x) column by column.
+                let mut sum = Interval::point(0.0);
+                for (&wij, x) in self.w.row(i).iter().zip(v) {
+                    sum = engine_sum(sum, product(wij, *x)?)?;
+                }
+                match self.bias[i] {
+                    Some(b) => engine_sum(sum, Interval::point(b)),
+                    None => Some(sum),
+                }
+            })
+            .collect()
+    }
+
+    fn exact_on_box(&self) -> bool {
+        true
+    }
+
+    fn prepare(&self, input: &[Interval]) -> Prepared {
+        let (w, bias) = (&self.w, &self.bias);
+        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
+        let (m, n) = (w.rows(), w.cols());
+        let (g_engine, g_ours) = (gamma(n + 1), gamma(m));
+        let row_sums = NonNegativeSum::new(n);
+        let engine_underflow = mul_up((n + 1) as f64, ETA);
+        let charge = (0..m)
+            .map(|i| {
+                // a_i ≥ Σ_j |W_ij|·|u_j|.
+                let a = row_sums.bound(w.row(i).iter().zip(&magnitude).map(|(x, u)| x.abs() * u).sum());
+                let ab = add_up(a, bias[i].map_or(0.0, f64::abs));
+                // (1): γ_{n+1}(a + |b|) + (n+1)η; (2): γ_m(a + |b|) for G·W and G·b.
+                add_up(add_up(mul_up(g_engine, ab), engine_underflow), mul_up(g_ours, ab))
+            })
+            .collect();
+        // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
+        let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
+        let live: Vec<usize> = (0..n).filter(|&j| magnitude[j] != 0.0).collect();
+        let live_weights = (0..m).flat_map(|i| live.iter().map(move |&j| w.get(i, j))).collect();
+        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), live, live_weights })
+    }
+
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
+        let Charges { charge, underflow, sums, live, live_weights } =
+            prepared.downcast_ref().expect("prepared by Dense::prepare");
+        let (m, n, width) = (self.w.rows(), self.w.cols(), live.len());
+        let add_rows = row_kernel();
+        let mut next = vec![0.0; pass.count * n];
+        let mut sums_live = vec![0.0; width];
+        for r in 0..pass.count {
+            let gr = &pass.g[r * m..(r + 1) * m];
+            sums_live.fill(0.0);
+            let (mut through_bias, mut charged) = (0.0, 0.0);
+            for (i, &gi) in gr.iter().enumerate() {
+                if gi == 0.0 {
+                    continue;
+                }
+                add_rows(&mut sums_live, gi, &live_weights[i * width..(i + 1) * width]);
+                if let Some(b) = self.bias[i] {
+                    through_bias += gi * b;
+                }
+                charged += gi.abs() * charge[i];
+            }
+            let out = &mut next[r * n..(r + 1) * n];
+            for (&j, v) in live.iter().zip(&sums_live) {
+                out[j] = *v;
+            }
+            let charged = add_up(sums.bound(charged), *underflow);
+            pass.acc[r] = sub_down(add_down(pass.acc[r], through_bias), charged);
+        }
+        pass.g = next;
+        pass.width = n;
+    }
+
+    fn backpropagate(&self, g: Vec<f64>, _input: &[f64], _output: &[f64]) -> Vec<f64> {
+        let mut back = vec![0.0; self.w.cols()];
+        for (i, gi) in g.iter().enumerate() {
+            for (b, wij) in back.iter_mut().zip(self.w.row(i)) {
+                *b += gi * wij;
+            }
+        }
+        back
+    }
+
+    fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
+        (0..self.w.rows()).map(|i| dot(self.w.row(i), &d) + self.bias[i].unwrap_or(0.0)).collect()
+    }
+}
+
+/// The ends of one row, each computed as the engine computes a point: the sum from 0.0 of
+/// `fl(w·x)` at the end of `x` that makes it smallest (largest), then the bias. An enclosure
+/// wherever no NaN can be made (rounding is monotone); the fast path of
+/// [`Operator::interval`], which checks that.
+fn row_ends(w: &[f64], v: &[Interval], bias: Option<f64>) -> Interval {
+    let (mut lo, mut hi) = (0.0, 0.0);
+    for (wij, x) in w.iter().zip(v) {
+        // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
+        let (a, b) = (wij * x.lo, wij * x.hi);
+        let (tl, th) = if *wij >= 0.0 { (a, b) } else { (b, a) };
+        lo += tl;
+        hi += th;
+    }
+    match bias {
+        Some(b) => Interval::new(lo + b, hi + b),
+        None => Interval::new(lo, hi),
+    }
+}
+
+/// The values `fl(w·x)` takes for `x` in `x` (never NaN), or `None` when one may be NaN: a
+/// NaN weight, `±∞·0` (an infinite weight and an input range holding zero), `0·±∞` (a zero
+/// weight and an input range reaching infinity). Elsewhere `fl(w·x)` is monotone in `x`
+/// (increasing for `w > 0`, decreasing for `w < 0`, `±0` for `w = ±0`), so the ends map to
+/// the ends.
+fn product(w: f64, x: Interval) -> Option<Interval> {
+    let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
+    let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
+    if w.is_nan() || (w.is_infinite() && holds_zero) || (w == 0.0 && reaches_infinity) {
+        return None;
+    }
+    let (a, b) = (w * x.lo, w * x.hi);
+    Some(if w >= 0.0 { Interval::new(a, b) } else { Interval::new(b, a) })
+}
+
+/// `a·b` in eight independent partial sums (the slope optimiser only steers, so the order of
+/// the sum is free): a sequential sum waits on each addition's latency.
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut partial = [0.0; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for k in 0..8 {
+            partial[k] += x[k] * y[k];
+        }
+    }
+    partial.iter().sum::<f64>() + tail
+}
+
+/// `out += g·row`, the inner step of `G·W`: with fused multiply-adds where the CPU has them
+/// (one rounding per step instead of two: the error bound `γ_m` of (2) still holds).
+type RowKernel = fn(&mut [f64], f64, &[f64]);
+
+fn row_kernel() -> RowKernel {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        return add_row_fma;
+    }
+    add_row
+}
+
+fn add_row(out: &mut [f64], g: f64, row: &[f64]) {
+    for (o, w) in out.iter_mut().zip(row) {
+        *o += g * w;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn add_row_fma(out: &mut [f64], g: f64, row: &[f64]) {
+    // SAFETY: chosen by `row_kernel` only where the CPU has AVX2 and FMA.
+    unsafe { add_row_avx2(out, g, row) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn add_row_avx2(out: &mut [f64], g: f64, row: &[f64]) {
+    for (o, w) in out.iter_mut().zip(row) {
+        *o = g.mul_add(*w, *o);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::float::UNIT_ROUNDOFF;
+
+    fn charges(layer: &Dense, input: &[Interval]) -> Charges {
+        let prepared = layer.prepare(input);
+        *prepared.downcast::<Charges>().expect("a dense layer is prepared as one")
+    }
+
+    #[test]
+    fn a_dense_layers_charge_is_the_documented_bound() {
+        // One output, weights (3, 0.5), bias 4, inputs bounded by |u| ≤ (2, 4): a = 3·2 + 0.5·4
+        // = 8, a + |b| = 12; n = 2 inputs, m = 1 output. docs/verification.md: the engine's
+        // error γ_{n+1}(a + |b|) + (n+1)η = γ_3·12 + 3η, ours γ_m(a + |b|) = γ_1·12, with
+        // γ_k = k·u/(1 − k·u): 12·(3u/(1 − 3u) + u/(1 − u)) ≈ 48u, u = 2^-53.
+        let layer = Dense::new(Arc::new(Matrix::new(1, 2, vec![3.0, 0.5])), vec![Some(4.0)]);
+        let Charges { charge, underflow, live, .. } =
+            charges(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)]);
+        let u = UNIT_ROUNDOFF;
+        let expected = 12.0 * (3.0 * u / (1.0 - 3.0 * u) + u / (1.0 - u));
+        assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
+        // The underflow of G·W and G·b: m·η·(Σ|u| + 1) = 7η.
+        assert!((7.0 * ETA..=8.0 * ETA).contains(&underflow), "{underflow}");
+        assert_eq!(live, vec![0, 1]);
+    }
+
+    #[test]
+    fn inputs_that_are_exactly_zero_are_left_out_of_the_product() {
+        let layer = Dense::new(Arc::new(Matrix::new(2, 3, vec![1.0; 6])), vec![None, None]);
+        let Charges { live, live_weights, .. } =
+            charges(&layer, &[Interval::new(0.0, 0.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 0.0)]);
+        assert_eq!(live, vec![1]);
+        assert_eq!(live_weights, vec![1.0, 1.0]);
+    }
+
+    #[test]
+    fn both_row_kernels_add_a_multiple_of_a_row() {
+        // out += g·row, exactly here (small dyadic numbers): the plain kernel is the one used
+        // on CPUs without FMA, so it is checked on its own.
+        let row = [1.0, -2.0, 0.5, 4.0, 0.0, 3.0, -1.5, 2.0, 8.0];
+        let expected: Vec<f64> = row.iter().enumerate().map(|(j, w)| j as f64 + 2.5 * w).collect();
+        let mut kernels: Vec<RowKernel> = vec![add_row, row_kernel()];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            kernels.push(add_row_fma);
+        }
+        for kernel in kernels {
+            let mut out: Vec<f64> = (0..row.len()).map(|j| j as f64).collect();
+            kernel(&mut out, 2.5, &row);
+            assert_eq!(out, expected);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The operators a network is made of, one module each (as auto_LiRPA keeps one file per
+//! operator): everything the verifier knows about a layer kind lives in its module — how it is
+//! read from the plan, what the engine computes, its interval bounds in the engine's order, its
+//! relaxation, its back-substitution step with the rounding it charges, and the falsifier's
+//! gradient through it — behind the one trait [`Operator`]. The analyses (interval bounds,
+//! back-substitution, tightening, slope optimisation, branch and bound, the falsifier) are
+//! written once against the trait and never ask which operator they hold, except that relu
+//! splitting is about relus ([`Operator::splits_at_zero`]).
+//!
+//! A new operator is a new module here with its `impl Operator`, a constructor on [`Layer`],
+//! and the line of [`crate::network::Network::from_plan`] that reads its plan operation
+//! (docs/changing-the-language.md, "The verifier"). Its soundness argument is a section of
+//! docs/verification.md, "Operators".
+
+mod activation;
+mod bias;
+mod dense;
+mod relu;
+mod sigmoid;
+mod tanh;
+
+use std::any::Any;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use knn_engine::bigstep::ops::Activation;
+use knn_engine::tensor::Matrix;
+
+use crate::float::Interval;
+use crate::judge::RunError;
+use crate::relax::{Line, LowerSlope};
+
+pub use activation::Relaxed;
+pub use bias::Bias;
+pub use dense::Dense;
+pub use relu::Relu;
+pub use sigmoid::Sigmoid;
+pub use tanh::Tanh;
+
+/// What an operator keeps from [`Operator::prepare`] for its back-substitution steps on one
+/// box: its own type, which only it reads back (an activation's is [`Relaxed`]).
+pub type Prepared = Box<dyn Any + Send + Sync>;
+
+/// Everything the verifier needs of one kind of layer on one vector.
+pub trait Operator: fmt::Debug + Send + Sync {
+    /// A short description for tests and messages (`Dense 2x3 [..]`, `Relu`).
+    fn describe(&self) -> String;
+
+    /// The length of the vector this layer makes from one of length `len`.
+    fn output_len(&self, len: usize) -> usize {
+        len
+    }
+
+    /// The number of weights (the multiply-adds of one evaluation).
+    fn weights(&self) -> usize {
+        0
+    }
+
+    /// What the engine computes on one vector: the same scalar operations in the same order.
+    fn apply(&self, v: &[f64]) -> Vec<f64>;
+
+    /// The error the engine raises on `v` instead of computing the layer, if any (a NaN
+    /// reaching a relu: the `max` rules refuse it).
+    fn failure(&self, _v: &[f64]) -> Option<RunError> {
+        None
+    }
+
+    /// An enclosure of the layer's output for every input in `v`, as the engine computes it,
+    /// or `None` when the engine may compute a NaN at some point of the box (then nothing is
+    /// bounded). Inputs in `v` are never NaN.
+    fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>>;
+
+    /// Whether this is an activation: back-substitution goes through its relaxation lines, and
+    /// tightening the bounds of its input pays.
+    fn is_activation(&self) -> bool {
+        false
+    }
+
+    /// Whether the layer is piecewise linear with one kink at 0 (relu): an element whose input
+    /// range holds both signs is *unstable*, its lower line may be any `α·z` with `α ∈ [0, 1]`
+    /// (α-CROWN), and splitting its input at 0 makes both halves exact (β-CROWN).
+    fn splits_at_zero(&self) -> bool {
+        false
+    }
+
+    /// Whether the layer's interval bounds on an input box are already its exact range up to
+    /// rounding (each output an affine function of independent inputs): back-substitution
+    /// from it as a first layer cannot do better.
+    fn exact_on_box(&self) -> bool {
+        false
+    }
+
+    /// The lower and upper lines of an activation on `[z.lo, z.hi]`: `lower(x) ≤ f̂(x) ≤
+    /// upper(x)` for every binary64 `x` there, `f̂` as the engine computes it, the lines in
+    /// exact arithmetic. `None` for layers that are not activations.
+    fn relaxation(&self, _z: Interval, _slope: LowerSlope) -> Option<(Line, Line)> {
+        None
+    }
+
+    /// What back-substitution through this layer needs on one box, from the bounds of its
+    /// input: computed once and read by [`Operator::substitute`].
+    fn prepare(&self, input: &[Interval]) -> Prepared;
+
+    /// One step of back-substitution: carries every row of `pass` from this layer's output to
+    /// its input, and lowers each row's constant by what the step adds and by every rounding it
+    /// must charge (docs/verification.md, "Linear bounds in floating point").
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, lower: LowerChoice<'_>);
+
+    /// The falsifier's gradient: `g` over this layer's output carried to its input, at the point
+    /// where the layer's input was `input` and its output `output`.
+    fn backpropagate(&self, g: Vec<f64>, input: &[f64], output: &[f64]) -> Vec<f64>;
+
+    /// The layer's output at the point where a linear bound's minimum is, for the slope
+    /// optimiser: exact (in any order: it only steers) for affine layers; through the
+    /// relaxation `lines` chose for an activation.
+    fn relaxed_forward(&self, d: Vec<f64>, lines: &ChosenLines<'_>) -> Vec<f64>;
+}
+
+/// The rows being carried back by back-substitution: `count` rows of coefficients over the
+/// current layer's output (row-major, `width` each), and each row's constant so far.
+pub struct Pass {
+    pub g: Vec<f64>,
+    pub width: usize,
+    pub count: usize,
+    pub acc: Vec<f64>,
+}
+
+/// Which lower lines an activation's step uses.
+#[derive(Clone, Copy)]
+pub enum LowerChoice<'a> {
+    /// The ones prepared for a choice of relu slope.
+    Prepared(LowerSlope),
+    /// Lines given for this layer, each below the activation on its input's range.
+    Given(&'a [Line]),
+}
+
+/// The relaxation a linear bound chose at an activation, for [`Operator::relaxed_forward`]:
+/// the lower line where the coefficient met there (`coefficients[i]`) is ≥ 0, else the upper.
+pub struct ChosenLines<'a> {
+    pub coefficients: &'a [f64],
+    pub lower: &'a [Line],
+    pub upper: &'a [Line],
+}
+
+/// One layer of a network: an operator, shared (networks are cloned per case and per thread).
+#[derive(Clone, Debug)]
+pub struct Layer(Arc<dyn Operator>);
+
+impl Layer {
+    /// `out[i] = (((0.0 + w[i][0]·x[0]) + w[i][1]·x[1]) + …)`, then `+ bias[i]` where given.
+    pub fn dense(w: Arc<Matrix>, bias: Vec<Option<f64>>) -> Layer {
+        Layer(Arc::new(Dense::new(w, bias)))
+    }
+
+    /// `out[i] = x[i] + bias[i]` where given.
+    pub fn bias(bias: Vec<Option<f64>>) -> Layer {
+        Layer(Arc::new(Bias::new(bias)))
+    }
+
+    /// `reluTensor`.
+    pub fn relu() -> Layer {
+        Layer(Arc::new(Relu))
+    }
+
+    /// `tanhTensor`.
+    pub fn tanh() -> Layer {
+        Layer(Arc::new(Tanh))
+    }
+
+    /// `sigmoidTensor`.
+    pub fn sigmoid() -> Layer {
+        Layer(Arc::new(Sigmoid))
+    }
+
+    /// The layer of one of the plan's activations.
+    pub fn activation(activation: Activation) -> Layer {
+        match activation {
+            Activation::Relu => Layer::relu(),
+            Activation::Tanh => Layer::tanh(),
+            Activation::Sigmoid => Layer::sigmoid(),
+        }
+    }
+}
+
+impl Deref for Layer {
+    type Target = dyn Operator;
+
+    fn deref(&self) -> &(dyn Operator + 'static) {
+        &*self.0
+    }
+}

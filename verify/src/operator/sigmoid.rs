@@ -1,0 +1,48 @@
+//! `sigmoidTensor`, non-decreasing as the engine computes it (docs/verification.md, "Monotone activations").
+
+use knn_semantics::numeric::sigmoid;
+
+use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared, activation};
+use crate::float::Interval;
+use crate::relax::{Line, LowerSlope};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Sigmoid;
+
+impl Operator for Sigmoid {
+    fn describe(&self) -> String {
+        "Sigmoid".into()
+    }
+
+    fn apply(&self, v: &[f64]) -> Vec<f64> {
+        v.iter().map(|&x| sigmoid(x)).collect()
+    }
+
+    fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
+        Some(activation::monotone_interval(sigmoid, v))
+    }
+
+    fn is_activation(&self) -> bool {
+        true
+    }
+
+    fn relaxation(&self, z: Interval, _slope: LowerSlope) -> Option<(Line, Line)> {
+        Some(activation::monotone_band(sigmoid, z))
+    }
+
+    fn prepare(&self, input: &[Interval]) -> Prepared {
+        activation::prepare(self, input)
+    }
+
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, lower: LowerChoice<'_>) {
+        activation::substitute(prepared, pass, lower);
+    }
+
+    fn backpropagate(&self, g: Vec<f64>, _input: &[f64], output: &[f64]) -> Vec<f64> {
+        g.iter().zip(output).map(|(gi, s)| gi * s * (1.0 - s)).collect()
+    }
+
+    fn relaxed_forward(&self, d: Vec<f64>, lines: &ChosenLines<'_>) -> Vec<f64> {
+        activation::relaxed_forward(d, lines)
+    }
+}
