@@ -14,8 +14,8 @@ use super::Exit;
 use super::program::{fail, parse_inputs, usage};
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
-use knn::render::{report_json, results_text, verification_note, verification_text};
-use knn::{CaseProgress, Report, Split, VerifyOptions, check_threads, load};
+use knn::render::{results_text, verification_json, verification_note, verification_text};
+use knn::{CaseProgress, Split, Verification, VerifyOptions, check_threads, load};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -181,22 +181,19 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         bar.finish_and_clear();
     }
     let report = report?;
-    if let Some(path) = &args.results
-        && let Some(text) = results_text(&report.answer)
-    {
+    if let Some(path) = &args.results {
+        let text = results_text(&report.conclusion);
         super::output::write_file(path, true, |w| w.write_all(text.as_bytes())).map_err(usage)?;
     }
     print_report(args.output, &report)
 }
 
 /// Prints the verifier's report; its exit code is the answer's.
-fn print_report(format: VerifyFormat, report: &Report) -> Result<Exit, Exit> {
+fn print_report(format: VerifyFormat, report: &Verification) -> Result<Exit, Exit> {
     match format {
-        VerifyFormat::Json => outln!("{}", report_json(report).map_err(fail)?),
+        VerifyFormat::Json => outln!("{}", verification_json(report)),
         VerifyFormat::Text => {
-            if let Some(text) = verification_text(report) {
-                outln!("{text}");
-            }
+            outln!("{}", verification_text(report));
             if let Some(note) = verification_note(report, std::io::stderr().is_terminal()) {
                 eprint!("{note}");
             }

@@ -54,7 +54,7 @@ impl ListRun<'_> {
             let answer = instance.verify(root, timeout, threads);
             let seconds = started.elapsed().as_secs_f64();
             let word = match answer {
-                Ok(report) => answer_word(&report.answer).unwrap_or("error").to_string(),
+                Ok(verification) => answer_word(&verification.conclusion).to_string(),
                 Err(why) => {
                     failed = true;
                     let message = format!("{},{}: {why}", instance.network, instance.property);

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use knn::render::{report_json, results_text, verification_note, verification_text};
+use knn::render::{results_text, verification_json, verification_note, verification_text};
 use knn::{
-    Answer, Claim, EngineKind, Failure, Fault, InputBox, Question, RunOptions, Semantics, Unknown, VerifyOptions, load,
-    load_source, read_property,
+    Answer, Claim, Conclusion, EngineKind, Failure, Fault, InputBox, Question, RunOptions, Semantics, Unknown,
+    VerifyOptions, load, load_source, read_property,
 };
 use knn_semantics::engine::Observed;
 use knn_semantics::inputs::TensorInput;
@@ -42,10 +42,10 @@ fn the_library_proves_what_the_command_proves_in_the_same_words() {
     let net = load(&path).unwrap();
     let question = class_question(&CLASS_0.0, &CLASS_0.1, Claim::ArgmaxStable);
     let report = net.verify(&question, VerifyOptions::default()).unwrap();
-    assert!(matches!(report.answer, Answer::Holds { class: Some(0) }), "{:?}", report.answer);
+    assert!(matches!(report.conclusion, Conclusion::Holds { class: Some(0) }), "{:?}", report.conclusion);
     assert_eq!(report.exit_code(), 0);
-    assert_eq!(results_text(&report.answer).as_deref(), Some("unsat\n"));
-    let text = verification_text(&report).unwrap();
+    assert_eq!(results_text(&report.conclusion), "unsat\n");
+    let text = verification_text(&report);
     let (code, printed) = knn(&["verify", path.to_str().unwrap(), "--box", "x=0.9:1.1,-2.1:-1.9,0.4:0.6", "--quiet"]);
     assert_eq!(code, Some(0));
     // The same line but for the time it took.
@@ -55,7 +55,7 @@ fn the_library_proves_what_the_command_proves_in_the_same_words() {
     let (_, json) =
         knn(&["verify", path.to_str().unwrap(), "--box", "x=0.9:1.1,-2.1:-1.9,0.4:0.6", "--output", "json"]);
     let cli: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let lib = report_json(&report).unwrap();
+    let lib = verification_json(&report);
     for field in ["schema_version", "answer", "class"] {
         assert_eq!(cli[field], lib[field], "{field}: {json} / {lib}");
     }
@@ -66,7 +66,7 @@ fn a_counterexample_replays_on_both_engines_through_the_library() {
     let net = load(repo("examples/mlp.knn")).unwrap();
     let question = class_question(&MIXED.0, &MIXED.1, Claim::ArgmaxIs(0));
     let report = net.verify(&question, VerifyOptions { threads: Some(1), ..VerifyOptions::default() }).unwrap();
-    let Answer::Violated(c) = &report.answer else { panic!("{:?}", report.answer) };
+    let Conclusion::Violated(c) = &report.conclusion else { panic!("{:?}", report.conclusion) };
     assert_eq!(report.exit_code(), 10);
     assert_eq!((c.expected_class, c.class), (Some(0), Some(1)));
     assert!(c.input.iter().zip(MIXED.0.iter().zip(&MIXED.1)).all(|(x, (lo, hi))| lo <= x && x <= hi), "{c:?}");
@@ -76,7 +76,7 @@ fn a_counterexample_replays_on_both_engines_through_the_library() {
         let run = net.run(std::slice::from_ref(&x), &options).unwrap();
         assert!(matches!(run.answer, Answer::Value { value: Observed::Int(1), .. }), "{engine:?}: {run:?}");
     }
-    let results = results_text(&report.answer).unwrap();
+    let results = results_text(&report.conclusion);
     assert!(results.starts_with("sat\n((X_0 "), "{results}");
 }
 
@@ -86,13 +86,15 @@ fn what_the_verifier_cannot_bound_is_unknown_with_its_place() {
     // An element of a computed tensor read (line 8: `let z[0] = z[0] * 2.0`).
     let net = load(fixture("element_write.knn")).unwrap();
     let report = net.verify(&question, VerifyOptions::default()).unwrap();
-    let Answer::Unknown(Unknown::Unsupported(unsupported)) = &report.answer else { panic!("{:?}", report.answer) };
+    let Conclusion::Unknown(Unknown::Unsupported(unsupported)) = &report.conclusion else {
+        panic!("{:?}", report.conclusion)
+    };
     assert_eq!(report.exit_code(), 11);
     assert!(unsupported.what.contains("single elements"), "{unsupported:?}");
     let note = verification_note(&report, false).expect("a place to show");
     assert!(note.contains("element_write.knn:8:"), "{note}");
-    assert_eq!(report_json(&report).unwrap()["reason"], "unsupported");
-    assert_eq!(results_text(&report.answer).as_deref(), Some("unknown\n"));
+    assert_eq!(verification_json(&report)["reason"], "unsupported");
+    assert_eq!(results_text(&report.conclusion), "unknown\n");
 }
 
 #[test]
@@ -101,12 +103,12 @@ fn a_vnnlib_property_is_answered_on_an_imported_network() {
     for network in ["fc_2-2-3.nnet", "fc_2-2sigmoids-3.onnx"] {
         let net = load(fixture(network)).unwrap();
         let report = net.verify(&Question::Property(property.clone()), VerifyOptions::default()).unwrap();
-        assert!(matches!(report.answer, Answer::Holds { class: None }), "{network}: {:?}", report.answer);
+        assert!(matches!(report.conclusion, Conclusion::Holds { class: None }), "{network}: {:?}", report.conclusion);
     }
     let sat = read_property(&fixture("fc_sat.vnnlib")).unwrap();
     let net = load(fixture("fc_2-2-3.nnet")).unwrap();
     let report = net.verify(&Question::Property(sat), VerifyOptions::default()).unwrap();
-    assert!(matches!(report.answer, Answer::Violated(_)), "{:?}", report.answer);
+    assert!(matches!(report.conclusion, Conclusion::Violated(_)), "{:?}", report.conclusion);
 }
 
 #[test]
@@ -165,7 +167,7 @@ fn a_program_with_several_inputs_names_the_one_to_verify_over() {
     // With W bound, x is the only free name; on [0.5, 1] × [0, 0.25] the class is 0.
     let options = VerifyOptions { fixed: vec![w], ..VerifyOptions::default() };
     let report = net.verify(&class_question(&[0.5, 0.0], &[1.0, 0.25], Claim::ArgmaxStable), options).unwrap();
-    assert!(matches!(report.answer, Answer::Holds { class: Some(0) }), "{:?}", report.answer);
+    assert!(matches!(report.conclusion, Conclusion::Holds { class: Some(0) }), "{:?}", report.conclusion);
 }
 
 #[test]
@@ -177,7 +179,7 @@ fn a_deep_imported_network_verifies_on_worker_threads() {
     let property = read_property(&repo("data/acasxu/vnnlib/prop_7.vnnlib")).unwrap();
     let options = VerifyOptions { threads: Some(1), ..VerifyOptions::default() };
     let report = net.verify(&Question::Property(property), options).unwrap();
-    assert!(matches!(report.answer, Answer::Violated(_)), "{:?}", report.answer);
+    assert!(matches!(report.conclusion, Conclusion::Violated(_)), "{:?}", report.conclusion);
 }
 
 #[test]
@@ -191,7 +193,7 @@ fn argmax_stable_claims_the_class_at_the_centre() {
         let o[0] = o[0] + 0.1 in ArgMax(o)";
     let net = load_source("band.knn", program, Semantics::Revised).unwrap();
     let report = net.verify(&class_question(&[-0.2], &[1.0], Claim::ArgmaxStable), VerifyOptions::default()).unwrap();
-    let Answer::Violated(c) = &report.answer else { panic!("{:?}", report.answer) };
+    let Conclusion::Violated(c) = &report.conclusion else { panic!("{:?}", report.conclusion) };
     assert_eq!((c.expected_class, c.class), (Some(0), Some(1)), "{c:?}");
     assert!((c.input[0] - 0.4).abs() > 0.1, "{c:?}");
 }
@@ -214,13 +216,13 @@ fn the_search_runs_on_as_many_threads_as_asked() {
             ..VerifyOptions::default()
         };
         let report = net.verify(&Question::Property(property.clone()), options).unwrap();
-        assert!(matches!(report.answer, Answer::Unknown(Unknown::Timeout)), "{:?}", report.answer);
+        assert!(matches!(report.conclusion, Conclusion::Unknown(Unknown::Timeout)), "{:?}", report.conclusion);
         assert!(!pool_sizes.is_empty() && pool_sizes.iter().all(|&n| n == threads), "{threads}: {pool_sizes:?}");
         // What it took is in the report, and the JSON says why there is no answer.
-        let effort = report.effort.expect("a verification's report says what it took");
+        let effort = report.effort;
         // The search stops a tenth of a short timeout early, so that the answer is out by it.
         assert!(effort.seconds >= 0.27 && effort.boxes > 0, "{effort:?}");
-        let json = report_json(&report).unwrap();
+        let json = verification_json(&report);
         assert_eq!((json["answer"].as_str(), json["reason"].as_str()), (Some("unknown"), Some("timeout")), "{json}");
     }
     let error = net
@@ -240,5 +242,5 @@ fn an_instance_verifies_within_its_own_timeout_or_the_one_given() {
     let given = instances[0].options(Some(std::time::Duration::from_secs(2)), Some(3));
     assert_eq!((given.timeout, given.threads), (Some(std::time::Duration::from_secs(2)), Some(3)));
     let report = instances[0].verify(&fixture(""), None, Some(2)).unwrap();
-    assert!(matches!(report.answer, Answer::Holds { .. }), "{:?}", report.answer);
+    assert!(matches!(report.conclusion, Conclusion::Holds { .. }), "{:?}", report.conclusion);
 }

@@ -57,7 +57,7 @@ impl Instance {
         root: &Path,
         timeout: Option<Duration>,
         threads: Option<usize>,
-    ) -> Result<super::Report, KnnError> {
+    ) -> Result<super::Verification, KnnError> {
         // The timeout counts reading the property and loading the network (as a VNN-COMP
         // harness counts them).
         let started = Instant::now();

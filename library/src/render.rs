@@ -1,7 +1,8 @@
-//! One renderer per output format, for every [`Report`]: the value as a user reads it
+//! One renderer per output format, for every run's [`Report`]: the value as a user reads it
 //! (`--output value`), the final configuration as krun prints it (`--output config`), the JSON
 //! report (`--output json`, schema in docs/architecture.md), and the message on standard error
-//! that explains an answer without a value; the verifier's answers in `verification.rs`.
+//! that explains an answer without a value; a verification's ([`crate::Verification`]) in
+//! `verification.rs`.
 
 use std::fmt;
 
@@ -43,7 +44,6 @@ pub fn value_display(answer: &Answer) -> Result<Option<ValueText<'_>>, KnnError>
         }
         Answer::Term(term) => ValueText::Term(term),
         Answer::Empty | Answer::Stuck(_) | Answer::Failed(_) => return Ok(None),
-        Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => return Ok(None),
     }))
 }
 
@@ -133,8 +133,6 @@ pub fn config_text(report: &Report) -> Result<String, KnnError> {
 pub fn explain(answer: &Answer, color: bool) -> Option<String> {
     match answer {
         Answer::Value { .. } | Answer::Term(_) => None,
-        // The verifier's answers are printed whole (`verification_text`).
-        Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => None,
         Answer::Empty => Some(
             "note: the program ended with an empty <k> cell: no value (a result 0 is erased by \
              `drop-int-zero` under the published rules)\n"
@@ -166,9 +164,6 @@ pub fn status(answer: &Answer) -> &'static str {
         Answer::Value { .. } | Answer::Term(_) => "done",
         Answer::Empty => "empty",
         Answer::Stuck(_) => "stuck",
-        Answer::Holds { .. } => "holds",
-        Answer::Violated(_) => "violated",
-        Answer::Unknown(_) => "unknown",
         Answer::Failed(error) if is_memory_limit(error) => "limit",
         Answer::Failed(error) => match error.failure {
             Failure::Limit(_) => "limit",

@@ -18,7 +18,7 @@ use knn_semantics::term::{Node, Term};
 use super::error::{Failure, KnnError};
 use super::exit::Exit;
 use super::source::Source;
-use knn_verify::{self, Counterexample, Unknown};
+use knn_verify::Conclusion;
 
 /// Which engine runs a program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,28 +43,10 @@ pub enum Answer {
     Stuck(String),
     /// No value: the program's run-time error, krun's abort, or a limit.
     Failed(KnnError),
-    /// Verified: the claim holds for every binary64 input of the region (`class`, for class
-    /// claims, is the class there).
-    Holds { class: Option<usize> },
-    /// Verified: the claim fails at this input, confirmed on both engines.
-    Violated(Counterexample),
-    /// Not verified either way, and why.
-    Unknown(Unknown),
-}
-
-impl From<knn_verify::Conclusion> for Answer {
-    fn from(answer: knn_verify::Conclusion) -> Answer {
-        match answer {
-            knn_verify::Conclusion::Holds { class } => Answer::Holds { class },
-            knn_verify::Conclusion::Violated(counterexample) => Answer::Violated(counterexample),
-            knn_verify::Conclusion::Unknown(why) => Answer::Unknown(why),
-        }
-    }
 }
 
 impl Answer {
-    /// The exit code (docs/cli.md): 0 a result or `holds`, 10 `violated`, 11 `unknown`, else
-    /// the error's.
+    /// The exit code (docs/cli.md): 0 a result, 3 no value (stuck), else the error's.
     pub fn exit_code(&self) -> u8 {
         self.exit().code()
     }
@@ -72,23 +54,19 @@ impl Answer {
     /// The exit ([`Exit`]) whose code [`Answer::exit_code`] gives.
     pub fn exit(&self) -> Exit {
         match self {
-            Answer::Value { .. } | Answer::Term(_) | Answer::Empty | Answer::Holds { .. } => Exit::Result,
+            Answer::Value { .. } | Answer::Term(_) | Answer::Empty => Exit::Result,
             Answer::Stuck(_) => Exit::NoValue,
             Answer::Failed(error) => error.exit(),
-            Answer::Violated(_) => Exit::Violated,
-            Answer::Unknown(_) => Exit::Unknown,
         }
     }
 
-    /// The answer of a run as the engine contract compares answers (values bit for bit, errors
-    /// by kind); `None` for the verifier's answers.
-    pub fn verdict(&self) -> Option<Verdict> {
-        Some(match self {
+    /// The answer as the engine contract compares answers (values bit for bit, errors by kind).
+    pub fn verdict(&self) -> Verdict {
+        match self {
             Answer::Value { value, .. } => Verdict::Value(value.clone()),
             Answer::Term(term) => Verdict::Value(Observed::Malformed(term.clone())),
             Answer::Empty => Verdict::Empty,
             Answer::Stuck(item) => Verdict::Stuck(item.clone()),
-            Answer::Holds { .. } | Answer::Violated(_) | Answer::Unknown(_) => return None,
             Answer::Failed(error) => match error.failure {
                 Failure::Runtime(kind) => Verdict::Error {
                     kind,
@@ -98,7 +76,7 @@ impl Answer {
                 Failure::Aborted => Verdict::Aborted(error.message.clone()),
                 _ => Verdict::Limit,
             },
-        })
+        }
     }
 }
 
@@ -110,6 +88,33 @@ pub struct Effort {
     pub boxes: u64,
     /// The share of the region's volume proved (of the case searched last).
     pub proved_share: f64,
+}
+
+/// A verification's answer and what it took: `holds`, `violated` with its counterexample, or
+/// `unknown` and why (a question that cannot be asked is a [`KnnError`] instead).
+#[derive(Clone, Debug)]
+pub struct Verification {
+    pub conclusion: Conclusion,
+    pub effort: Effort,
+    /// The program's source, for the places of unsupported constructs and failures.
+    pub source: Arc<Source>,
+}
+
+impl Verification {
+    /// How the question ended: [`Exit::Result`] for `holds`, [`Exit::Violated`],
+    /// [`Exit::Unknown`] (docs/cli.md).
+    pub fn exit(&self) -> Exit {
+        match self.conclusion {
+            Conclusion::Holds { .. } => Exit::Result,
+            Conclusion::Violated(_) => Exit::Violated,
+            Conclusion::Unknown(_) => Exit::Unknown,
+        }
+    }
+
+    /// The exit code of [`Verification::exit`]: 0, 10 or 11.
+    pub fn exit_code(&self) -> u8 {
+        self.exit().code()
+    }
 }
 
 /// A run's answer and what else was asked for.
@@ -129,8 +134,6 @@ pub struct Report {
     /// The final configuration as krun prints it (small-step engine, when asked for), written
     /// out when the run ended: a report holds no terms, so it can cross threads.
     pub config: Option<String>,
-    /// What a verification took (the verifier's reports).
-    pub effort: Option<Effort>,
     /// The program's source, for the places of errors.
     pub source: Arc<Source>,
 }
@@ -166,12 +169,6 @@ impl Report {
         Report { observables: observables.then_some(env), ..Report::of_verdict(evaluation.verdict, source) }
     }
 
-    /// A report of the verifier's `answer` about `program`. (The verifier bounds the big-step
-    /// engine's plan and replays counterexamples on both engines.)
-    pub(super) fn of_verification(answer: Answer, effort: Effort, source: &Arc<Source>) -> Report {
-        Report { effort: Some(effort), ..Report::bare(answer, source) }
-    }
-
     /// The big-step engine's `answer` and nothing else.
     fn bare(answer: Answer, source: &Arc<Source>) -> Report {
         Report {
@@ -182,7 +179,6 @@ impl Report {
             trace: None,
             coverage: None,
             config: None,
-            effort: None,
             source: source.clone(),
         }
     }
@@ -242,7 +238,6 @@ impl Report {
             trace,
             coverage,
             config: if wanted.config { Some(configuration_text(&config)?) } else { None },
-            effort: None,
             source: source.clone(),
         })
     }

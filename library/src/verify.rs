@@ -1,6 +1,6 @@
 //! [`Program::verify`]: a claim about the program on a region of inputs, answered in a
-//! [`Report`] like a run — `holds`, `violated` with a counterexample confirmed on both engines,
-//! or `unknown` and why — with the effort it took. The method is in docs/verification.md; this
+//! [`Verification`] — `holds`, `violated` with a counterexample confirmed on both engines, or
+//! `unknown` and why — with the effort it took. The method is in docs/verification.md; this
 //! file finds the input to range over, compiles the [`Target`], and tells a region that does
 //! not fit the program (the caller's error) from a program the verifier cannot bound (the
 //! answer `unknown`).
@@ -15,14 +15,14 @@ use knn_semantics::inputs::TensorInput;
 
 use super::error::{Diagnostic, Failure, KnnError};
 use super::program::{Program, Semantics, read_source};
-use super::report::{Answer, Effort, Report};
+use super::report::{Effort, Verification};
 use super::threads::check_threads;
 use knn_engine::bigstep::ops::Op;
 use knn_verify::property::Property;
 use knn_verify::queue::CaseProgress;
 use knn_verify::split::Split;
 use knn_verify::vnnlib::parse_vnnlib;
-use knn_verify::{Options, Question, Target, Unknown, verify};
+use knn_verify::{Conclusion, Options, Question, Target, Unknown, verify};
 
 /// How to verify. The default ranges over the program's only free input, with no other input
 /// bound, no time limit, and branch and bound splitting as `Split::Auto` chooses.
@@ -67,22 +67,22 @@ impl Program {
     /// that does not fit the program, or a claim about a class it does not have, is an error.
     ///
     /// ```
-    /// use knn::{Answer, Claim, InputBox, Question, VerifyOptions, load};
+    /// use knn::{Claim, Conclusion, InputBox, Question, VerifyOptions, load};
     /// let net = load(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mlp.knn"))?;
     /// let region = InputBox::from_bounds(&[0.9, -2.1, 0.4], &[1.1, -1.9, 0.6])?;
     /// let question = Question::Class { region, claim: Claim::ArgmaxStable };
-    /// let report = net.verify(&question, VerifyOptions::default())?;
-    /// assert!(matches!(report.answer, Answer::Holds { class: Some(0) }));
+    /// let verification = net.verify(&question, VerifyOptions::default())?;
+    /// assert!(matches!(verification.conclusion, Conclusion::Holds { class: Some(0) }));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Report, KnnError> {
+    pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Verification, KnnError> {
         // On the calling thread, whatever its stack: nothing recurses on the program's depth.
-        let (answer, effort) = self.verify_here(question, options)?;
-        Ok(Report::of_verification(answer, effort, &self.shared_source()))
+        let (conclusion, effort) = self.verify_here(question, options)?;
+        Ok(Verification { conclusion, effort, source: self.shared_source() })
     }
 
     /// [`Program::verify`] on the calling thread: the answer and what it took.
-    fn verify_here(&self, question: &Question, options: VerifyOptions<'_>) -> Result<(Answer, Effort), KnnError> {
+    fn verify_here(&self, question: &Question, options: VerifyOptions<'_>) -> Result<(Conclusion, Effort), KnnError> {
         // Checking and compiling a large network takes a noticeable part of a second: it counts.
         let clock = options.started.unwrap_or_else(Instant::now);
         if self.semantics() != Semantics::Revised {
@@ -128,7 +128,7 @@ impl Program {
         // answer need not wait for it.
         std::thread::spawn(move || drop(target));
         effort.seconds = started.elapsed().as_secs_f64();
-        Ok((Answer::from(answer), effort))
+        Ok((answer, effort))
     }
 
     /// The input that varies (the one a region ranges over, or a batch's rows fill): the one
@@ -175,7 +175,7 @@ impl Program {
         input_len: usize,
         fixed: Vec<TensorInput>,
         region_words: &str,
-    ) -> Result<Result<Target, Answer>, KnnError> {
+    ) -> Result<Result<Target, Conclusion>, KnnError> {
         let file = &self.source().name;
         if let Some((_, expected)) = self.declared_input()
             && expected != input_len
@@ -198,7 +198,7 @@ impl Program {
             return Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1));
         }
         Ok(Target::from_plan(self.syntax().clone(), input_name, vec![input_len], fixed, plan)
-            .map_err(|unsupported| Answer::Unknown(Unknown::Unsupported(unsupported))))
+            .map_err(|unsupported| Conclusion::Unknown(Unknown::Unsupported(unsupported))))
     }
 }
 

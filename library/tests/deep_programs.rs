@@ -7,7 +7,10 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use knn::{Answer, Claim, EngineKind, InputBox, Question, RunOptions, Semantics, VerifyOptions, load, load_source};
+use knn::{
+    Answer, Claim, Conclusion, EngineKind, InputBox, Question, RunOptions, Semantics, Unknown, VerifyOptions, load,
+    load_source,
+};
 use knn_formats::import::emit::{Style, emit_to};
 use knn_formats::import::{Activation, ImportOptions, Step, import_file};
 use knn_semantics::engine::Observed;
@@ -56,7 +59,7 @@ fn a_million_nested_lets_check_run_batch_and_verify() {
         let question = Question::Class { region, claim: Claim::ArgmaxStable };
         let options = VerifyOptions { timeout: Some(Duration::from_secs(20)), ..VerifyOptions::default() };
         let verified = program.verify(&question, options).unwrap();
-        assert!(!matches!(verified.answer, Answer::Failed(_)), "{:?}", verified.answer);
+        assert!(!matches!(verified.conclusion, Conclusion::Unknown(Unknown::Bug(_))), "{:?}", verified.conclusion);
         // Printing and dropping the tree.
         // (The let-Func after the chain of let-Exps is printed in the parentheses K's grammar needs.)
         let printed = knn_semantics::syntax::to_source(program.syntax());
@@ -183,9 +186,9 @@ fn a_network_of_ten_million_parameters_imports_runs_batches_and_verifies() {
         let options = VerifyOptions { timeout: Some(Duration::from_secs(30)), ..VerifyOptions::default() };
         let verified = program.verify(&question, options).unwrap();
         let class = expected.iter().enumerate().fold(0, |best, (i, v)| if *v > expected[best] { i } else { best });
-        match verified.answer {
-            Answer::Holds { class: Some(c) } => assert_eq!(c, class),
-            Answer::Unknown(_) => {}
+        match verified.conclusion {
+            Conclusion::Holds { class: Some(c) } => assert_eq!(c, class),
+            Conclusion::Unknown(_) => {}
             other => panic!("{other:?}"),
         }
     });

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use knn::render::{answer_word, failure_text, report_json, results_text};
-use knn::{Answer, Claim, InputBox, Question, Report, Split, Unknown, VerifyOptions, load, read_property};
+use knn::render::{answer_word, failure_text, results_text, verification_json};
+use knn::{Claim, Conclusion, InputBox, Question, Split, Unknown, Verification, VerifyOptions, load, read_property};
 use pyo3::prelude::*;
 
 use crate::arrays::{read_inputs, read_vector};
@@ -74,13 +74,13 @@ impl VerifyResult {
     }
 }
 
-fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
-    let effort = report.effort.unwrap_or_default();
-    let results = results_text(&report.answer).unwrap_or_default();
-    let word = answer_word(&report.answer).unwrap_or("error");
-    let (answer, reason, detail, class_, counterexample) = match &report.answer {
-        Answer::Holds { class } => ("holds", None, None, *class, None),
-        Answer::Violated(c) => {
+fn result(py: Python<'_>, report: Verification) -> PyResult<VerifyResult> {
+    let effort = report.effort;
+    let results = results_text(&report.conclusion);
+    let word = answer_word(&report.conclusion);
+    let (answer, reason, detail, class_, counterexample) = match &report.conclusion {
+        Conclusion::Holds { class } => ("holds", None, None, *class, None),
+        Conclusion::Violated(c) => {
             let witness = knn::render::witness(&c.input, &c.output);
             let counterexample = Counterexample {
                 case: c.case,
@@ -93,7 +93,7 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
             };
             ("violated", None, None, None, Some(Py::new(py, counterexample)?))
         }
-        Answer::Unknown(why) => {
+        Conclusion::Unknown(why) => {
             let (reason, detail) = match why {
                 Unknown::Timeout => ("timeout", None),
                 Unknown::Limit(d) => ("limit", Some(d.clone())),
@@ -102,7 +102,6 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
             };
             ("unknown", Some(reason), detail, None, None)
         }
-        other => return Err(usage(format!("not an answer of the verifier: {other:?}"))),
     };
     Ok(VerifyResult {
         answer,
@@ -115,7 +114,7 @@ fn result(py: Python<'_>, report: Report) -> PyResult<VerifyResult> {
         boxes: effort.boxes,
         proved_share: effort.proved_share,
         exit_code: report.exit_code(),
-        json: report_json(&report).or_raise()?.to_string(),
+        json: verification_json(&report).to_string(),
         results,
     })
 }

@@ -9,7 +9,7 @@ use super::case::{Ask, Case, ClassClaim};
 use super::exact::{Rational, count, of_f64, points};
 use super::oracle::{AtPoint, Reference, first_violation, violation};
 use knn::QuestionText;
-use knn::{Answer, Semantics, VerifyOptions, load_source};
+use knn::{Conclusion, Semantics, VerifyOptions, load_source};
 use knn_verify::Question;
 use knn_verify::vnnlib::parse_vnnlib;
 
@@ -71,14 +71,13 @@ pub fn check(case: &Case, settings: Settings) -> Result<Decided, Wrong> {
     };
     let reference = Reference::new(&case.program).expect("the program parsed once already");
     let ends = case.ends();
-    let answer = report.answer;
+    let answer = report.conclusion;
     let (answered, found) = match &answer {
-        Answer::Holds { class } => (Decided::Holds, check_holds(case, &reference, &ends, *class, settings)),
-        Answer::Violated(c) => {
+        Conclusion::Holds { class } => (Decided::Holds, check_holds(case, &reference, &ends, *class, settings)),
+        Conclusion::Violated(c) => {
             (Decided::Violated, check_violated(case, &reference, &ends, &c.input, &c.output, c.class, settings))
         }
-        Answer::Unknown(why) => return Ok(Decided::Unknown(format!("{why:?}"))),
-        other => return refused(format!("the verifier answered {other:?}")),
+        Conclusion::Unknown(why) => return Ok(Decided::Unknown(format!("{why:?}"))),
     };
     match found {
         Ok(()) => Ok(answered),

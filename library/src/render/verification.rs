@@ -6,9 +6,9 @@
 use knn_semantics::syntax::diagnostic::{line_col, render_report};
 use serde_json::{Value, json};
 
-use crate::report::{Answer, Effort, Report};
+use crate::report::{Effort, Verification};
 use knn_verify::judge::RunError;
-use knn_verify::{Counterexample, Unknown};
+use knn_verify::{Conclusion, Counterexample, Unknown};
 
 /// A value written so that it reads back as the same binary64 value wherever it is read:
 /// the shortest decimal that does for a finite value, and `Infinity`, `-Infinity`, `NaN`
@@ -42,14 +42,16 @@ pub fn failure_text(error: &RunError, source: &str) -> String {
 }
 
 /// The answer as `knn verify` prints it on standard output (`holds: …`, `violated: …` with the
-/// counterexample, `unknown: …`), or `None` for the answer of a run.
-pub fn verification_text(report: &Report) -> Option<String> {
-    let effort = report.effort.unwrap_or_default();
+/// counterexample, `unknown: …`).
+pub fn verification_text(report: &Verification) -> String {
+    let effort = report.effort;
     let stats = format!("{:.3} s, {} boxes", effort.seconds, effort.boxes);
-    Some(match &report.answer {
-        Answer::Holds { class: Some(k) } => format!("holds: the class is {k} on the whole region ({stats})"),
-        Answer::Holds { class: None } => format!("holds: no input of the region reaches an unsafe output ({stats})"),
-        Answer::Violated(c) => {
+    match &report.conclusion {
+        Conclusion::Holds { class: Some(k) } => format!("holds: the class is {k} on the whole region ({stats})"),
+        Conclusion::Holds { class: None } => {
+            format!("holds: no input of the region reaches an unsafe output ({stats})")
+        }
+        Conclusion::Violated(c) => {
             let what = match (&c.failure, c.class, c.expected_class) {
                 (Some(_), _, _) => "the program fails there".to_string(),
                 (None, Some(found), Some(expected)) => format!("the class is {found}, not {expected}"),
@@ -67,20 +69,19 @@ pub fn verification_text(report: &Report) -> Option<String> {
                 witness(&c.input, &c.output).replace("\n ", " ")
             )
         }
-        Answer::Unknown(Unknown::Timeout) => {
+        Conclusion::Unknown(Unknown::Timeout) => {
             format!("unknown: timeout ({stats}; {:.1}% of the region's volume proved)", 100.0 * effort.proved_share)
         }
-        Answer::Unknown(Unknown::Limit(why)) => format!("unknown: limit: {why} ({stats})"),
-        Answer::Unknown(Unknown::Bug(why)) => format!("unknown: bug: {why} ({stats}); please report it"),
-        Answer::Unknown(Unknown::Unsupported(u)) => format!("unknown: unsupported: {}", u.what),
-        _ => return None,
-    })
+        Conclusion::Unknown(Unknown::Limit(why)) => format!("unknown: limit: {why} ({stats})"),
+        Conclusion::Unknown(Unknown::Bug(why)) => format!("unknown: bug: {why} ({stats}); please report it"),
+        Conclusion::Unknown(Unknown::Unsupported(u)) => format!("unknown: unsupported: {}", u.what),
+    }
 }
 
 /// For a construct the verifier cannot bound, the place in the program, rendered like a
 /// compiler's message (`color` for a terminal).
-pub fn verification_note(report: &Report, color: bool) -> Option<String> {
-    let Answer::Unknown(Unknown::Unsupported(u)) = &report.answer else { return None };
+pub fn verification_note(report: &Verification, color: bool) -> Option<String> {
+    let Conclusion::Unknown(Unknown::Unsupported(u)) = &report.conclusion else { return None };
     let source = &report.source;
     u.span.map(|span| {
         let message = format!("unsupported: {}", u.what);
@@ -88,23 +89,23 @@ pub fn verification_note(report: &Report, color: bool) -> Option<String> {
     })
 }
 
-/// The JSON report of a verification (schema_version 1, docs/cli.md), or `None` for a run's.
-pub fn verification_json(report: &Report) -> Option<Value> {
-    let Effort { seconds, boxes, proved_share } = report.effort.unwrap_or_default();
+/// The JSON report of a verification (schema_version 1, docs/cli.md).
+pub fn verification_json(report: &Verification) -> Value {
+    let Effort { seconds, boxes, proved_share } = report.effort;
     let mut object = json!({ "schema_version": 1, "seconds": seconds, "boxes": boxes, "proved_share": proved_share });
-    let fields = match &report.answer {
-        Answer::Holds { class } => json!({"answer": "holds", "class": class}),
-        Answer::Violated(c) => json!({
+    let fields = match &report.conclusion {
+        Conclusion::Holds { class } => json!({"answer": "holds", "class": class}),
+        Conclusion::Violated(c) => json!({
             "answer": "violated",
             "counterexample": counterexample_json(c, &report.source.text),
         }),
-        Answer::Unknown(Unknown::Unsupported(u)) => json!({
+        Conclusion::Unknown(Unknown::Unsupported(u)) => json!({
             "answer": "unknown",
             "reason": "unsupported",
             "detail": u.what,
             "span": u.span.map(|s| json!({"start": s.start, "end": s.end})),
         }),
-        Answer::Unknown(u) => {
+        Conclusion::Unknown(u) => {
             let (reason, detail) = match u {
                 Unknown::Timeout => ("timeout", String::new()),
                 Unknown::Limit(why) => ("limit", why.clone()),
@@ -113,12 +114,11 @@ pub fn verification_json(report: &Report) -> Option<Value> {
             };
             json!({"answer": "unknown", "reason": reason, "detail": detail})
         }
-        _ => return None,
     };
     if let (Value::Object(o), Value::Object(f)) = (&mut object, fields) {
         o.extend(f);
     }
-    Some(object)
+    object
 }
 
 /// A counterexample in the JSON report: non-finite outputs as [`number_json`] writes them, and
@@ -152,28 +152,25 @@ pub fn witness(input: &[f64], output: &[f64]) -> String {
     format!("({})", pairs.join("\n "))
 }
 
-/// The VNN-COMP results file: `sat` and the witness, `unsat`, `timeout` or `unknown`; `None`
-/// for the answer of a run.
-pub fn results_text(answer: &Answer) -> Option<String> {
-    Some(match answer {
-        Answer::Holds { .. } => "unsat\n".into(),
-        Answer::Violated(c) => format!("sat\n{}\n", witness(&c.input, &c.output)),
-        Answer::Unknown(Unknown::Timeout) => "timeout\n".into(),
-        Answer::Unknown(_) => "unknown\n".into(),
-        _ => return None,
-    })
+/// The VNN-COMP results file: `sat` and the witness, `unsat`, `timeout` or `unknown`.
+pub fn results_text(conclusion: &Conclusion) -> String {
+    match conclusion {
+        Conclusion::Holds { .. } => "unsat\n".into(),
+        Conclusion::Violated(c) => format!("sat\n{}\n", witness(&c.input, &c.output)),
+        Conclusion::Unknown(Unknown::Timeout) => "timeout\n".into(),
+        Conclusion::Unknown(_) => "unknown\n".into(),
+    }
 }
 
 /// The answer column of an instance list's results: `holds`, `violated`, `unknown:REASON`
-/// (`timeout`, `limit`, `bug`, `unsupported`); `None` for the answer of a run.
-pub fn answer_word(answer: &Answer) -> Option<&'static str> {
-    Some(match answer {
-        Answer::Holds { .. } => "holds",
-        Answer::Violated(_) => "violated",
-        Answer::Unknown(Unknown::Timeout) => "unknown:timeout",
-        Answer::Unknown(Unknown::Limit(_)) => "unknown:limit",
-        Answer::Unknown(Unknown::Bug(_)) => "unknown:bug",
-        Answer::Unknown(Unknown::Unsupported(_)) => "unknown:unsupported",
-        _ => return None,
-    })
+/// (`timeout`, `limit`, `bug`, `unsupported`).
+pub fn answer_word(conclusion: &Conclusion) -> &'static str {
+    match conclusion {
+        Conclusion::Holds { .. } => "holds",
+        Conclusion::Violated(_) => "violated",
+        Conclusion::Unknown(Unknown::Timeout) => "unknown:timeout",
+        Conclusion::Unknown(Unknown::Limit(_)) => "unknown:limit",
+        Conclusion::Unknown(Unknown::Bug(_)) => "unknown:bug",
+        Conclusion::Unknown(Unknown::Unsupported(_)) => "unknown:unsupported",
+    }
 }
