@@ -27,6 +27,8 @@ pub const TARGET: usize = 224;
 
 const WHITE: [u8; 3] = [255, 255, 255];
 const INK: [u8; 3] = [0, 0, 0];
+/// A frame one pixel outside each image, so that an image as white as the page has edges.
+const FRAME: [u8; 3] = [160, 160, 160];
 
 /// One column of a panel: a label, an image (its pixels row by row) and a caption.
 pub(super) struct Column {
@@ -102,6 +104,7 @@ impl Picture {
         let mut left = MARGIN;
         for (column, column_width) in columns.iter().zip(&widths) {
             picture.text(left, MARGIN, &column.label);
+            picture.frame(left - 1, image_top - 1, image_width + 2, image_height + 2);
             for (p, colour) in column.pixels.iter().enumerate() {
                 let (row, col) = (p / shape.width, p % shape.width);
                 picture.fill(left + col * zoom, image_top + row * zoom, zoom, *colour);
@@ -119,6 +122,16 @@ impl Picture {
             for pixel in self.rgb[start..start + 3 * size].chunks_exact_mut(3) {
                 pixel.copy_from_slice(&colour);
             }
+        }
+    }
+
+    /// Draws the outline of the `width`×`height` rectangle whose top left corner is (`x`, `y`).
+    fn frame(&mut self, x: usize, y: usize, width: usize, height: usize) {
+        for (col, row) in (x..x + width).flat_map(|col| [(col, y), (col, y + height - 1)]) {
+            self.fill(col, row, 1, FRAME);
+        }
+        for (col, row) in (y..y + height).flat_map(|row| [(x, row), (x + width - 1, row)]) {
+            self.fill(col, row, 1, FRAME);
         }
     }
 

@@ -76,6 +76,10 @@ fn an_input_is_drawn_zoomed_on_the_zero_to_one_scale() {
         .filter(|&(x, y)| picture.pixel(x, y) == Some([0, 0, 0]));
     assert!(ink.count() > 50, "the label is written");
     assert_eq!(picture.pixel(0, 0), Some([255, 255, 255]));
+    // A grey frame one pixel outside the image.
+    for (x, y) in [(15, 39), (15, 40 + 223), (16 + 224, 40), (16 + 100, 40 + 224)] {
+        assert_eq!(picture.pixel(x, y), Some([160, 160, 160]), "({x}, {y})");
+    }
 }
 
 #[test]
