@@ -176,10 +176,15 @@ fn the_input_drawn_is_the_one_named_or_the_only_image() {
     assert!(input_picture(&[weights.clone(), image.clone()], None, None).is_ok());
     let two = input_picture(&[image.clone(), input("y", vec![28, 28])], None, None).unwrap_err();
     assert_eq!(two.to_string(), "2 inputs have an image's shape (x, y): name the one to draw (--image-input)");
-    assert!(input_picture(&[image.clone()], Some("w"), None).unwrap_err().to_string().contains("no --input binds `w`"));
+    assert!(
+        input_picture(std::slice::from_ref(&image), Some("w"), None)
+            .unwrap_err()
+            .to_string()
+            .contains("no --input binds `w`")
+    );
     let named = input_picture(&[weights.clone(), image.clone()], Some("w"), None).unwrap_err();
     assert!(named.to_string().starts_with("the input w (3 elements, shape [3]) has no image's shape"), "{named}");
-    assert!(input_picture(&[weights.clone()], None, Some(ImageShape::parse("1x3").unwrap())).is_ok());
+    assert!(input_picture(std::slice::from_ref(&weights), None, Some(ImageShape::parse("1x3").unwrap())).is_ok());
     assert!(input_picture(&[], None, None).unwrap_err().to_string().contains("no input to draw"));
 }
 
