@@ -179,6 +179,20 @@ struct RunArgs {
     /// reference in the last bits).
     #[arg(long)]
     fast_math: bool,
+    /// Draw an input as an image in this PNG file (the one --image-input names, else the only
+    /// --input with an image's shape), as verify --witness-image draws a counterexample.
+    #[arg(long, value_name = "FILE.png")]
+    as_image: Option<PathBuf>,
+    /// The image's shape for --as-image: H×W (grey) or H×W×C (C = 1 or 3), the elements read
+    /// channel first. Default: 784 elements (or 28×28) are 28×28, 3072 are 32×32×3.
+    #[arg(long, value_name = "H×W[×C]", value_parser = knn::ImageShape::parse, requires = "as_image")]
+    image_shape: Option<knn::ImageShape>,
+    /// The input that --as-image draws.
+    #[arg(long, value_name = "NAME", requires = "as_image")]
+    image_input: Option<String>,
+    /// Overwrite the --as-image file if it exists.
+    #[arg(long, requires = "as_image")]
+    force: bool,
 }
 
 #[derive(Args)]

@@ -2,12 +2,12 @@
 
 use std::io::IsTerminal;
 
-use super::program::{fail, parse_inputs};
+use super::program::{fail, parse_inputs, usage};
 use super::stream_stdout;
 use super::{EngineChoice, Exit, OutputFormat, RunArgs};
 use knn::render::{check_report_json, config_text, explain, step_text, value_display, write_report_json};
 use knn::{Coverage, ImportOptions};
-use knn::{EngineKind, RunOptions, load_with};
+use knn::{EngineKind, RunOptions, input_picture, load_with};
 
 pub fn run(args: RunArgs) -> Exit {
     match run_program(&args) {
@@ -33,9 +33,21 @@ fn run_program(args: &RunArgs) -> Result<Exit, Exit> {
     // Options the engine cannot honour are refused before any file is read.
     options.check(semantics).map_err(fail)?;
     let inputs = parse_inputs(&args.program.inputs)?;
+    // The picture is drawn before the program runs (its errors are the command line's), and
+    // written once it has run, whatever its answer.
+    let picture = match &args.as_image {
+        Some(path) => {
+            super::output::check_output(path, args.force, &[&args.program.file]).map_err(usage)?;
+            Some((path, input_picture(&inputs, args.image_input.as_deref(), args.image_shape).map_err(fail)?))
+        }
+        None => None,
+    };
     // A .nnet or ONNX network is imported as `knn import` does (without --normalize).
     let program = load_with(&args.program.file, semantics, &ImportOptions::default()).map_err(fail)?;
     let report = program.run(&inputs, &options).map_err(fail)?;
+    if let Some((path, picture)) = picture {
+        super::output::write_file(path, args.force, |w| picture.write_png(w)).map_err(usage)?;
+    }
     match output {
         OutputFormat::Value => {
             if let Some(text) = value_display(&report.answer).map_err(fail)? {

@@ -14,8 +14,8 @@ use super::Exit;
 use super::program::{fail, parse_inputs, usage};
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
-use knn::render::{results_text, verification_json, verification_note, verification_text};
-use knn::{CaseProgress, Split, Verification, VerifyOptions, check_threads, load};
+use knn::render::{answer_word, results_text, verification_json, verification_note, verification_text};
+use knn::{Asked, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, load, witness_picture};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -34,13 +34,22 @@ pub struct VerifyArgs {
     /// With --instances: write the results CSV here (network,property,answer,seconds).
     #[arg(short = 'o', long = "out", value_name = "RESULTS.csv", requires = "instances")]
     out: Option<PathBuf>,
-    /// Overwrite the results file if it exists.
+    /// Overwrite the results file (-o) or the image (--witness-image) if it exists.
     #[arg(long)]
     force: bool,
     /// Write the answer in the VNN-COMP results format (sat and the witness, unsat, timeout or
     /// unknown) to this file.
     #[arg(long, value_name = "FILE", conflicts_with = "instances")]
     results: Option<PathBuf>,
+    /// When the answer is violated, draw the counterexample, the centre of the region and their
+    /// difference (its L∞ size written on it) side by side in this PNG file. Nothing is written
+    /// otherwise.
+    #[arg(long, value_name = "FILE.png", conflicts_with = "instances")]
+    witness_image: Option<PathBuf>,
+    /// The image's shape for --witness-image: H×W (grey) or H×W×C (C = 1 or 3), the elements
+    /// read channel first. Default: 784 elements are 28×28, 3072 are 32×32×3.
+    #[arg(long, value_name = "H×W[×C]", value_parser = ImageShape::parse, requires = "witness_image")]
+    image_shape: Option<ImageShape>,
     /// Bind another input of the program to fixed values: NAME=[…] or NAME=FILE.npy.
     #[arg(long = "input", value_name = "NAME=VALUE")]
     inputs: Vec<String>,
@@ -131,12 +140,25 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
     let Some(net_path) = &args.net else {
         return Err(usage("name the network to verify (a .knn, .nnet or .onnx file), or pass --instances"));
     };
+    let inputs: Vec<&Path> = std::iter::once(net_path.as_path()).chain(args.question.vnnlib.as_deref()).collect();
     if let Some(results) = &args.results {
-        let inputs: Vec<&Path> = std::iter::once(net_path.as_path()).chain(args.question.vnnlib.as_deref()).collect();
         super::output::check_output(results, true, &inputs).map_err(usage)?;
+    }
+    if let Some(image) = &args.witness_image {
+        if args.results.as_ref() == Some(image) {
+            return Err(usage(format!("--results and --witness-image both name {}", image.display())));
+        }
+        super::output::check_output(image, args.force, &inputs).map_err(usage)?;
     }
     let fixed = parse_inputs(&args.inputs)?;
     let asked = question_of(&args.question)?;
+    // The image's shape is checked before the search, which may take long.
+    let image_shape = match &args.witness_image {
+        Some(_) => {
+            Some(ImageShape::resolve(args.image_shape, &[asked.input_len()], "the region's input").map_err(fail)?)
+        }
+        None => None,
+    };
     let input_name = match (&asked.input_name, &args.input_name) {
         (Some(region), Some(flag)) if region != flag => {
             return Err(usage(format!("the region is over `{region}` but --input-name says `{flag}`")));
@@ -171,7 +193,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         threads: args.threads,
         split: args.split.into(),
         progress: Some(&mut on_progress),
-        region_words: Some(asked.region_words),
+        region_words: Some(asked.region_words.clone()),
     };
     let report = program.verify(&asked.question, options).map_err(fail);
     // The process ends with the answer: the system frees the network at once, where dropping
@@ -185,7 +207,36 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         let text = results_text(&report.conclusion);
         super::output::write_file(path, true, |w| w.write_all(text.as_bytes())).map_err(usage)?;
     }
-    print_report(args.output, &report)
+    let not_drawn = match (&args.witness_image, image_shape) {
+        (Some(path), Some(shape)) => draw_witness(path, args.force, &report, &asked, shape)?,
+        _ => None,
+    };
+    let exit = print_report(args.output, &report);
+    if let Some(note) = not_drawn {
+        eprintln!("{note}");
+    }
+    exit
+}
+
+/// Writes the counterexample's picture to `path`, or says why there is none.
+fn draw_witness(
+    path: &Path,
+    force: bool,
+    report: &Verification,
+    asked: &Asked,
+    shape: ImageShape,
+) -> Result<Option<String>, Exit> {
+    match witness_picture(report, asked, shape).map_err(fail)? {
+        Some(picture) => {
+            super::output::write_file(path, force, |w| picture.write_png(w)).map_err(usage)?;
+            Ok(None)
+        }
+        None => Ok(Some(format!(
+            "note: {} not written: there is no counterexample (the answer is {})",
+            path.display(),
+            answer_word(&report.conclusion)
+        ))),
+    }
 }
 
 /// Prints the verifier's report; its exit code is the answer's.

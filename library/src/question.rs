@@ -41,6 +41,47 @@ pub struct Asked {
     pub input_name: Option<String>,
     /// Where the region's length comes from, for messages (`--box gives 3 ranges`).
     pub region_words: String,
+    /// The centre of an L∞ ball (`around`), each element the binary64 value nearest to it as
+    /// written: not the midpoint of the region where the clip cuts the ball.
+    pub centre: Option<Vec<f64>>,
+}
+
+impl Asked {
+    /// The number of elements of the input the region ranges over.
+    pub fn input_len(&self) -> usize {
+        match &self.question {
+            Question::Property(property) => property.inputs,
+            Question::Class { region, .. } => region.len(),
+        }
+    }
+
+    /// The centre of the region: the ball's, or the midpoint of the box (the box of `case`,
+    /// for a property). Where a side of the box is unbounded there is no midpoint: the element
+    /// is `fallback`'s (a counterexample's, which then differs from the centre by 0 there).
+    pub fn centre(&self, case: usize, fallback: &[f64]) -> Vec<f64> {
+        if let Some(centre) = &self.centre {
+            return centre.clone();
+        }
+        let region = match &self.question {
+            Question::Property(property) => property.cases.get(case).map(|c| &c.input),
+            Question::Class { region, .. } => Some(region),
+        };
+        let Some(region) = region else { return fallback.to_vec() };
+        (region.lower.iter().zip(&region.upper).enumerate())
+            .map(|(k, (lo, hi))| {
+                let (lo, hi) = (nearest(lo), nearest(hi));
+                // Halved first: the sum of two large ends may overflow.
+                let middle = lo / 2.0 + hi / 2.0;
+                if middle.is_finite() { middle } else { fallback.get(k).copied().unwrap_or(middle) }
+            })
+            .collect()
+    }
+}
+
+/// The binary64 value nearest to a constant as written (its text is a decimal, or a binary64
+/// value printed exactly).
+fn nearest(constant: &Constant) -> f64 {
+    constant.text.parse().unwrap_or(constant.below / 2.0 + constant.above / 2.0)
 }
 
 impl QuestionText {
@@ -51,15 +92,15 @@ impl QuestionText {
         if let Some(path) = &self.vnnlib {
             let property = read_property(path)?;
             let region_words = format!("{} declares {} inputs X_i", path.display(), property.inputs);
-            return Ok(Asked { question: Question::Property(property), input_name: None, region_words });
+            return Ok(Asked { question: Question::Property(property), input_name: None, region_words, centre: None });
         }
         let usage = |message: String| KnnError::usage(message);
         let text = self.claim.as_deref().unwrap_or("argmax-stable");
         let claim = Claim::parse(text).map_err(|e| usage(format!("--claim {text}: {e}")))?;
-        let (name, region, region_words) = if let Some(text) = &self.region {
+        let (name, region, region_words, centre) = if let Some(text) = &self.region {
             let (name, region) = parse_box(text).map_err(usage)?;
             let words = format!("--box gives {} ranges", region.len());
-            (name, region, words)
+            (name, region, words, None)
         } else if let Some(text) = &self.around {
             let (name, centre) = parse_point(text, self.row)?;
             let eps_text = self.eps.as_deref().unwrap_or_default();
@@ -75,11 +116,11 @@ impl QuestionText {
             let words = format!("the centre given by --around has {} elements", centre.len());
             let region =
                 ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))).map_err(|e| usage(format!("--around: {e}")))?;
-            (name, region, words)
+            (name, region, words, Some(centre.iter().map(nearest).collect()))
         } else {
             return Err(usage("say what to verify: --box, --around with --eps, --vnnlib, or --instances".into()));
         };
-        Ok(Asked { question: Question::Class { region, claim }, input_name: Some(name), region_words })
+        Ok(Asked { question: Question::Class { region, claim }, input_name: Some(name), region_words, centre })
     }
 }
 
