@@ -88,7 +88,9 @@ impl Matrix {
         }
     }
 
-    /// The row-major elements.
+    /// The row-major elements. (The accessors are `#[inline]`: the verifier, another crate,
+    /// reads weights through them in its inner loops.)
+    #[inline]
     pub fn elements(&self) -> &[f64] {
         &self.data[self.offset..self.offset + self.rows * self.cols]
     }
@@ -127,19 +129,23 @@ impl Matrix {
         })
     }
 
+    #[inline]
     pub fn rows(&self) -> usize {
         self.rows
     }
 
+    #[inline]
     pub fn cols(&self) -> usize {
         self.cols
     }
 
     /// Row `i`, row-major.
+    #[inline]
     pub fn row(&self, i: usize) -> &[f64] {
         &self.elements()[i * self.cols..(i + 1) * self.cols]
     }
 
+    #[inline]
     pub fn get(&self, i: usize, j: usize) -> f64 {
         self.elements()[i * self.cols + j]
     }

@@ -102,7 +102,11 @@ impl Operator for Dense {
         // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
         let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
         let live: Vec<usize> = (0..n).filter(|&j| magnitude[j] != 0.0).collect();
-        let live_weights = (0..m).flat_map(|i| live.iter().map(move |&j| w.get(i, j))).collect();
+        let mut live_weights = Vec::with_capacity(m * live.len());
+        for i in 0..m {
+            let row = w.row(i);
+            live_weights.extend(live.iter().map(|&j| row[j]));
+        }
         Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), live, live_weights })
     }
 
