@@ -55,6 +55,11 @@ fn grey(v: f64) -> [u8; 3] {
     [(v * 255.0).round() as u8; 3]
 }
 
+/// `knn verify NET --box REGION --claim argmax=0` drawing a 2×2 image into `image`.
+fn box_witness_args<'a>(net: &'a str, region: &'a str, image: &'a str) -> [&'a str; 9] {
+    [net, "--box", region, "--claim", "argmax=0", "--image-shape", "2x2", "--witness-image", image]
+}
+
 #[test]
 fn a_counterexample_is_drawn_beside_the_centre_and_the_difference() {
     let dir = tempfile::tempdir().unwrap();
@@ -62,18 +67,7 @@ fn a_counterexample_is_drawn_beside_the_centre_and_the_difference() {
     let image = dir.path().join("witness.png");
     // Fixed elements are binary64 values: a decimal such as 0.2:0.2 holds no binary64 input.
     let region = "x=0.25:0.75,0.25:0.25,0.75:0.75,1:1";
-    let args = [
-        &net,
-        "--box",
-        region,
-        "--claim",
-        "argmax=0",
-        "--image-shape",
-        "2x2",
-        "--witness-image",
-        image.to_str().unwrap(),
-    ];
-    let (out, _) = verify_exit(&args, 10);
+    let (out, _) = verify_exit(&box_witness_args(&net, region, image.to_str().unwrap()), 10);
     let x0 = first_input(&out);
     assert!(x0 > 0.5 && x0 <= 0.75, "{out}");
     let png = Decoded::read(&image);
@@ -115,18 +109,7 @@ fn nothing_is_written_when_there_is_no_counterexample() {
     let dir = tempfile::tempdir().unwrap();
     let net = temp_file(dir.path(), "threshold.knn", THRESHOLD.as_bytes());
     let image = dir.path().join("witness.png");
-    let args = [
-        &net,
-        "--box",
-        "x=0:0.5,0:1,0:1,0:1",
-        "--claim",
-        "argmax=0",
-        "--image-shape",
-        "2x2",
-        "--witness-image",
-        image.to_str().unwrap(),
-    ];
-    let (out, err) = verify_exit(&args, 0);
+    let (out, err) = verify_exit(&box_witness_args(&net, "x=0:0.5,0:1,0:1,0:1", image.to_str().unwrap()), 0);
     assert!(out.starts_with("holds"), "{out}");
     assert!(err.contains("witness.png not written: there is no counterexample (the answer is holds)"), "{err}");
     assert!(!image.exists());
