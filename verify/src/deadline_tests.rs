@@ -137,3 +137,16 @@ fn every_answer_is_a_timeout_once_the_time_is_up() {
         assert!(matches!(answer, Conclusion::Unknown(Unknown::Timeout)), "{expected}: {answer:?}");
     }
 }
+
+#[test]
+fn the_falsifier_gets_a_tenth_of_the_time_left_and_at_least_300_ms() {
+    let now = Instant::now();
+    let at = |d: Deadline| d.instant().map(|i| i.duration_since(now));
+    let in_ = |ms: u64| Deadline::at(now + Duration::from_millis(ms));
+    assert_eq!(at(crate::falsifier_deadline(in_(20_000), now)), Some(Duration::from_millis(2_000)));
+    assert_eq!(at(crate::falsifier_deadline(in_(1_000), now)), Some(Duration::from_millis(300)));
+    // Never past the search's own deadline.
+    assert_eq!(at(crate::falsifier_deadline(in_(100), now)), Some(Duration::from_millis(100)));
+    // Without a deadline its work (bounded) runs to its end.
+    assert_eq!(crate::falsifier_deadline(Deadline::NEVER, now), Deadline::NEVER);
+}
