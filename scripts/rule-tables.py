@@ -27,7 +27,18 @@ def item(rule):
         kind, number = rule["origin"].lower().split("-")
         module = patch.get(kind + (number.zfill(2) if kind == "rev" else number), "?")
         return f"`revisions/{module}::{rule['id'][4:].upper().replace('-', '_')}`"
-    return f"`rules/{rule['section']}.rs::{name}`"
+    return published_item(rule["section"], name)
+
+
+def published_item(section, name):
+    rules = root / "semantics/src/rules"
+    if (rules / f"{section}.rs").exists():
+        return f"`rules/{section}.rs::{name}`"
+    # A section split by subsection (`rules/tensor/`): the file of the section that defines it.
+    for path in sorted((rules / section).glob("*.rs")):
+        if f"pub static {name}: Rule" in path.read_text():
+            return f"`rules/{section}/{path.name}::{name}`"
+    return f"`rules/{section}/?::{name}`"
 
 
 def row(rule):

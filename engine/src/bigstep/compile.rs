@@ -14,8 +14,9 @@ use super::layout::layout;
 use super::ops::Op;
 use super::plan::{Plan, PlanInput, ResultSpec};
 use super::registers::compact_registers;
+use super::scope::Scope;
 use super::stage::{Recording, Stage};
-use super::store::{Binding, Cell, InputData, Scope};
+use super::store::{Binding, Cell, InputData};
 
 /// Compiles `program` with `bindings` bound: the plan computes the program's result for any
 /// values of the symbolic inputs (and is a constant when there are none).

@@ -11,7 +11,8 @@ use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Number, Span
 use super::fuse;
 use super::interpret::{Interpreter, ScalarFunction, Task};
 use super::ops::{Activation, Arith, Eval, FOperand, Item, Op, RowError, argmax, error};
-use super::store::{Cell, Scope, Value};
+use super::scope::Scope;
+use super::store::{Cell, Value};
 
 impl Interpreter<'_> {
     /// `let name = F(…) in body`: the operands checked, the result allocated and computed, the

@@ -14,8 +14,9 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::{Exp, ExpKind, Span};
 
 use super::ops::{Arith, Eval, IOperand, Item, RowError, error};
+use super::scope::Scope;
 use super::stage::Stage;
-use super::store::{Cell, Scope, Value};
+use super::store::{Cell, Value};
 
 /// What is left to do: evaluate an expression, or finish a construct whose operands are on the
 /// value stack. The constructs waiting for their operands are what heating leaves on `<k>`

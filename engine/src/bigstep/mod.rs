@@ -11,6 +11,7 @@ pub mod ops;
 pub mod plan;
 mod registers;
 pub mod rows;
+mod scope;
 mod stage;
 mod store;
 

@@ -13,7 +13,8 @@ use knn_semantics::syntax::Span;
 
 use super::ops::{Arith, BufId, Eval, FOperand, IOperand, Item, Op, Reg, error, float_arith, int_arith, item, widen};
 use super::plan::{Leaf, ResultSpec};
-use super::store::{Cell, Scope, Store, Value};
+use super::scope::Scope;
+use super::store::{Cell, Store, Value};
 
 /// The state of a compilation: the store, and the plan being recorded.
 #[derive(Default)]

@@ -1,7 +1,8 @@
-//! The rules of `k-nn.md`, one Rust item per K rule, one file per section of the K file, in
-//! the K file's order: [`basic`], [`tensor`], [`relu`], [`linear`], [`tanh`], [`sigmoid`],
-//! [`minmax`], [`argmax`], [`utility`]; [`strictness`] holds the heating and cooling rules that K
-//! generates from `strict` attributes and `context` declarations.
+//! The rules of `k-nn.md`, one Rust item per K rule, one file per section of the K file (a
+//! folder with a file per subsection where the section is long), in the K file's order:
+//! [`basic`], [`tensor`], [`relu`], [`linear`], [`tanh`], [`sigmoid`], [`minmax`], [`argmax`],
+//! [`utility`]; [`strictness`] holds the heating and cooling rules that K generates from
+//! `strict` attributes and `context` declarations.
 //!
 //! Every rule is a `static` [`Rule`] whose doc comment quotes its K source, with its stable
 //! kebab-case ID (docs/semantics.md §1), its inventory number (`R14`) and its line in `k-nn.md`.

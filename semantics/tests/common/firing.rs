@@ -1,4 +1,4 @@
-//! The harness of the per-rule tests (`rules.rs` for the published profile,
+//! The harness of the per-rule tests (`rules/` for the published profile,
 //! `revised_rules/` for the rules the patches add): walk krun's path until the rule under
 //! test is among the successors, then check that one step.
 

@@ -33,6 +33,7 @@
 
 mod cycles;
 mod graph;
+mod resolve;
 mod self_tests;
 mod syntax;
 

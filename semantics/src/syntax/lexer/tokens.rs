@@ -1,0 +1,145 @@
+//! The tokens of K-NN: the keywords (the grammar's reserved terminals), the token kinds the
+//! scanner produces, and which names can be written as identifiers.
+
+use super::super::ast::Span;
+use super::super::grammar::Grammar;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keyword {
+    Let,
+    In,
+    Max,
+    Min,
+    ArgMax,
+    InitTensor,
+    Relu,
+    ReluTensor,
+    Tanh,
+    TanhTensor,
+    Sigmoid,
+    SigmoidTensor,
+    Linear,
+    /// `addTensor` (Ext-1): a keyword of the relaxed grammar only; the K grammar reads it as an
+    /// identifier (see [`Keyword::in_grammar`]).
+    AddTensor,
+}
+
+impl Keyword {
+    pub const ALL: [Keyword; 14] = [
+        Keyword::Let,
+        Keyword::In,
+        Keyword::Max,
+        Keyword::Min,
+        Keyword::ArgMax,
+        Keyword::InitTensor,
+        Keyword::Relu,
+        Keyword::ReluTensor,
+        Keyword::Tanh,
+        Keyword::TanhTensor,
+        Keyword::Sigmoid,
+        Keyword::SigmoidTensor,
+        Keyword::Linear,
+        Keyword::AddTensor,
+    ];
+
+    pub fn text(self) -> &'static str {
+        match self {
+            Keyword::Let => "let",
+            Keyword::In => "in",
+            Keyword::Max => "max",
+            Keyword::Min => "min",
+            Keyword::ArgMax => "ArgMax",
+            Keyword::InitTensor => "initTensor",
+            Keyword::Relu => "relu",
+            Keyword::ReluTensor => "reluTensor",
+            Keyword::Tanh => "tanh",
+            Keyword::TanhTensor => "tanhTensor",
+            Keyword::Sigmoid => "sigmoid",
+            Keyword::SigmoidTensor => "sigmoidTensor",
+            Keyword::Linear => "linear",
+            Keyword::AddTensor => "addTensor",
+        }
+    }
+
+    pub(super) fn from_text(text: &str) -> Option<Keyword> {
+        // Every word of a program is looked up here: a match on the text, not a search of ALL
+        // (the test `keywords_read_back` holds the two together).
+        Some(match text {
+            "let" => Keyword::Let,
+            "in" => Keyword::In,
+            "max" => Keyword::Max,
+            "min" => Keyword::Min,
+            "ArgMax" => Keyword::ArgMax,
+            "initTensor" => Keyword::InitTensor,
+            "relu" => Keyword::Relu,
+            "reluTensor" => Keyword::ReluTensor,
+            "tanh" => Keyword::Tanh,
+            "tanhTensor" => Keyword::TanhTensor,
+            "sigmoid" => Keyword::Sigmoid,
+            "sigmoidTensor" => Keyword::SigmoidTensor,
+            "linear" => Keyword::Linear,
+            "addTensor" => Keyword::AddTensor,
+            _ => return None,
+        })
+    }
+
+    /// Keywords that start a `Func` (the right-hand side of a let-Func).
+    pub fn is_func(self) -> bool {
+        !matches!(self, Keyword::Let | Keyword::In | Keyword::Max | Keyword::Min | Keyword::ArgMax)
+    }
+
+    /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
+    /// (`addTensor`, Ext-1) are not in `KNN-SYNTAX`, so K reads them as identifiers.
+    pub fn in_grammar(self, grammar: Grammar) -> bool {
+        grammar == Grammar::Relaxed || self != Keyword::AddTensor
+    }
+}
+
+/// Whether `name` can be written as an identifier in a program.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && Keyword::from_text(name).is_none()
+}
+
+/// A token's kind and value. An identifier's name is its text (`Token::span` in the source), so
+/// a token is copied without allocating.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TokenKind {
+    Float(f64),
+    Int(i64),
+    Id,
+    Keyword(Keyword),
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    Comma,
+    Equals,
+    Star,
+    Plus,
+    /// `…`: the elements of a tensor literal held as data beside the text (a network built in
+    /// memory, [`super::parser::parse_program_with_elements`]); no production of K-NN has it.
+    Ellipsis,
+    Eof,
+}
+
+impl TokenKind {
+    /// How the token is named in "expected …, found …" messages.
+    pub fn describe(&self, text: &str) -> String {
+        match self {
+            TokenKind::Float(_) => format!("float `{text}`"),
+            TokenKind::Int(_) => format!("integer `{text}`"),
+            TokenKind::Id => format!("identifier `{text}`"),
+            TokenKind::Eof => "end of program".to_string(),
+            _ => format!("`{text}`"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub span: Span,
+}
