@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
 use super::program::{fail, parse_inputs, usage};
-use super::verify_flags::{QuestionArgs, question_of};
 use super::report::ReportRequest;
+use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use knn::render::{answer_word, results_text, verification_json, verification_note, verification_text};
 use knn::{Asked, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, load, witness_picture};

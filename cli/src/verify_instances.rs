@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
 use super::program::{fail, usage};
-use knn::render::answer_word;
 use knn::benchmark::parse_results;
+use knn::render::answer_word;
 use knn::{RESULTS_HEADER, read_instances, results_line};
 
 /// A run over an instance list.

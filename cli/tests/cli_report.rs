@@ -54,7 +54,9 @@ fn polylines_of(page: &Html, colour: &str) -> Vec<usize> {
 fn colours(page: &Html) -> Vec<(String, String)> {
     select(page, "ul.sources li")
         .iter()
-        .map(|li| (li.value().attr("data-tool").unwrap().to_string(), li.value().attr("data-colour").unwrap().to_string()))
+        .map(|li| {
+            (li.value().attr("data-tool").unwrap().to_string(), li.value().attr("data-colour").unwrap().to_string())
+        })
         .collect()
 }
 
@@ -95,7 +97,10 @@ fn the_page_has_a_line_per_tool_and_every_instance_with_contradictions_marked() 
     assert_ne!(colours[0].1, colours[1].1);
     for ((tool, colour), decided) in colours.iter().zip([4, 3]) {
         let lines = polylines_of(&page, colour);
-        assert!(lines.contains(&decided), "{tool} ({colour}): polylines of {lines:?} points, expected one of {decided}");
+        assert!(
+            lines.contains(&decided),
+            "{tool} ({colour}): polylines of {lines:?} points, expected one of {decided}"
+        );
     }
 
     // The table: every instance in the run's order, knn's answer, seconds and proved share
@@ -186,7 +191,10 @@ fn a_run_of_instances_writes_its_report() {
     let err = stderr(&knn(&["verify", "--instances", &list, "--compare", "x=y.csv"], None));
     assert!(err.contains("--report"), "{err}");
     let other_results = dir.path().join("results2.csv");
-    let again = knn(&["verify", "--instances", &list, "-o", other_results.to_str().unwrap(), "--report", out.to_str().unwrap()], None);
+    let again = knn(
+        &["verify", "--instances", &list, "-o", other_results.to_str().unwrap(), "--report", out.to_str().unwrap()],
+        None,
+    );
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains("index.html exists"), "{}", stderr(&again));
     assert!(!other_results.exists(), "refused before the run");

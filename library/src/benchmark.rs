@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Failure, KnnError};
 
-pub use compare::{BenchmarkReport, CactusLine, InstanceRow, KNN, PropertySummary, Tally, Tool, cactus_times, parse_compare};
+pub use compare::{
+    BenchmarkReport, CactusLine, InstanceRow, KNN, PropertySummary, Tally, Tool, cactus_times, parse_compare,
+};
 pub use page::escape;
 pub use plot::{FLOOR_SECONDS, cactus_points, tool_colour};
 pub use results::{
@@ -69,11 +71,8 @@ pub fn write_report(report: &BenchmarkReport, dir: &Path, force: bool) -> Result
     let page = prepare_report_dir(dir, force)?;
     let html = report.html()?;
     let fail = |e: &dyn std::fmt::Display| KnnError::new(Failure::Io, format!("cannot write {}: {e}", page.display()));
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".index.html.")
-        .suffix(".knn-tmp")
-        .tempfile_in(dir)
-        .map_err(|e| fail(&e))?;
+    let mut temporary =
+        tempfile::Builder::new().prefix(".index.html.").suffix(".knn-tmp").tempfile_in(dir).map_err(|e| fail(&e))?;
     temporary.write_all(html.as_bytes()).and_then(|()| temporary.as_file().sync_all()).map_err(|e| fail(&e))?;
     // A page is read by anyone who may read the folder, not by its owner alone.
     #[cfg(unix)]

@@ -141,7 +141,12 @@ fn summary(html: &mut String, report: &BenchmarkReport) {
         // The last row is the total over every property.
         let total = if row + 1 == summary.len() { " class=\"total\"" } else { "" };
         for (index, tally) in property.tallies.iter().enumerate() {
-            let _ = write!(html, "<tr{total} data-property=\"{}\" data-tool=\"{}\">", escape(&property.property), escape(names[index]));
+            let _ = write!(
+                html,
+                "<tr{total} data-property=\"{}\" data-tool=\"{}\">",
+                escape(&property.property),
+                escape(names[index])
+            );
             if index == 0 {
                 let _ = write!(html, "<td rowspan=\"{}\">{}</td>", names.len(), escape(&property.property));
             }
@@ -186,7 +191,10 @@ fn instances(html: &mut String, report: &BenchmarkReport, rows: &[InstanceRow]) 
         );
     }
     html.push_str(".</p>\n<table class=\"instances\">\n<thead><tr><th>#</th><th>network</th><th>property</th>");
-    let _ = write!(html, "<th>{KNN}</th><th>seconds</th><th title=\"share of the region proved, when undecided\">proved</th>");
+    let _ = write!(
+        html,
+        "<th>{KNN}</th><th>seconds</th><th title=\"share of the region proved, when undecided\">proved</th>"
+    );
     for tool in &report.others {
         let _ = write!(html, "<th>{}</th><th>seconds</th>", escape(&tool.name));
     }

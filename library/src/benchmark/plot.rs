@@ -63,7 +63,12 @@ fn time_range(lines: &[CactusLine]) -> (f64, f64) {
     (lo * 0.999, hi * 1.001)
 }
 
-fn draw(svg: &mut String, lines: &[CactusLine], instances: usize, label: &dyn Fn(&str) -> String) -> Result<(), String> {
+fn draw(
+    svg: &mut String,
+    lines: &[CactusLine],
+    instances: usize,
+    label: &dyn Fn(&str) -> String,
+) -> Result<(), String> {
     let error = |e: &dyn std::fmt::Display| e.to_string();
     let root = SVGBackend::with_string(svg, PLOT_SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(|e| error(&e))?;

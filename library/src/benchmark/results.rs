@@ -152,7 +152,9 @@ pub fn parse_results(text: &str, name: &str) -> Result<Results, KnnError> {
             (ResultsFormat::Knn, [n, p, a, s]) => (n, p, a, s, None),
             (ResultsFormat::Knn, [n, p, a, s, share]) => (n, p, a, s, Some(share)),
             (ResultsFormat::Knn, _) => {
-                return Err(KnnError::usage(format!("{at}: expected {RESULTS_HEADER} (the last column may be missing)")));
+                return Err(KnnError::usage(format!(
+                    "{at}: expected {RESULTS_HEADER} (the last column may be missing)"
+                )));
             }
             (ResultsFormat::VnnComp, [_, n, p, _, a, s] | [n, p, _, a, s]) => (n, p, a, s, None),
             (ResultsFormat::VnnComp, _) => {
@@ -167,7 +169,8 @@ pub fn parse_results(text: &str, name: &str) -> Result<Results, KnnError> {
                 "{at}: `{answer}` is not an answer (holds, violated, unknown…, error, or VNN-COMP's sat, unsat, timeout)"
             ))
         })?;
-        let seconds = parse_number(seconds).ok_or_else(|| KnnError::usage(format!("{at}: `{seconds}` is not a number of seconds")))?;
+        let seconds = parse_number(seconds)
+            .ok_or_else(|| KnnError::usage(format!("{at}: `{seconds}` is not a number of seconds")))?;
         let proved_share = match share {
             None | Some(&"") => None,
             Some(share) => Some(
