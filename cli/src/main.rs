@@ -19,6 +19,7 @@ mod coverage;
 mod import;
 pub mod output;
 mod program;
+mod report;
 mod rules;
 mod run;
 mod search;
@@ -50,6 +51,8 @@ Examples:
   knn verify examples/mlp.knn --box 'x=0.9:1.1,-2.1:-1.9,0.4:0.6' --claim argmax-stable
   knn verify ACASXU_1_1.nnet --vnnlib prop_1.vnnlib --timeout 116
   knn verify --instances data/acasxu/instances.csv -o results.csv
+  knn verify --instances list.csv -o results.csv --report run/ --compare nnenum=nnenum.csv
+  knn report results.csv --compare nnenum=nnenum.csv -o run/
 
 Exit codes: 0 result (verify: holds), 1 usage or I/O error, 2 parse error, 3 stuck or run-time
 error, 4 limit reached, 10 verify: violated, 11 verify: unknown.";
@@ -105,6 +108,9 @@ enum Command {
     /// or a ball, VNN-LIB properties, VNN-COMP instance lists. Sound for the binary64 values
     /// the engine computes; every counterexample is replayed on the small-step reference.
     Verify(Box<verify::VerifyArgs>),
+    /// Write the page of a benchmark run (DIR/index.html: cactus plot, answers per property,
+    /// table of instances) from its results CSV, with other tools' results beside knn's.
+    Report(report::ReportArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -262,6 +268,7 @@ fn run() -> Exit {
         Command::Coverage(args) => coverage::coverage(args),
         Command::Import(args) => import::import(args),
         Command::Verify(args) => verify::verify(*args),
+        Command::Report(args) => report::report(args),
     }
 }
 

@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
 use super::program::{fail, parse_inputs, usage};
+use super::report::ReportRequest;
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use knn::render::{answer_word, results_text, verification_json, verification_note, verification_text};
@@ -31,10 +32,19 @@ pub struct VerifyArgs {
     /// The folder that the instance list's paths are relative to (default: the list's folder).
     #[arg(long, value_name = "DIR", requires = "instances")]
     root: Option<PathBuf>,
-    /// With --instances: write the results CSV here (network,property,answer,seconds).
+    /// With --instances: write the results CSV here (network,property,answer,seconds,proved_share).
     #[arg(short = 'o', long = "out", value_name = "RESULTS.csv", requires = "instances")]
     out: Option<PathBuf>,
-    /// Overwrite the results file (-o) or the image (--witness-image) if it exists.
+    /// With --instances: also write the report's page, DIR/index.html (cactus plot, answers
+    /// per property, table of instances), as `knn report` does.
+    #[arg(long, value_name = "DIR", requires = "instances")]
+    report: Option<PathBuf>,
+    /// With --report: another tool's results to show beside knn's (VNN-COMP results format or
+    /// knn's); repeatable.
+    #[arg(long = "compare", value_name = "NAME=RESULTS.csv", requires = "report")]
+    compare: Vec<String>,
+    /// Overwrite the results file (-o), the report's page (--report) or the image
+    /// (--witness-image) if it exists.
     #[arg(long)]
     force: bool,
     /// Write the answer in the VNN-COMP results format (sat and the witness, unsat, timeout or
@@ -126,6 +136,8 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
             return Err(usage("--instances takes the networks from the list: give no NET"));
         }
         let root = args.root.clone().unwrap_or_else(|| list.parent().map(Path::to_path_buf).unwrap_or_default());
+        let inputs: Vec<&Path> = std::iter::once(list.as_path()).chain(args.out.as_deref()).collect();
+        let report = args.report.as_deref().map(|dir| ReportRequest { dir, compare: &args.compare, inputs: &inputs });
         let run = verify_instances::ListRun {
             list,
             root: &root,
@@ -134,6 +146,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
             timeout: timeout.map(Duration::from_secs_f64),
             threads: args.threads,
             quiet: args.quiet,
+            report,
         };
         return run.run();
     }

@@ -1,6 +1,7 @@
 //! `knn verify --instances LIST.csv`: a VNN-COMP instance list (`network,property,timeout`
 //! per line, paths relative to `--root`), each instance verified in turn with its timeout,
-//! a results CSV (`network,property,answer,seconds`) and a summary per property.
+//! a results CSV (`network,property,answer,seconds,proved_share`) and a summary per property,
+//! and with `--report DIR` the report's page (`knn report`, `report.rs`).
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -11,8 +12,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Exit;
 use super::program::{fail, usage};
-use knn::read_instances;
+use knn::benchmark::parse_results;
 use knn::render::answer_word;
+use knn::{RESULTS_HEADER, read_instances, results_line};
 
 /// A run over an instance list.
 pub struct ListRun<'a> {
@@ -28,15 +30,20 @@ pub struct ListRun<'a> {
     pub threads: Option<usize>,
     /// No progress bar.
     pub quiet: bool,
+    /// Where to write the report's page (`DIR/index.html`), with the other tools' results.
+    pub report: Option<super::report::ReportRequest<'a>>,
 }
 
 impl ListRun<'_> {
     /// Verifies every instance in turn; exit 11 when one could not be run or met a bug.
     pub fn run(&self) -> Result<Exit, Exit> {
-        let ListRun { list, root, out, force, timeout, threads, quiet } = *self;
+        let ListRun { list, root, out, force, timeout, threads, quiet, report } = *self;
         if let Some(out) = out {
             super::output::check_output(out, force, &[list]).map_err(usage)?;
         }
+        // The page's folder and the other tools' results are checked before the run, which may
+        // take hours.
+        let prepared = report.map(|r| r.prepare(force)).transpose()?;
         let instances = read_instances(list).map_err(fail)?;
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(instances.len() as u64);
@@ -46,15 +53,19 @@ impl ListRun<'_> {
             );
             bar
         });
-        let mut csv = String::from("network,property,answer,seconds\n");
+        let mut csv = format!("{RESULTS_HEADER}\n");
         let mut totals: BTreeMap<String, [f64; 5]> = BTreeMap::new();
         let mut failed = false;
         for instance in &instances {
             let started = Instant::now();
             let answer = instance.verify(root, timeout, threads);
             let seconds = started.elapsed().as_secs_f64();
+            let mut proved_share = None;
             let word = match answer {
-                Ok(verification) => answer_word(&verification.conclusion).to_string(),
+                Ok(verification) => {
+                    proved_share = Some(verification.effort.proved_share);
+                    answer_word(&verification.conclusion).to_string()
+                }
                 Err(why) => {
                     failed = true;
                     let message = format!("{},{}: {why}", instance.network, instance.property);
@@ -68,7 +79,7 @@ impl ListRun<'_> {
             if word == "unknown:bug" {
                 failed = true;
             }
-            csv.push_str(&format!("{},{},{word},{seconds:.3}\n", instance.network, instance.property));
+            csv.push_str(&results_line(&instance.network, &instance.property, &word, seconds, proved_share));
             let row = totals.entry(instance.property.clone()).or_default();
             let column = match word.as_str() {
                 "holds" => 0,
@@ -90,6 +101,11 @@ impl ListRun<'_> {
         }
         if let Some(bar) = bar {
             bar.finish_and_clear();
+        }
+        if let Some((page, others)) = prepared {
+            let name = out.map_or_else(|| "(this run)".to_string(), |o| o.display().to_string());
+            let knn = parse_results(&csv, &name).map_err(fail)?;
+            super::report::write_page(knn, others, &page, force)?;
         }
         if out.is_none() {
             out!("{csv}");

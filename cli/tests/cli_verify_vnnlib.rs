@@ -129,12 +129,19 @@ const LIST: &str = "# network,property,timeout\n\
 /// The answer column of a results CSV, after checking its header and its other columns.
 fn answers(csv: &str, instances: &[(&str, &str)]) -> Vec<String> {
     let mut lines = csv.lines();
-    assert_eq!(lines.next(), Some("network,property,answer,seconds"), "{csv}");
+    assert_eq!(lines.next(), Some("network,property,answer,seconds,proved_share"), "{csv}");
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), instances.len(), "{csv}");
     for (row, (network, property)) in rows.iter().zip(instances) {
+        assert_eq!(row.len(), 5, "{csv}");
         assert_eq!((row[0], row[1]), (*network, *property), "{csv}");
         assert!(row[3].parse::<f64>().is_ok_and(|s| s >= 0.0), "{csv}");
+        // The proved share: a fraction, or nothing when the instance could not be run.
+        let share_ok = match row[2] {
+            "error" => row[4].is_empty(),
+            _ => row[4].parse::<f64>().is_ok_and(|s| (0.0..=1.0).contains(&s)),
+        };
+        assert!(share_ok, "{csv}");
     }
     rows.iter().map(|row| row[2].to_string()).collect()
 }

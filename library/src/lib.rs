@@ -22,6 +22,7 @@
 
 mod arrays;
 mod batch;
+pub mod benchmark;
 pub mod coverage;
 mod error;
 mod exit;
@@ -48,6 +49,7 @@ pub use knn_semantics::rules::Rule;
 
 pub use arrays::{Array, FloatType, read_array, results_array};
 pub use batch::{BATCH_BLOCK, Batch, BatchFailure, RowValues, ValuesOptions};
+pub use benchmark::{BenchmarkReport, RESULTS_HEADER, read_results, results_line, write_report};
 pub use error::{Diagnostic, ErrorData, Failure, Fault, KnnError, MAX_DIAGNOSTICS};
 pub use exit::Exit;
 pub use image::{ImageShape, NOT_FINITE, Picture, input_picture, witness_picture};

@@ -20,6 +20,7 @@ from ._knn import (
     __version__,
     load,
     read_instances,
+    report,
     run_source,
     verify_vnnlib,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "__version__",
     "load",
     "read_instances",
+    "report",
     "run_source",
     "verify_vnnlib",
 ]

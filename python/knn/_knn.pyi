@@ -50,6 +50,20 @@ def read_instances(path: StrPath) -> list[tuple[str, str, float]]:
     """The lines of a VNN-COMP instance list: (network, property, timeout in seconds), the
     paths as written. Raises UsageError naming file:line for a malformed line."""
 
+def report(
+    results: StrPath,
+    out_dir: StrPath,
+    *,
+    compare: Optional[Mapping[str, StrPath]] = None,
+    force: bool = False,
+) -> str:
+    """Writes ``out_dir/index.html``, the page of a benchmark run (as ``knn report``): the
+    cactus plot, the answers per property and the table of instances of knn's results CSV
+    ``results``, with each tool of ``compare`` (name → its results CSV, VNN-COMP's format or
+    knn's) beside knn. ``out_dir`` is made if missing; an existing page is kept unless
+    ``force``. Returns the page's path. Raises UsageError naming file:line for a malformed
+    line, FileError for an unreadable file."""
+
 class Network:
     """A network or program, loaded and checked once."""
 
