@@ -14,7 +14,12 @@ use crate::errors::{OrRaise, usage};
 /// order); gives the page's path.
 #[pyfunction]
 #[pyo3(signature = (results, out_dir, *, compare = None, force = false))]
-pub fn report(results: PathBuf, out_dir: PathBuf, compare: Option<&Bound<'_, PyDict>>, force: bool) -> PyResult<String> {
+pub fn report(
+    results: PathBuf,
+    out_dir: PathBuf,
+    compare: Option<&Bound<'_, PyDict>>,
+    force: bool,
+) -> PyResult<String> {
     let mut others: Vec<(String, PathBuf)> = Vec::new();
     if let Some(compare) = compare {
         for (name, path) in compare.iter() {
