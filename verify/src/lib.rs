@@ -27,6 +27,7 @@ pub mod split;
 #[cfg(test)]
 pub(crate) mod test_support;
 pub mod tighten;
+pub mod unsupported;
 pub mod vnnlib;
 
 use std::time::{Duration, Instant};

@@ -5,14 +5,12 @@
 //! chain (element-wise reads of computed tensors, input-dependent indices, several symbolic
 //! inputs) are refused with what and where, never approximated.
 
-use std::fmt;
-
-use knn_semantics::syntax::Span;
-
 use super::judge::PointResult;
-use super::operator::Layer;
+use super::operator::{Bias, Chain, Dense, Layer, read_activation};
+pub use super::unsupported::Unsupported;
+use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
-use knn_engine::bigstep::ops::{BufId, IOperand, Op, argmax};
+use knn_engine::bigstep::ops::{IOperand, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
 
 /// What the program's result is made of.
@@ -36,23 +34,6 @@ pub struct Network {
     pub result: ResultKind,
 }
 
-/// A plan the verifier cannot read as a chain: what, and where when the plan knows.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Unsupported {
-    pub what: String,
-    pub span: Option<Span>,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.what)
-    }
-}
-
-fn unsupported(what: impl Into<String>, span: Option<Span>) -> Unsupported {
-    Unsupported { what: what.into(), span }
-}
-
 impl Network {
     /// Reads `plan` as a chain.
     pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
@@ -65,50 +46,18 @@ impl Network {
                 None,
             ));
         };
-        let mut current: BufId = input.buf;
-        let mut len = input.len;
-        let mut layers = Vec::new();
+        let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {
             if argmax.is_some() {
                 return Err(unsupported("computation after an ArgMax of computed values", None));
             }
             match op {
-                Op::MatVec { out, w, x, x_at, bias, relu } => {
-                    if *x != current || *x_at != 0 || w.cols() != len {
-                        return Err(unsupported(
-                            "a linear layer on part of a vector, or on a vector other than the last one computed",
-                            None,
-                        ));
-                    }
-                    let bias = bias.as_deref().map_or_else(|| vec![None; w.rows()], <[Option<f64>]>::to_vec);
-                    layers.push(Layer::dense(w.clone(), bias));
-                    current = *out;
-                    len = w.rows();
-                    if let Some(relu) = relu {
-                        layers.push(Layer::relu());
-                        current = relu.out;
-                    }
-                }
-                Op::AddBias { buf, at, values } => {
-                    if *buf != current || at + values.len() > len {
-                        return Err(unsupported("an addition to a tensor other than the last one computed", None));
-                    }
-                    let mut bias = vec![None; len];
-                    bias[*at..*at + values.len()].clone_from_slice(values);
-                    layers.push(Layer::bias(bias));
-                }
-                Op::Activate { activation, input, in_at, out, len: n, span } => {
-                    if *input != current || *in_at != 0 || *n != len {
-                        return Err(unsupported(
-                            "an activation on part of a vector, or on a vector other than the last one computed",
-                            Some(*span),
-                        ));
-                    }
-                    layers.push(Layer::activation(*activation));
-                    current = *out;
-                }
-                Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == current && *n == len => {
+                // Each operator reads its own plan operation (`verify/src/operator/`).
+                Op::MatVec { .. } => Dense::read(op, &mut chain)?,
+                Op::AddBias { .. } => Bias::read(op, &mut chain)?,
+                Op::Activate { .. } => read_activation(op, &mut chain)?,
+                Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == chain.current && *n == chain.len => {
                     argmax = Some(*out);
                 }
                 Op::Raise { error } => {
@@ -144,12 +93,14 @@ impl Network {
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {
-            (ResultSpec::Int(IOperand::Reg(r)), Some(out)) if *r == out => ((0..len).collect(), ResultKind::ArgMax),
+            (ResultSpec::Int(IOperand::Reg(r)), Some(out)) if *r == out => {
+                ((0..chain.len).collect(), ResultKind::ArgMax)
+            }
             (ResultSpec::Tensor { shape, leaves }, None) => {
                 let outputs = leaves
                     .iter()
                     .map(|leaf| match leaf {
-                        Leaf::Slot(buf, k) if *buf == current && *k < len => Ok(*k),
+                        Leaf::Slot(buf, k) if *buf == chain.current && *k < chain.len => Ok(*k),
                         Leaf::Const(_) => Err(unsupported("a result element that does not depend on the input", None)),
                         _ => Err(unsupported("a result element that is not part of the last vector computed", None)),
                     })
@@ -160,6 +111,7 @@ impl Network {
             (ResultSpec::Malformed(why), _) => return Err(unsupported(format!("a malformed result ({why})"), None)),
             _ => return Err(unsupported("a result that is not a tensor or the ArgMax of one", None)),
         };
+        let Chain { layers, .. } = chain;
         if layers.is_empty() {
             return Err(unsupported("a result that is the input itself (nothing to verify)", None));
         }

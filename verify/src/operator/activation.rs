@@ -2,11 +2,29 @@
 //! the slope optimiser's pass through the lines chosen, and the band of lines around a
 //! non-decreasing function (tanh and sigmoid; relu has lines of its own).
 
-use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
+use knn_engine::bigstep::ops::Op;
+
+use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{
     ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_down, add_up, gamma, mul_down, mul_up, sub_down, sub_up,
 };
 use crate::relax::{Line, LowerSlope};
+use crate::unsupported::{Unsupported, unsupported};
+
+/// Reads an `Activate` of the plan onto `chain`: relu, tanh or sigmoid on the whole of the
+/// last vector.
+pub fn read_activation(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
+    let Op::Activate { activation, input, in_at, out, len, span } = op else { unreachable!("an Activate") };
+    if *input != chain.current || *in_at != 0 || *len != chain.len {
+        return Err(unsupported(
+            "an activation on part of a vector, or on a vector other than the last one computed",
+            Some(*span),
+        ));
+    }
+    chain.layers.push(Layer::activation(*activation));
+    chain.current = *out;
+    Ok(())
+}
 
 /// Pieces of the input range for the monotone-function band below.
 const PIECES: usize = 32;

@@ -2,10 +2,13 @@
 //! on part of a vector): `out[i] = x[i] + bias[i]` where a bias is given, `x[i]` elsewhere
 //! (docs/verification.md, "Bias").
 
-use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
+use knn_engine::bigstep::ops::Op;
+
+use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{
     ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_down, add_up, engine_sum, gamma, mul_up, sub_down,
 };
+use crate::unsupported::{Unsupported, unsupported};
 
 #[derive(Clone, Debug)]
 pub struct Bias {
@@ -15,6 +18,19 @@ pub struct Bias {
 impl Bias {
     pub fn new(bias: Vec<Option<f64>>) -> Bias {
         Bias { bias }
+    }
+
+    /// Reads an `AddBias` of the plan onto `chain`: a bias layer on the last vector, the
+    /// values at their offset and none elsewhere.
+    pub fn read(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
+        let Op::AddBias { buf, at, values } = op else { unreachable!("an AddBias") };
+        if *buf != chain.current || at + values.len() > chain.len {
+            return Err(unsupported("an addition to a tensor other than the last one computed", None));
+        }
+        let mut bias = vec![None; chain.len];
+        bias[*at..*at + values.len()].clone_from_slice(values);
+        chain.layers.push(Layer::bias(bias));
+        Ok(())
     }
 }
 

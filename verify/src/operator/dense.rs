@@ -5,10 +5,12 @@
 
 use std::sync::Arc;
 
+use knn_engine::bigstep::ops::Op;
 use knn_engine::tensor::Matrix;
 
-use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
+use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{ETA, Interval, NonNegativeSum, add_down, add_up, engine_sum, gamma, mul_up, sub_down, sum_up};
+use crate::unsupported::{Unsupported, unsupported};
 
 #[derive(Clone, Debug)]
 pub struct Dense {
@@ -19,6 +21,27 @@ pub struct Dense {
 impl Dense {
     pub fn new(w: Arc<Matrix>, bias: Vec<Option<f64>>) -> Dense {
         Dense { w, bias }
+    }
+
+    /// Reads a `MatVec` of the plan onto `chain`: a dense layer on the whole of the last
+    /// vector, then the relu the optimiser fused into it, if any.
+    pub fn read(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
+        let Op::MatVec { out, w, x, x_at, bias, relu } = op else { unreachable!("a MatVec") };
+        if *x != chain.current || *x_at != 0 || w.cols() != chain.len {
+            return Err(unsupported(
+                "a linear layer on part of a vector, or on a vector other than the last one computed",
+                None,
+            ));
+        }
+        let bias = bias.as_deref().map_or_else(|| vec![None; w.rows()], <[Option<f64>]>::to_vec);
+        chain.layers.push(Layer::dense(w.clone(), bias));
+        chain.current = *out;
+        chain.len = w.rows();
+        if let Some(relu) = relu {
+            chain.layers.push(Layer::relu());
+            chain.current = relu.out;
+        }
+        Ok(())
     }
 }
 

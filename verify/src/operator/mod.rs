@@ -7,8 +7,9 @@
 //! written once against the trait and never ask which operator they hold, except that relu
 //! splitting is about relus ([`Operator::splits_at_zero`]).
 //!
-//! A new operator is a new module here with its `impl Operator`, a constructor on [`Layer`],
-//! and the line of [`crate::network::Network::from_plan`] that reads its plan operation
+//! A new operator is a new module here with its `impl Operator` and its reading of its plan
+//! operation onto a [`Chain`], a constructor on [`Layer`], and the line of
+//! [`crate::network::Network::from_plan`] that hands it the operation
 //! (docs/changing-the-language.md, "The verifier"). Its soundness argument is a section of
 //! docs/verification.md, "Operators".
 
@@ -24,14 +25,14 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use knn_engine::bigstep::ops::Activation;
+use knn_engine::bigstep::ops::{Activation, BufId};
 use knn_engine::tensor::Matrix;
 
 use crate::float::Interval;
 use crate::judge::RunError;
 use crate::relax::{Line, LowerSlope};
 
-pub use activation::Relaxed;
+pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use relu::Relu;
@@ -141,6 +142,14 @@ pub struct ChosenLines<'a> {
     pub coefficients: &'a [f64],
     pub lower: &'a [Line],
     pub upper: &'a [Line],
+}
+
+/// The chain being read from a plan, operation by operation: its layers so far, and the
+/// buffer and the length of the vector the last of them computes (at first, the input's).
+pub struct Chain {
+    pub layers: Vec<Layer>,
+    pub current: BufId,
+    pub len: usize,
 }
 
 /// One layer of a network: an operator, shared (networks are cloned per case and per thread).
