@@ -217,19 +217,16 @@ fn instances(html: &mut String, report: &BenchmarkReport, rows: &[InstanceRow]) 
         for (index, other) in row.others.iter().enumerate() {
             match other {
                 None => html.push_str("<td class=\"answer missing\">not in file</td><td class=\"num\"></td>"),
-                Some(other) if row.contradicts(index) => {
-                    let _ = write!(
-                        html,
-                        "<td class=\"answer {} disagree\" title=\"contradicts {KNN}\">≠ {}</td><td class=\"num\">{:.3}</td>",
-                        outcome_class(other.outcome),
-                        escape(&other.answer),
-                        other.seconds
-                    );
-                }
                 Some(other) => {
+                    // A contradiction is marked in the cell's class, its title and its text.
+                    let (class, title, mark) = if row.contradicts(index) {
+                        (" disagree", format!(" title=\"contradicts {KNN}\""), "≠ ")
+                    } else {
+                        ("", String::new(), "")
+                    };
                     let _ = write!(
                         html,
-                        "<td class=\"answer {}\">{}</td><td class=\"num\">{:.3}</td>",
+                        "<td class=\"answer {}{class}\"{title}>{mark}{}</td><td class=\"num\">{:.3}</td>",
                         outcome_class(other.outcome),
                         escape(&other.answer),
                         other.seconds
