@@ -51,8 +51,14 @@ impl Relaxed {
 /// The relaxation of `activation` on every element of `input`.
 pub fn prepare(activation: &dyn Operator, input: &[Interval]) -> Prepared {
     let lines = |z: &Interval, slope| activation.relaxation(*z, slope).expect("an activation has a relaxation");
-    let (adaptive, upper) = input.iter().map(|z| lines(z, LowerSlope::Adaptive)).unzip();
-    let chord = input.iter().map(|z| lines(z, LowerSlope::Chord).0).collect();
+    let (adaptive, upper): (Vec<Line>, _) = input.iter().map(|z| lines(z, LowerSlope::Adaptive)).unzip();
+    // Only a relu has a lower slope to choose; tanh's and sigmoid's bands are the same lines
+    // either way, and each costs 32 evaluations of the function: computed once.
+    let chord = if activation.splits_at_zero() {
+        input.iter().map(|z| lines(z, LowerSlope::Chord).0).collect()
+    } else {
+        adaptive.clone()
+    };
     let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
     let m = magnitude.len();
     Box::new(Relaxed {
