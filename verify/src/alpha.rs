@@ -28,6 +28,16 @@ pub struct SignConstraint {
 /// (docs/verification.md, "Branch and bound").
 const STEPS: usize = 5;
 
+/// Where an optimisation ended, to start a part's optimisation from its box's (β-CROWN's warm
+/// start): the lower slopes of the best bound (per layer, empty for layers that are not relus;
+/// any slope in `[0, 1]` is a valid line, so `f32` is enough and halves what the queue keeps)
+/// and the multipliers of the sign constraints it had (in their order).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Warm {
+    slopes: Vec<Vec<f32>>,
+    beta: Vec<f64>,
+}
+
 /// The best lower bound of `row·v` (`v` the output of layer `from`) over slopes `α ∈ [0, 1]`
 /// found from `start` (the better of the two fixed choices) by `STEPS` sign-gradient steps,
 /// stopping early once the bound is above `goal`.
@@ -43,6 +53,38 @@ pub fn optimise_row(
     goal: f64,
     signs: &[SignConstraint],
 ) -> LowerBound {
+    let steps = Steps { count: STEPS, first: FIRST_STEP };
+    optimise_row_from(layers, bounds, prepared, from, row, start, start_bound, goal, signs, None, steps).0
+}
+
+/// The sign-gradient steps of one optimisation: how many, and the first one's size (each next
+/// is 0.6 times the last).
+#[derive(Clone, Copy, Debug)]
+pub struct Steps {
+    pub count: usize,
+    pub first: f64,
+}
+
+/// The first step from the fixed slopes.
+const FIRST_STEP: f64 = 0.5;
+
+/// [`optimise_row`], starting from `warm` where given (the slopes of relus still unstable here
+/// and the multipliers of the constraints it had; a constraint added since starts at 0), and
+/// returning where it ended for the parts of this box.
+#[allow(clippy::too_many_arguments, reason = "the search's inputs, each used once")]
+pub fn optimise_row_from(
+    layers: &[Layer],
+    bounds: &Bounds,
+    prepared: &mut PreparedLayers,
+    from: usize,
+    row: &[f64],
+    start: LowerSlope,
+    start_bound: LowerBound,
+    goal: f64,
+    signs: &[SignConstraint],
+    warm: Option<&Warm>,
+    steps: Steps,
+) -> (LowerBound, Warm) {
     // The lines of every activation layer up to `from`, starting from `start`'s.
     let mut lines: Vec<Vec<Line>> = (0..=from)
         .map(|k| {
@@ -57,19 +99,52 @@ pub fn optimise_row(
         })
         .collect();
     if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
-        return start_bound;
+        return (start_bound, Warm::default());
     }
     // The multipliers β ≥ 0 of the sign constraints, as shifts of the coefficients
-    // (`β·sign`, see `LowerLines::Constrained`), all starting at 0.
+    // (`β·sign`, see `LowerLines::Constrained`), starting where the box's optimisation ended
+    // (0 without one).
     let mut beta = vec![0.0; signs.len()];
+    if let Some(warm) = warm {
+        for (b, w) in beta.iter_mut().zip(&warm.beta) {
+            *b = w.max(0.0);
+        }
+        // Only the slope of a relu still unstable is chosen: a stable one keeps its exact line.
+        for (k, slopes) in warm.slopes.iter().enumerate().take(from + 1) {
+            for ((line, &alpha), &free) in lines[k].iter_mut().zip(slopes).zip(&unstable[k]) {
+                if free {
+                    line.slope = f64::from(alpha).clamp(0.0, 1.0);
+                }
+            }
+        }
+    }
     let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
     for c in signs.iter().filter(|c| c.output_of <= from) {
         shifts[c.output_of] = vec![0.0; bounds.layers[c.output_of].len()];
     }
+    let set_shifts = |shifts: &mut Vec<Vec<f64>>, beta: &[f64]| {
+        for (c, b) in signs.iter().zip(beta) {
+            if c.output_of <= from {
+                shifts[c.output_of][c.neuron] = if c.positive { *b } else { -*b };
+            }
+        }
+    };
+    set_shifts(&mut shifts, &beta);
+    let ended = |lines: &[Vec<Line>], beta: &[f64]| Warm {
+        slopes: (0..=from)
+            .map(|k| {
+                if layers[k].splits_at_zero() { lines[k].iter().map(|l| l.slope as f32).collect() } else { Vec::new() }
+            })
+            .collect(),
+        beta: beta.to_vec(),
+    };
     let mut best = start_bound;
+    // Without a warm start the fixed slopes' bound is the best so far; with one, the first
+    // pass's bound replaces it when better.
+    let mut best_warm = if warm.is_some() { None } else { Some(ended(&lines, &beta)) };
     let mut trace = Vec::new();
-    let mut step = 0.5;
-    for _ in 0..STEPS {
+    let mut step = steps.first;
+    for _ in 0..steps.count {
         if best.value > goal {
             break;
         }
@@ -86,8 +161,11 @@ pub fn optimise_row(
         .pop()
         .expect("one row in, one bound out");
         let coefficients = found.coefficients.clone();
-        if found.value > best.value {
-            best = found;
+        if found.value > best.value || best_warm.is_none() {
+            if found.value > best.value {
+                best = found;
+            }
+            best_warm = Some(ended(&lines, &beta));
         }
         let (gradient, values) = slope_gradient(layers, bounds, prepared, &lines, &trace, &coefficients);
         // ∂ bound / ∂ β = −sign·v at the relaxation's minimiser; a step scaled to the size of
@@ -102,8 +180,8 @@ pub fn optimise_row(
             if slope != 0.0 && scale.is_finite() {
                 *b = (*b + step * scale * slope.signum()).max(0.0);
             }
-            shifts[c.output_of][c.neuron] = *b * sign;
         }
+        set_shifts(&mut shifts, &beta);
         for (k, g) in gradient.iter().enumerate() {
             for (i, d) in g.iter().enumerate() {
                 // Only an unstable relu has a slope to choose (tanh and sigmoid have none).
@@ -115,7 +193,7 @@ pub fn optimise_row(
         }
         step *= 0.6;
     }
-    best
+    (best, best_warm.unwrap_or_else(|| ended(&lines, &beta)))
 }
 
 /// `∂ bound / ∂ α` for every relu's lower slope, by one pass from the input up: `d` is the

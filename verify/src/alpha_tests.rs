@@ -205,3 +205,67 @@ fn optimised_slopes_never_lose_and_still_bound_the_network() {
     }
     assert!(improved >= 8, "the optimisation improved only {improved} of 40 bounds");
 }
+
+#[test]
+fn a_warm_start_resumes_where_the_optimisation_ended() {
+    // Optimising a second time from where the first ended starts at the first's best bound
+    // (its lines and multipliers give that bound again), so it can only be better; and its
+    // bounds still hold at sampled points. A part whose relu was split keeps the exact line
+    // of that relu, whatever slope the warm start had for it.
+    let mut rng = SplitMix::new(19);
+    let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
+    let mut resumed_better = 0;
+    for _ in 0..30 {
+        let layers = vec![
+            Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
+            Layer::relu(),
+            Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
+            Layer::relu(),
+            Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
+        ];
+        let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
+        let row = vec![1.0, -1.0];
+        let (bounds, mut prepared, start) = start(&layers, input, &row);
+        let steps = Steps { count: 5, first: 0.5 };
+        let optimise = |prepared: &mut PreparedLayers, bounds: &Bounds, start: &LowerBound, warm: Option<&Warm>| {
+            let signs: &[SignConstraint] = &[];
+            optimise_row_from(
+                &layers,
+                bounds,
+                prepared,
+                4,
+                &row,
+                LowerSlope::Chord,
+                start.clone(),
+                f64::INFINITY,
+                signs,
+                warm,
+                Steps { first: if warm.is_some() { 0.1 } else { steps.first }, ..steps },
+            )
+        };
+        let (first, ended) = optimise(&mut prepared, &bounds, &start, None);
+        let (again, _) = optimise(&mut prepared, &bounds, &start, Some(&ended));
+        assert!(again.value >= first.value, "resumed at {} below the first's {}", again.value, first.value);
+        if again.value > first.value {
+            resumed_better += 1;
+        }
+        // The part where the first unstable relu input of layer 0 is at least 0: its line is
+        // the identity there, and the warm start's slope for it is not used.
+        let Some(i) = bounds.layers[0].iter().position(|z| z.lo < 0.0 && z.hi > 0.0) else { continue };
+        let mut part = bounds.clone();
+        part.layers[0][i].lo = 0.0;
+        let mut part_prepared = PreparedLayers::new(layers.len());
+        let part_start = back_substitute(&layers, &part, &mut part_prepared, 4, row.clone(), 2).pop().unwrap();
+        let (on_part, _) = optimise(&mut part_prepared, &part, &part_start, Some(&ended));
+        for k in 0..400 {
+            let x = [-1.0 + 2.0 * (k as f64 / 399.0), -0.5 + 1.5 * ((k * 37 % 400) as f64 / 399.0)];
+            let z0 = layers[0].apply(&x);
+            let y = layers.iter().fold(x.to_vec(), |v, layer| layer.apply(&v));
+            assert!(y[0] - y[1] >= again.value, "bound {} above {} at {x:?}", again.value, y[0] - y[1]);
+            if z0[i] >= 0.0 {
+                assert!(y[0] - y[1] >= on_part.value, "part's bound {} above {} at {x:?}", on_part.value, y[0] - y[1]);
+            }
+        }
+    }
+    assert!(resumed_better >= 5, "resuming improved only {resumed_better} of 30 bounds");
+}

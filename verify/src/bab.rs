@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
 
+pub use self::atoms::WarmStarts;
 use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
 use super::alpha::SignConstraint;
 use super::clip::{HalfSpace, clip, hull};
@@ -20,7 +21,7 @@ use super::network::Network;
 use super::prepare::PreparedLayers;
 use super::property::{Case, Truth};
 use super::split::{Split, input_to_split, relu_to_split};
-use super::tighten::{NoBound, Slopes, meet, tighten};
+use super::tighten::{NoBound, Slopes, meet, tighten_from};
 
 /// One case of a property, ready for the search.
 pub struct CaseSearch<'a> {
@@ -62,6 +63,8 @@ pub enum Examined {
         layer: usize,
         neuron: usize,
         bounds: LayerBounds,
+        /// Where the atoms' optimisations ended: both parts start from there.
+        warm: Arc<WarmStarts>,
     },
     /// Not decided and too narrow to split further.
     Stuck,
@@ -130,7 +133,7 @@ impl<'a> CaseSearch<'a> {
         depth: u32,
         signs: &[SignConstraint],
     ) -> Examined {
-        self.examine_until(region, inherited, depth, signs, Deadline::NEVER)
+        self.examine_until(region, inherited, depth, signs, None, Deadline::NEVER)
     }
 
     /// [`CaseSearch::examine`], given up ([`Examined::OutOfTime`]) once `deadline` passes: the
@@ -141,6 +144,7 @@ impl<'a> CaseSearch<'a> {
         inherited: Option<&LayerBounds>,
         depth: u32,
         signs: &[SignConstraint],
+        warm: Option<&WarmStarts>,
         deadline: Deadline,
     ) -> Examined {
         if deadline.passed() {
@@ -173,12 +177,27 @@ impl<'a> CaseSearch<'a> {
         // everywhere when there are too many inputs for splitting to get that far
         // (docs/verification.md, "Branch and bound").
         let stalled = depth as usize >= STALLED_HALVINGS * region.len() || self.relus_first;
-        let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
+        // A part of a box split at a relu (it carries its box's warm start) keeps its box's
+        // bounds up to the split's layer and re-tightens only the later layers, with fixed
+        // slopes: the split tightens them, and optimising every hidden bound again costs far
+        // more than branching does; its atoms' slopes and multipliers start where its box's
+        // ended (docs/verification.md, "Relu splits").
+        let (split_part, first) = match (warm, signs.last()) {
+            (Some(_), Some(newest)) => (true, newest.output_of + 1),
+            _ => (false, 0),
+        };
+        let stages: &[Slopes] = if split_part {
+            &[Slopes::Fixed]
+        } else if stalled {
+            &[Slopes::Fixed, Slopes::Optimised]
+        } else {
+            &[Slopes::Fixed]
+        };
         for &slopes in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
             // last stage's preparations holds.
             let mut prepared = PreparedLayers::new(layers.len());
-            match tighten(layers, &mut bounds, &mut prepared, slopes, deadline) {
+            match tighten_from(layers, &mut bounds, &mut prepared, slopes, first, deadline) {
                 Ok(()) => {}
                 Err(NoBound::OutOfTime) => return Examined::OutOfTime,
                 Err(failure) => return self.without_bounds(failure, region, relu_part),
@@ -187,7 +206,7 @@ impl<'a> CaseSearch<'a> {
             if open.is_empty() {
                 return Examined::Proved;
             }
-            let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, deadline) else {
+            let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, warm, deadline) else {
                 return Examined::OutOfTime;
             };
             open.retain(|c| !found.refuted[*c]);
@@ -196,7 +215,8 @@ impl<'a> CaseSearch<'a> {
             }
             atoms = Some(found);
         }
-        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted } = atoms.expect("the stages ran");
+        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted, warm: ended } =
+            atoms.expect("the stages ran");
         let remaining = open;
         // Cut the box to where the open conjunctions' bounds let them hold (docs/verification.md,
         // "Branch and bound"): the rest is proved.
@@ -240,12 +260,27 @@ impl<'a> CaseSearch<'a> {
             return Examined::Candidate(point);
         }
         if self.relus_first {
-            // The relu that costs the first open atom's bound the most.
-            let first = owners.iter().find(|(c, _)| !refuted[*c]);
+            // The relu that costs the bound of the open atom nearest to failing the most.
+            let margin = |r: usize| {
+                let (c, a) = owners[r];
+                let constant = self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").1;
+                let value = optimised_bounds[r].as_ref().unwrap_or(&found[r]).value;
+                value + constant.lo
+            };
+            let worst = (0..owners.len())
+                .filter(|&r| !refuted[owners[r].0])
+                .min_by(|&a, &b| margin(a).total_cmp(&margin(b)))
+                .map(|r| &owners[r]);
             let row =
-                first.map(|&(c, a)| &self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").0);
+                worst.map(|&(c, a)| &self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").0);
             if let Some((layer, neuron)) = row.and_then(|row| relu_to_split(layers, &bounds, row)) {
-                return Examined::SplitRelu { region: region.to_vec(), layer, neuron, bounds: Arc::new(bounds.layers) };
+                return Examined::SplitRelu {
+                    region: region.to_vec(),
+                    layer,
+                    neuron,
+                    bounds: Arc::new(bounds.layers),
+                    warm: Arc::new(ended),
+                };
             }
         }
         self.undecided(region, &weights, Some(Arc::new(bounds.layers)))

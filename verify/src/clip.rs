@@ -10,7 +10,7 @@
 //! kept side), so the cut box holds every binary64 point of the half-space in the box: points
 //! cut away are proved safe, not guessed. A box cut to nothing holds no unsafe point.
 
-use super::float::{Interval, add_down, div_down, div_up, mul_down, sub_up};
+use super::float::{Interval, add_down, div_down, div_up, mul_down, sub_down, sub_up};
 use super::linear::LowerBound;
 
 /// The half-space `Σ_j coefficients_j·x_j ≤ limit`, in exact arithmetic.
@@ -41,44 +41,49 @@ pub fn clip(region: &mut [Interval], half: &HalfSpace<'_>) -> bool {
         let x = region[j];
         if g[j] >= 0.0 { mul_down(g[j], x.lo) } else { mul_down(g[j], x.hi) }
     };
-    let mut minima: Vec<f64> = (0..g.len()).map(|j| least(j, region)).collect();
-    // A cut of one side raises that side's minimum and may allow a cut of a side before it:
-    // a few rounds settle it (each is sound on its own).
-    for _ in 0..3 {
-        let mut cut = false;
-        for i in 0..g.len() {
-            if g[i] == 0.0 || !g[i].is_finite() {
-                continue;
-            }
-            let others = (0..g.len()).filter(|&j| j != i).fold(0.0, |s, j| add_down(s, minima[j]));
-            // g_i·x_i ≤ limit − Σ_{j≠i} g_j·x_j ≤ room for every point inside the half-space.
-            let room = sub_up(half.limit, others);
-            if room.is_nan() || room == f64::INFINITY {
-                continue;
-            }
-            let side = &mut region[i];
-            let end = if g[i] > 0.0 { div_up(room, g[i]) } else { div_down(room, g[i]) };
-            if end.is_nan() {
-                continue;
-            }
-            if g[i] > 0.0 {
-                if end < side.hi {
-                    side.hi = end;
-                    cut = true;
-                }
-            } else {
-                if end > side.lo {
-                    side.lo = end;
-                    cut = true;
-                }
-            }
-            if side.lo > side.hi {
-                return false;
-            }
-            minima[i] = least(i, region);
+    let minima: Vec<f64> = (0..g.len()).map(|j| least(j, region)).collect();
+    // Cutting side i moves the end of x_i that its minimum does not use (the upper end where
+    // g_i > 0, the lower where g_i < 0), so the minima hold throughout and one pass makes
+    // every cut. Σ_{j≠i} minima_j for every i comes from one total, so the pass costs O(n),
+    // not O(n²) (on 784 inputs the quadratic sums took half of the search's time): `total`
+    // is a lower bound of the exact Σ_j minima_j, so `total − minima_i`, rounded down, is one
+    // of Σ_{j≠i}. A minimum of −∞ (an overflowed product) is left out of the total and
+    // counted: one such term makes every other side's sum −∞ and its own side's the total.
+    let mut total = 0.0;
+    let mut unbounded = 0usize;
+    for &m in &minima {
+        if m == f64::NEG_INFINITY {
+            unbounded += 1;
+        } else {
+            total = add_down(total, m);
         }
-        if !cut {
-            break;
+    }
+    for i in 0..g.len() {
+        if g[i] == 0.0 || !g[i].is_finite() {
+            continue;
+        }
+        let others = match (unbounded, minima[i] == f64::NEG_INFINITY) {
+            (0, _) => sub_down(total, minima[i]),
+            (1, true) => total,
+            _ => f64::NEG_INFINITY,
+        };
+        // g_i·x_i ≤ limit − Σ_{j≠i} g_j·x_j ≤ room for every point inside the half-space.
+        let room = sub_up(half.limit, others);
+        if room.is_nan() || room == f64::INFINITY {
+            continue;
+        }
+        let side = &mut region[i];
+        let end = if g[i] > 0.0 { div_up(room, g[i]) } else { div_down(room, g[i]) };
+        if end.is_nan() {
+            continue;
+        }
+        if g[i] > 0.0 {
+            side.hi = side.hi.min(end);
+        } else {
+            side.lo = side.lo.max(end);
+        }
+        if side.lo > side.hi {
+            return false;
         }
     }
     true
@@ -207,6 +212,21 @@ mod tests {
             }
         }
         assert!(cut_somewhere > 100, "the cases must exercise cutting: {cut_somewhere}");
+    }
+
+    #[test]
+    fn an_overflowed_minimum_leaves_only_its_own_side_to_cut() {
+        // 1e308·x0 + x1 ≤ 0 on [−MAX, MAX] × [0, 1]: the least value of 1e308·x0 is −∞, so
+        // no bound on the other sides follows (x1 is not cut), while x0 ≤ −x1/1e308 ≤ 0 is:
+        // its side is cut just above 0, and every point with x0 ≤ 0 stays.
+        let mut region = boxed(&[(-f64::MAX, f64::MAX), (0.0, 1.0)]);
+        assert!(clip(&mut region, &HalfSpace { coefficients: &[1e308, 1.0], limit: 0.0 }));
+        assert_eq!(region[1], Interval::new(0.0, 1.0));
+        assert!(region[0].lo == -f64::MAX && region[0].hi >= 0.0 && region[0].hi <= 1e-300, "{region:?}");
+        // Two overflowed minima: nothing bounds any side's rest, nothing is cut.
+        let mut region = boxed(&[(-f64::MAX, f64::MAX), (-f64::MAX, f64::MAX), (0.0, 1.0)]);
+        assert!(clip(&mut region, &HalfSpace { coefficients: &[1e308, 1e308, 1.0], limit: 0.0 }));
+        assert_eq!(region, boxed(&[(-f64::MAX, f64::MAX), (-f64::MAX, f64::MAX), (0.0, 1.0)]));
     }
 
     #[test]

@@ -158,6 +158,42 @@ pub fn inflate_up(s: f64, n: usize) -> f64 {
     NonNegativeSum::new(n).bound(s)
 }
 
+/// A lower bound of the exact minimum of `Σ c_i·x_i` over the box `x`: the sum of `c_i` times
+/// the end of `x_i` that makes the term smallest. Summed fast in four partial sums (any order
+/// of a dot product of `n` terms is within `γ_n·Σ|c_i·e_i| + n·η` of the exact value: each
+/// product rounds once and may lose `η/2` to underflow, and no path through the sum has more
+/// than `n − 1` additions), then lowered by that bound, with `Σ|c_i·e_i|` bounded from above
+/// by [`NonNegativeSum`]. Where a term, the sum or the bound is not finite, term by term with
+/// directed rounding instead. (On 784 inputs the term-by-term sum had taken a third of the
+/// search's time.)
+pub fn min_dot(c: &[f64], x: &[Interval]) -> f64 {
+    debug_assert_eq!(c.len(), x.len());
+    let end = |c: f64, x: &Interval| if c >= 0.0 { x.lo } else { x.hi };
+    let (mut sums, mut magnitudes) = ([0.0f64; 4], [0.0f64; 4]);
+    let (c_chunks, x_chunks) = (c.chunks_exact(4), x.chunks_exact(4));
+    let (c_tail, x_tail) = (c_chunks.remainder(), x_chunks.remainder());
+    for (cs, xs) in c_chunks.zip(x_chunks) {
+        for k in 0..4 {
+            let p = cs[k] * end(cs[k], &xs[k]);
+            sums[k] += p;
+            magnitudes[k] += p.abs();
+        }
+    }
+    for (k, (&ck, xk)) in c_tail.iter().zip(x_tail).enumerate() {
+        let p = ck * end(ck, xk);
+        sums[k] += p;
+        magnitudes[k] += p.abs();
+    }
+    let n = c.len();
+    let sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+    let magnitude = NonNegativeSum::new(n).bound((magnitudes[0] + magnitudes[1]) + (magnitudes[2] + magnitudes[3]));
+    let error = add_up(mul_up(gamma(n), magnitude), mul_up(n as f64, ETA));
+    if sum.is_finite() && error.is_finite() {
+        return sub_down(sum, error);
+    }
+    c.iter().zip(x).fold(0.0, |s, (&c, x)| add_down(s, mul_down(c, end(c, x))))
+}
+
 /// The values `fl(s + t)` takes for `s` in `s` and `t` in `t` (neither NaN), as the engine
 /// adds them (rounded to nearest, not outward), or `None` when one may be NaN: some `s` may be
 /// `+∞` while some `t` is `−∞`, or the other way round. The two need not occur at the same
@@ -252,6 +288,66 @@ mod tests {
         let bb = s - a;
         let err = (a - (s - bb)) + (b - bb);
         (s, err)
+    }
+
+    /// The exact minimum of `Σ c·x` over the box, as a rational (finite ends only).
+    fn exact_min_dot(c: &[f64], x: &[Interval]) -> num_rational::BigRational {
+        let exact = |v: f64| num_rational::BigRational::from_float(v).expect("finite");
+        c.iter().zip(x).fold(exact(0.0), |s, (&c, x)| s + exact(c) * exact(if c >= 0.0 { x.lo } else { x.hi }))
+    }
+
+    #[test]
+    fn min_dot_is_below_the_exact_minimum_and_close_to_it() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut tight = 0;
+        for case in 0..400 {
+            let n = 1 + (next() % 300) as usize;
+            // Scales from subnormal to near overflow, signs and zeros mixed.
+            let mut value = |scale: f64| {
+                let r = (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                match next() % 10 {
+                    0 => 0.0,
+                    1 => r * 1e-310,
+                    _ => r * scale,
+                }
+            };
+            let scale = [1.0, 1e-150, 1e150, 1e300][case % 4];
+            let c: Vec<f64> = (0..n).map(|_| value(scale)).collect();
+            let x: Vec<Interval> = (0..n)
+                .map(|_| {
+                    let (a, b) = (value(1.0), value(1.0));
+                    Interval::new(a.min(b), a.max(b))
+                })
+                .collect();
+            let bound = min_dot(&c, &x);
+            let exact = exact_min_dot(&c, &x);
+            if bound.is_finite() {
+                let b = num_rational::BigRational::from_float(bound).unwrap();
+                assert!(b <= exact, "case {case}: {bound:e} above the exact minimum {exact}");
+                // And close: within n·2^-50 of the terms' magnitude (plus underflow).
+                let magnitude: f64 =
+                    c.iter().zip(&x).map(|(c, x)| (c * if *c >= 0.0 { x.lo } else { x.hi }).abs()).sum();
+                let slack =
+                    num_rational::BigRational::from_float(magnitude * n as f64 * 2f64.powi(-50) + 1e-300).unwrap();
+                if exact.clone() - b <= slack {
+                    tight += 1;
+                }
+            }
+        }
+        assert!(tight > 350, "only {tight} of 400 bounds within the a-priori error");
+        // Overflowing terms: the term-by-term path, still below the exact minimum.
+        let c = [f64::MAX, f64::MAX, -1.0];
+        let x = [Interval::new(1.5, 2.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 3.0)];
+        let bound = min_dot(&c, &x);
+        assert!(bound.is_finite() && num_rational::BigRational::from_float(bound).unwrap() <= exact_min_dot(&c, &x));
+        // An empty sum is 0.
+        assert_eq!(min_dot(&[], &[]), 0.0);
     }
 
     #[test]

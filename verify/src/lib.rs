@@ -326,7 +326,8 @@ fn search_case(
     }
     // One bound of the whole box: on a deep, wide network (optimised slopes for every hidden
     // relu) it can take many seconds, so it polls the deadline too.
-    match search.examine_until(&falsifier.case.input.outer(), None, 0, &[], deadline) {
+    let root = search.examine_until(search.root(), None, 0, &[], None, deadline);
+    match root {
         Examined::Proved => return CaseOutcome::Holds,
         Examined::OutOfTime => return CaseOutcome::Timeout,
         _ => {}
@@ -336,7 +337,7 @@ fn search_case(
     {
         return CaseOutcome::Candidate(x);
     }
-    search.run(deadline.instant(), batch, confirm, report)
+    search.run_from(Some(root), deadline.instant(), batch, confirm, report)
 }
 
 /// The counterexample of case `case` at `x`, as the reference computed it.

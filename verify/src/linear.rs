@@ -20,7 +20,7 @@
 //! is, a rigorous bound. Each operator's step, with what it charges, is in its module
 //! ([`crate::operator::Operator::substitute`]); this file carries the rows through them.
 
-use super::float::{add_down, mul_down};
+use super::float::{add_down, min_dot};
 use super::interval::Bounds;
 use super::operator::{Layer, LowerChoice, Pass};
 use super::prepare::PreparedLayers;
@@ -125,10 +125,7 @@ pub(super) fn back_substitute_with(
     (0..count)
         .map(|r| {
             let coefficients = g[r * g_width..(r + 1) * g_width].to_vec();
-            let value = coefficients
-                .iter()
-                .zip(input)
-                .fold(acc[r], |s, (&c, x)| add_down(s, if c >= 0.0 { mul_down(c, x.lo) } else { mul_down(c, x.hi) }));
+            let value = add_down(acc[r], min_dot(&coefficients, input));
             LowerBound { coefficients, constant: acc[r], value }
         })
         .collect()

@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::alpha::SignConstraint;
-use super::bab::{CaseSearch, Examined, LayerBounds};
+use super::bab::{CaseSearch, Examined, LayerBounds, WarmStarts};
 use super::clip::volume_share;
 use super::deadline::Deadline;
 use super::float::Interval;
@@ -41,9 +41,23 @@ impl CaseSearch<'_> {
         confirm: &(dyn Fn(&[f64]) -> bool + Sync),
         report: &mut dyn FnMut(CaseProgress),
     ) -> CaseOutcome {
+        self.run_from(None, deadline, batch, confirm, report)
+    }
+
+    /// [`CaseSearch::run`], with the case's whole box already examined (`root`, from
+    /// [`CaseSearch::examine_until`] on [`CaseSearch::root`] with nothing inherited): on a deep,
+    /// wide network that bound takes seconds, and is not computed twice.
+    pub fn run_from(
+        &self,
+        mut root_examined: Option<Examined>,
+        deadline: Option<Instant>,
+        batch: usize,
+        confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+        report: &mut dyn FnMut(CaseProgress),
+    ) -> CaseOutcome {
         let root = self.root().to_vec();
         let mut stack: Vec<Pending> =
-            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()) }];
+            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()), warm: None }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         let deadline = Deadline::from(deadline);
@@ -53,14 +67,20 @@ impl CaseSearch<'_> {
             }
             let take = stack.len().min(batch.max(1));
             let work: Vec<Pending> = stack.split_off(stack.len() - take);
-            let results: Vec<Examined> = work
-                .par_iter()
-                .map(|p| self.examine_until(&p.region, p.bounds.as_ref(), p.depth, &p.signs, deadline))
-                .collect();
+            let results: Vec<Examined> = match root_examined.take() {
+                // The first batch is the root alone.
+                Some(examined) => vec![examined],
+                None => work
+                    .par_iter()
+                    .map(|p| {
+                        self.examine_until(&p.region, p.bounds.as_ref(), p.depth, &p.signs, p.warm.as_deref(), deadline)
+                    })
+                    .collect(),
+            };
             // A box given up at the deadline is decided by nobody: the case times out, unless a
             // counterexample of the same batch is confirmed (it was found in time).
             let mut out_of_time = false;
-            for (Pending { region, share, bounds, depth, signs }, result) in work.into_iter().zip(results) {
+            for (Pending { region, share, bounds, depth, signs, warm: _ }, result) in work.into_iter().zip(results) {
                 progress.boxes += u64::from(!matches!(result, Examined::OutOfTime));
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -71,7 +91,12 @@ impl CaseSearch<'_> {
                         // Not confirmed: keep searching the box as undecided.
                         match self.undecided(&region, &[], bounds) {
                             Examined::Split { region, dim, bounds } => {
-                                push_halves(&mut stack, Pending { region, share, depth, bounds, signs }, dim)
+                                // Halves of the inputs: a new region, no relu split's warm start.
+                                push_halves(
+                                    &mut stack,
+                                    Pending { region, share, depth, bounds, signs, warm: None },
+                                    dim,
+                                )
                             }
                             _ => stuck = true,
                         }
@@ -79,12 +104,16 @@ impl CaseSearch<'_> {
                     Examined::Split { region: cut, dim, bounds } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        push_halves(&mut stack, Pending { region: cut, share: kept, depth, bounds, signs }, dim);
+                        push_halves(
+                            &mut stack,
+                            Pending { region: cut, share: kept, depth, bounds, signs, warm: None },
+                            dim,
+                        );
                     }
-                    Examined::SplitRelu { region: cut, layer, neuron, bounds } => {
+                    Examined::SplitRelu { region: cut, layer, neuron, bounds, warm } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs };
+                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs, warm: Some(warm) };
                         push_signs(&mut stack, parent, layer, neuron, &bounds);
                     }
                     Examined::Stuck => stuck = true,
@@ -110,11 +139,13 @@ struct Pending {
     /// Cut to the inputs where some relus have these signs.
     signs: Arc<Vec<SignConstraint>>,
     bounds: Option<LayerBounds>,
+    /// Where the optimisations of the box it was split from ended (relu parts only).
+    warm: Option<Arc<WarmStarts>>,
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds, signs } = parent;
+    let Pending { region, share, depth, bounds, signs, warm } = parent;
     let x = region[j];
     let mid = x.midpoint();
     let mut left = region.clone();
@@ -127,8 +158,9 @@ fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
         depth: depth + 1,
         bounds: bounds.clone(),
         signs: signs.clone(),
+        warm: warm.clone(),
     });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs, warm });
 }
 
 /// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
@@ -149,6 +181,7 @@ fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: u
             depth: parent.depth + 1,
             bounds: Some(Arc::new(cut)),
             signs: Arc::new(signs),
+            warm: parent.warm.clone(),
         });
     }
 }
