@@ -15,7 +15,9 @@
 
 mod tokens;
 
-use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
+use tokens::attribute_hint;
+
+use super::ast::{Attrs, Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
@@ -91,6 +93,8 @@ enum Frame {
     FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
     // `addTensor(E, □)` (Ext-1): the first operand is parsed.
     FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32 },
+    // `conv2d(E, …, □` (Ext-3): the tensor operands parsed so far.
+    WindowOperand { start: u32, target: Exp, keyword: Keyword, operands: Vec<Exp>, func_start: u32 },
     LetBody { start: u32, target: Exp, rhs: LetRhs },
     Paren { start: u32, level: Level },
     CallFirst { start: u32, keyword: Keyword, level: Level },
@@ -256,6 +260,10 @@ impl<'s> Parser<'s> {
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
                 self.let_func_body(start, target, func)?
             }
+            Frame::WindowOperand { start, target, keyword, mut operands, func_start } => {
+                operands.push(exp);
+                self.window_operand(start, target, keyword, operands, func_start)?
+            }
             Frame::FuncArg { start, target, keyword, func_start } => {
                 let close = self.eat(&TokenKind::RParen, "`)`")?;
                 let arg = Box::new(exp);
@@ -348,11 +356,54 @@ impl<'s> Parser<'s> {
                 };
                 self.let_func_body(start, target, func)
             }
+            Keyword::Conv2d => {
+                let operands = Vec::new();
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                Ok(Mode::Expect(Level::Any))
+            }
             _ => {
                 self.frames.push(Frame::FuncArg { start, target, keyword, func_start });
                 Ok(Mode::Expect(Level::Any))
             }
         }
+    }
+
+    /// After a tensor operand of `conv2d` (Ext-3): `)`, the next operand, or the attributes
+    /// (a name followed by `=`). `conv2d` takes two operands and an optional bias.
+    fn window_operand(
+        &mut self,
+        start: u32,
+        target: Exp,
+        keyword: Keyword,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        let (least, most) = (2, 3);
+        let mut attrs = Attrs::default();
+        if operands.len() < least {
+            self.eat(&TokenKind::Comma, "`,`")?;
+            self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+            return Ok(Mode::Expect(Level::Any));
+        }
+        if self.peek().kind == TokenKind::Comma {
+            self.advance();
+            if self.at_attribute() {
+                attrs = self.attrs(keyword)?;
+            } else if operands.len() < most {
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                return Ok(Mode::Expect(Level::Any));
+            } else {
+                return Err(self.unexpected(&["an attribute"]).hint(attribute_hint(keyword)));
+            }
+        }
+        let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+        let mut operands = operands.into_iter().map(Box::new);
+        let (Some(x), Some(w)) = (operands.next(), operands.next()) else {
+            unreachable!("two operands were parsed");
+        };
+        let kind = FuncKind::Conv2d(x, w, operands.next(), attrs);
+        let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
+        self.let_func_body(start, target, func)
     }
 
     fn let_func_body(&mut self, start: u32, target: Exp, func: Func) -> Result<Mode, SyntaxError> {
