@@ -4,6 +4,7 @@
 //! kind, words and `<env>`) in `errors.rs`, the extensions' constructs in `extensions.rs`.
 
 mod errors;
+mod conv;
 mod extensions;
 
 use std::path::PathBuf;
