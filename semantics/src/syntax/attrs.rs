@@ -59,6 +59,12 @@ pub struct Attr {
     pub values: SmallVec<[i64; 4]>,
 }
 
+impl Attr {
+    pub fn new(name: AttrName, values: &[i64]) -> Attr {
+        Attr { name, values: SmallVec::from_slice(values) }
+    }
+}
+
 /// The attributes of one call, in the order written, each name at most once (the parser
 /// refuses a repeated one).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
