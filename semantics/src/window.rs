@@ -188,8 +188,8 @@ mod tests {
 
     #[test]
     fn taps_read_the_padded_input_and_groups_their_channels() {
-        let g =
-            Conv2dGeometry::check(NAMES, &[4, 3, 3], &[6, 2, 2, 2], None, attrs([2, 1], [1, 0, 0, 0], [1, 1], 2)).unwrap();
+        let g = Conv2dGeometry::check(NAMES, &[4, 3, 3], &[6, 2, 2, 2], None, attrs([2, 1], [1, 0, 0, 0], [1, 1], 2))
+            .unwrap();
         assert_eq!(g.output, [6, 2, 2]);
         assert_eq!(g.input_position(0, 0, 0, 0), None);
         assert_eq!(g.input_position(0, 1, 1, 1), Some((0, 2)));

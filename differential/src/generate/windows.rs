@@ -28,10 +28,10 @@ impl Gen {
         };
         let (c, h, wd) = (dims[0], dims[1], dims[2]);
         let mut attrs = Vec::new();
-        let mut attr = |name, values: &[usize]| {
-            attrs.push(Attr::new(name, &values.iter().map(|&v| v as i64).collect::<Vec<_>>()))
-        };
-        let pads: Vec<usize> = if self.rng.chance(40) { (0..4).map(|_| self.rng.below(2)).collect() } else { vec![0; 4] };
+        let mut attr =
+            |name, values: &[usize]| attrs.push(Attr::new(name, &values.iter().map(|&v| v as i64).collect::<Vec<_>>()));
+        let pads: Vec<usize> =
+            if self.rng.chance(40) { (0..4).map(|_| self.rng.below(2)).collect() } else { vec![0; 4] };
         if pads.iter().any(|&p| p > 0) {
             attr(AttrName::Pads, &pads);
         }
@@ -65,7 +65,8 @@ impl Gen {
             self.literal(Some(vec![m]));
             Scalar::Var(self.defined())
         });
-        let extent = |n: usize, a: usize, z: usize, k: usize, d: usize, s: usize| (n + a + z - (d * (k - 1) + 1)) / s + 1;
+        let extent =
+            |n: usize, a: usize, z: usize, k: usize, d: usize, s: usize| (n + a + z - (d * (k - 1) + 1)) / s + 1;
         let out_dims = vec![
             m,
             extent(h, pads[0], pads[2], kh, dilations[0], strides[0]),

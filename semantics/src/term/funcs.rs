@@ -91,7 +91,12 @@ pub enum FuncTerm {
     TensorLiteral(Ints, Elements),
     /// `conv2d(Exp, Exp, Exp?, Attrs)` (Ext-3): the input, the kernel, the optional bias (names
     /// of tensors when the program is right) and the attributes as written.
-    Conv2d { x: Term, w: Term, b: Option<Term>, attrs: Attrs },
+    Conv2d {
+        x: Term,
+        w: Term,
+        b: Option<Term>,
+        attrs: Attrs,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`

@@ -145,7 +145,8 @@ fn rule_ext_let_conv2d() {
 ///  notBool validAttrs(As)` — a group of 0.
 #[test]
 fn rule_ext_conv2d_invalid_attribute() {
-    let source = "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 1, 1) in let y = conv2d(x, w, group = 0) in y";
+    let source =
+        "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 1, 1) in let y = conv2d(x, w, group = 0) in y";
     fire(source, "ext-conv2d-invalid-attribute")
         .k(&["let y = conv2d ( x , w , group = 0 ) in y"], &["knnError ( \"invalid attribute\" )"])
         .cells(&[]);
@@ -191,6 +192,9 @@ fn rule_ext_conv2d_helper_step() {
 #[test]
 fn rule_ext_conv2d_helper_done() {
     fire(CONV, "ext-conv2d-helper-done")
-        .k(&["conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 4 ... 4 , 1 , 2 , 2 )"], &[])
+        .k(
+            &["conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 4 ... 4 , 1 , 2 , 2 )"],
+            &[],
+        )
         .cells(&[]);
 }

@@ -1,8 +1,8 @@
 //! Unit tests of the parser.
 
 use super::*;
-use crate::syntax::print::to_source;
 use crate::syntax::AttrName;
+use crate::syntax::print::to_source;
 
 fn parse(source: &str) -> Exp {
     parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))

@@ -95,8 +95,7 @@ impl<'s> Parser<'s> {
 
     /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
     pub(super) fn at_attribute(&self) -> bool {
-        self.peek().kind == TokenKind::Id
-            && self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::Equals)
+        self.peek().kind == TokenKind::Id && self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::Equals)
     }
 
     /// `name = [Int, …]` or `name = Int`, `,`-separated, up to the closing `)` (not eaten):
