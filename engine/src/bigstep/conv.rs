@@ -8,7 +8,7 @@
 use std::rc::Rc;
 
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::syntax::{Attrs, Exp, Span};
+use knn_semantics::syntax::{Exp, Func, FuncKind, Span};
 use knn_semantics::window::{Conv2dGeometry, WindowAttrs};
 
 use super::functions::{row_major_index, tensor_name};
@@ -17,42 +17,35 @@ use super::ops::{Arith, Eval, error};
 use super::scope::Scope;
 use super::store::Value;
 
-/// The operands of a `conv2d` call as written.
-pub(super) struct Conv2dCall<'e> {
-    pub x: &'e Exp,
-    pub w: &'e Exp,
-    pub b: Option<&'e Exp>,
-    pub attrs: &'e Attrs,
-}
-
 impl Interpreter<'_> {
     /// `ext-let-conv2d`, or the error of the first check that fails: the operands left to right
     /// (`rev-let-func-error`), the attributes (`ext-conv2d-invalid-attribute`), the shapes
-    /// (`ext-conv2d-shape-mismatch`). Errors point at the call `call`; the elements' at `span`.
-    #[allow(clippy::too_many_arguments)]
+    /// (`ext-conv2d-shape-mismatch`). Errors point at the call `F(…)`; the elements' at `span`,
+    /// the whole `let`'s.
     pub(super) fn let_conv2d<'e>(
         &mut self,
         name: &str,
-        conv: Conv2dCall<'e>,
+        func: &'e Func,
         body: &'e Exp,
         scope: Rc<Scope>,
-        call: Span,
         span: Span,
         tasks: &mut Vec<Task<'e>>,
     ) -> Eval<()> {
         const USAGE: &str = "`conv2d` takes the names of tensors: its input, kernel and optional bias";
-        let x = tensor_name(conv.x, call, USAGE)?;
+        let FuncKind::Conv2d(x, w, b, attrs) = &func.kind else { unreachable!("called on conv2d only") };
+        let call = func.span;
+        let x = tensor_name(x, call, USAGE)?;
         let x_dims = self.operand_shape(&scope, x, name, call)?;
-        let w = tensor_name(conv.w, call, USAGE)?;
+        let w = tensor_name(w, call, USAGE)?;
         let w_dims = self.operand_shape(&scope, w, name, call)?;
-        let b = match conv.b {
+        let b = match b {
             Some(b) => {
                 let b = tensor_name(b, call, USAGE)?;
                 Some((b, self.operand_shape(&scope, b, name, call)?))
             }
             None => None,
         };
-        let attrs = WindowAttrs::of(conv.attrs);
+        let attrs = WindowAttrs::of(attrs);
         if let Some(detail) = attrs.invalid("conv2d") {
             return Err(error(ErrorKind::InvalidAttribute, call, detail));
         }

@@ -8,7 +8,6 @@ use std::rc::Rc;
 use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
 use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Number, Span};
 
-use super::conv::Conv2dCall;
 use super::fuse;
 use super::interpret::{Interpreter, ScalarFunction, Task};
 use super::ops::{Activation, Arith, Eval, FOperand, Item, Op, RowError, argmax, error};
@@ -142,10 +141,9 @@ impl Interpreter<'_> {
                 self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
             }
-            FuncKind::Conv2d(x, w, b, attrs) => {
+            FuncKind::Conv2d(..) => {
                 // `ext-let-conv2d` and its errors: `conv.rs`.
-                let conv = Conv2dCall { x, w, b: b.as_deref(), attrs };
-                self.let_conv2d(name, conv, body, scope, call, span, tasks)?;
+                self.let_conv2d(name, func, body, scope, span, tasks)?;
             }
         }
         Ok(())
