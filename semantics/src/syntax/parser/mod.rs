@@ -11,13 +11,13 @@
 //!
 //! The parser is a loop over an explicit stack of frames, so a program nested 100,000 levels
 //! deep parses without deep recursion. This file holds the grammar (the levels and the frames);
-//! `tokens.rs` reads the tokens and reports an unexpected one.
+//! `tokens.rs` reads the tokens and reports an unexpected one; `windows.rs` reads the operands
+//! and attributes of `conv2d`.
 
 mod tokens;
+mod windows;
 
-use tokens::attribute_hint;
-
-use super::ast::{Attrs, Exp, ExpKind, Func, FuncKind, Span};
+use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
@@ -366,44 +366,6 @@ impl<'s> Parser<'s> {
                 Ok(Mode::Expect(Level::Any))
             }
         }
-    }
-
-    /// After a tensor operand of `conv2d` (Ext-3): `)`, the next operand, or the attributes
-    /// (a name followed by `=`). `conv2d` takes two operands and an optional bias.
-    fn window_operand(
-        &mut self,
-        start: u32,
-        target: Exp,
-        keyword: Keyword,
-        operands: Vec<Exp>,
-        func_start: u32,
-    ) -> Result<Mode, SyntaxError> {
-        let (least, most) = (2, 3);
-        let mut attrs = Attrs::default();
-        if operands.len() < least {
-            self.eat(&TokenKind::Comma, "`,`")?;
-            self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
-            return Ok(Mode::Expect(Level::Any));
-        }
-        if self.peek().kind == TokenKind::Comma {
-            self.advance();
-            if self.at_attribute() {
-                attrs = self.attrs(keyword)?;
-            } else if operands.len() < most {
-                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
-                return Ok(Mode::Expect(Level::Any));
-            } else {
-                return Err(self.unexpected(&["an attribute"]).hint(attribute_hint(keyword)));
-            }
-        }
-        let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
-        let mut operands = operands.into_iter().map(Box::new);
-        let (Some(x), Some(w)) = (operands.next(), operands.next()) else {
-            unreachable!("two operands were parsed");
-        };
-        let kind = FuncKind::Conv2d(x, w, operands.next(), attrs);
-        let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
-        self.let_func_body(start, target, func)
     }
 
     fn let_func_body(&mut self, start: u32, target: Exp, func: Func) -> Result<Mode, SyntaxError> {

@@ -1,12 +1,10 @@
 //! The parser's reading of tokens: the cursor, identifiers and lists of Int literals, and the
 //! error for an unexpected token, with a hint where one helps.
 
-use smallvec::SmallVec;
-
-use super::super::ast::{Attr, AttrName, Attrs, Exp, Ident, IntList};
+use super::super::ast::{Exp, Ident, IntList};
 use super::super::diagnostic::SyntaxError;
 use super::super::elements::{Elements, Number};
-use super::super::lexer::{Keyword, Token, TokenKind};
+use super::super::lexer::{Token, TokenKind};
 use super::Parser;
 
 impl<'s> Parser<'s> {
@@ -93,58 +91,6 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
-    pub(super) fn at_attribute(&self) -> bool {
-        self.peek().kind == TokenKind::Id && self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::Equals)
-    }
-
-    /// `name = [Int, …]` or `name = Int`, `,`-separated, up to the closing `)` (not eaten):
-    /// the attributes of `keyword`, each at most once, with as many Ints as it has.
-    pub(super) fn attrs(&mut self, keyword: Keyword) -> Result<Attrs, SyntaxError> {
-        let mut attrs = Attrs::default();
-        loop {
-            let token = *self.peek();
-            let name = match token.kind {
-                TokenKind::Id => AttrName::from_text(self.text(&token)),
-                _ => None,
-            };
-            let Some(name) = name.filter(|name| window_attrs(keyword).contains(name)) else {
-                return Err(self.unexpected(&["an attribute"]).hint(attribute_hint(keyword)));
-            };
-            if attrs.get(name).is_some() {
-                return Err(SyntaxError::new(token.span, format!("`{}` is given twice", name.text())));
-            }
-            self.advance();
-            self.eat(&TokenKind::Equals, "`=`")?;
-            let values = if name.arity() == 1 {
-                match self.peek().kind {
-                    TokenKind::Int(n) => {
-                        self.advance();
-                        vec![n]
-                    }
-                    _ => return Err(self.unexpected(&["an integer literal"])),
-                }
-            } else {
-                let open = self.eat(&TokenKind::LBracket, "`[`")?;
-                let values = self.ints()?;
-                let close = self.eat(&TokenKind::RBracket, "`]`")?;
-                if values.len() != name.arity() {
-                    return Err(SyntaxError::new(
-                        open.span.to(close.span),
-                        format!("`{}` has {} values, not {}", name.text(), name.arity(), values.len()),
-                    )
-                    .hint(attribute_hint(keyword)));
-                }
-                values
-            };
-            attrs.0.push(Attr { name, values: SmallVec::from_vec(values) });
-            if self.peek().kind != TokenKind::Comma {
-                return Ok(attrs);
-            }
-            self.advance();
-        }
-    }
-
     /// `[ V, … ]` after `initTensor(Is)` (Ext-2): Int and Float literals, as many as the shape
     /// has elements. Returns the elements and the closing bracket.
     pub(super) fn elements(&mut self, shape: &[i64]) -> Result<(Elements, Token), SyntaxError> {
@@ -208,15 +154,4 @@ impl<'s> Parser<'s> {
         }
         Ok((elements, close))
     }
-}
-
-/// The attributes a window operator takes.
-fn window_attrs(_keyword: Keyword) -> &'static [AttrName] {
-    &[AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group]
-}
-
-/// What a window operator's attributes look like.
-pub(super) fn attribute_hint(keyword: Keyword) -> String {
-    let _ = window_attrs(keyword);
-    "`conv2d` takes `strides = [SH, SW]`, `pads = [TOP, LEFT, BOTTOM, RIGHT]`, `dilations = [DH, DW]` and `group = G` after its operands".into()
 }
