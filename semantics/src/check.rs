@@ -8,7 +8,8 @@
 use imbl::OrdSet;
 
 use crate::errors::ErrorKind;
-use crate::syntax::{Exp, ExpKind, FuncKind, Span};
+use crate::syntax::{Exp, ExpKind, Func, FuncKind, Span};
+use crate::window::WindowAttrs;
 
 /// A static error: its kind (the run-time error it would become), where, and what to say.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +71,7 @@ pub fn check_program(program: &Exp, bound: &[&str]) -> Vec<StaticError> {
                     }
                 };
                 check_function(func.keyword(), &func.kind, name.as_deref(), &scope, &mut errors);
+                check_attributes(func, &mut errors);
                 let inner = name.map_or_else(|| scope.clone(), |x| scope.update(x));
                 stack.push((body, inner));
                 if let Some(arg) = func.argument()
@@ -126,6 +128,11 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-1: both operands name tensors. Shapes are not tracked here, so a shape mismatch
         // is found when the program runs.
         FuncKind::AddTensor(a, b) => tensor_names(keyword, &[a, b], errors),
+        // Ext-3: the tensor operands name tensors; an attribute of 0 is known before running.
+        FuncKind::Conv2d(x, w, b, _) => {
+            let operands: Vec<&Exp> = [&**x, &**w].into_iter().chain(b.as_deref()).collect();
+            tensor_names(keyword, &operands, errors)
+        }
         _ => return,
     };
     for (name, span) in operands {
@@ -142,12 +149,29 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
     }
 }
 
+/// The attributes of a window operator (Ext-3): a stride, dilation or group of 0 is known
+/// before running (`invalid-attribute`, after the operands' errors as the rules order them).
+fn check_attributes(func: &Func, errors: &mut Vec<StaticError>) {
+    let FuncKind::Conv2d(.., attrs) = &func.kind else { return };
+    if let Some(message) = WindowAttrs::of(attrs).invalid(func.keyword()) {
+        errors.push(StaticError {
+            kind: ErrorKind::InvalidAttribute,
+            span: func.span,
+            message,
+            hint: Some("strides, dilations and group are at least 1".into()),
+        });
+    }
+}
+
 /// The operands of a tensor function that the grammar lets be any expression but the rules
 /// want to be names (`reluTensor(Y)`, `addTensor(Y, Z)`): the names, and `unknown-tensor` for
 /// each operand that is not one.
 fn tensor_names<'e>(keyword: &str, args: &[&'e Exp], errors: &mut Vec<StaticError>) -> Vec<(&'e str, Span)> {
-    let (what, call) =
-        if args.len() == 1 { ("the name of a tensor", "t") } else { ("the names of two tensors", "t, b") };
+    let (what, call) = match (keyword, args.len()) {
+        ("conv2d", _) => ("the names of tensors: its input, kernel and optional bias", "x, w"),
+        (_, 1) => ("the name of a tensor", "t"),
+        _ => ("the names of two tensors", "t, b"),
+    };
     let mut names = Vec::with_capacity(args.len());
     for arg in args {
         match &arg.kind {
@@ -196,6 +220,18 @@ mod tests {
         assert_eq!(kinds("let t = reluTensor(t) in t", &["t"]), [(ErrorKind::AliasedOutput, "t".into())]);
         assert_eq!(kinds("let y = linear(W, y) in y", &["W"]), [(ErrorKind::AliasedOutput, "y".into())]);
         assert_eq!(kinds("ArgMax(t[0])", &["t"]), [(ErrorKind::ArgmaxNotAVector, "t[0]".into())]);
+    }
+
+    #[test]
+    fn conv2d_operands_are_names_and_zero_attributes_are_invalid() {
+        assert!(kinds("let y = conv2d(x, w, b, strides = [2, 2]) in y", &["x", "w", "b"]).is_empty());
+        assert_eq!(kinds("let y = conv2d(x, 1.0) in y", &["x"]), [(ErrorKind::UnknownTensor, "1.0".into())]);
+        assert_eq!(kinds("let y = conv2d(x, w, y) in y", &["x", "w", "y"]), [(ErrorKind::AliasedOutput, "y".into())]);
+        assert_eq!(kinds("let y = conv2d(x, v) in y", &["x"]), [(ErrorKind::UnboundIdentifier, "v".into())]);
+        assert_eq!(
+            kinds("let y = conv2d(x, w, dilations = [1, 0]) in y", &["x", "w"]),
+            [(ErrorKind::InvalidAttribute, "conv2d(x, w, dilations = [1, 0])".into())]
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ pub enum ErrorKind {
     /// More indices than the tensor has dimensions: a scalar indexed (Rev-5).
     TooManyIndices,
     /// `linear(W, X)` with `W: (I, J)` and `X` not of shape `(J)` (Rev-8); `addTensor(Y, Z)`
-    /// with `Y` and `Z` of different shapes (Ext-1).
+    /// with `Y` and `Z` of different shapes (Ext-1); `conv2d` whose operands' shapes do not fit
+    /// each other or its attributes (Ext-3).
     ShapeMismatch,
     /// An identifier no enclosing `let` binds (Rev-5, Rev-12).
     UnboundIdentifier,
@@ -30,6 +31,9 @@ pub enum ErrorKind {
     InvalidOperands,
     /// Int arithmetic beyond 64 bits (K's Ints are unbounded, knn's are not).
     IntegerOverflow,
+    /// A window operator's attribute whose value no rule accepts: a stride, dilation or group
+    /// of 0 (Ext-3). A shape the attributes do not fit is `ShapeMismatch`.
+    InvalidAttribute,
     /// A tensor larger than the memory budget (`--max-memory`): like `IntegerOverflow`, a limit
     /// of knn, not of K. The big-step engine raises it where the tensor is allocated; callers
     /// report it as a limit (exit code 4), not as the program's error.
@@ -37,7 +41,7 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 14] = [
         ErrorKind::IndexOutOfBounds,
         ErrorKind::TooManyIndices,
         ErrorKind::ShapeMismatch,
@@ -50,6 +54,7 @@ impl ErrorKind {
         ErrorKind::InvalidLetTarget,
         ErrorKind::InvalidOperands,
         ErrorKind::IntegerOverflow,
+        ErrorKind::InvalidAttribute,
         ErrorKind::MemoryLimit,
     ];
 
@@ -68,6 +73,7 @@ impl ErrorKind {
             ErrorKind::InvalidLetTarget => "invalid-let-target",
             ErrorKind::InvalidOperands => "invalid-operands",
             ErrorKind::IntegerOverflow => "integer-overflow",
+            ErrorKind::InvalidAttribute => "invalid-attribute",
             ErrorKind::MemoryLimit => "memory-limit",
         }
     }
@@ -89,6 +95,7 @@ impl ErrorKind {
             ErrorKind::InvalidLetTarget => "invalid let target",
             ErrorKind::InvalidOperands => "invalid operands",
             ErrorKind::IntegerOverflow => "integer overflow",
+            ErrorKind::InvalidAttribute => "invalid attribute",
             ErrorKind::MemoryLimit => "memory limit",
         }
     }

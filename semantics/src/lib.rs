@@ -18,6 +18,7 @@ pub mod revisions;
 pub mod rules;
 pub mod syntax;
 pub mod term;
+pub mod window;
 
 pub use config::Config;
 /// Tensors bound before a program runs: part of the engine, since binding them runs the

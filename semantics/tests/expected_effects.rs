@@ -353,3 +353,18 @@ fn ext1_add_tensor() {
     let mismatch = "let h = initTensor(2) in let b = initTensor(1, 2) in (let z = addTensor(h, b) in z[1])";
     assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
 }
+
+/// Ext-3 (docs/semantics.md, "Deviations"): the published grammar has no `conv2d` (nor tensor
+/// literals); under the revised rules the one output of a 2×2 input and a 2×2 kernel of ones is
+/// `0.0 + 1.0 + 2.0 + 3.0 + 4.0 = 10.0`.
+#[test]
+fn ext3_conv2d() {
+    let source = "let x = initTensor(1, 2, 2)[1.0, 2.0, 3.0, 4.0] in let w = initTensor(1, 1, 2, 2)[1.0, 1.0, 1.0, 1.0] in \
+                  (let y = conv2d(x, w) in y[0, 0, 0])";
+    assert!(parse_program(source, Profile::published().grammar).is_err(), "K has no conv2d");
+    assert_eq!(outcome(Profile::revised(), source), Float(10.0));
+    let mismatch = "let x = initTensor(2, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w) in y)";
+    assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
+    let invalid = "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w, strides = [1, 0]) in y)";
+    assert_eq!(outcome(Profile::revised(), invalid), Error(ErrorKind::InvalidAttribute));
+}

@@ -10,6 +10,7 @@
 mod rng;
 mod shape;
 mod statements;
+mod windows;
 
 use crate::program::{BinOp, Final, Input, Program, Scalar, Stmt};
 

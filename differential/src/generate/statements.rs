@@ -1,5 +1,6 @@
 //! The statements of a generated program: allocations and element writes, scalar `let`s,
-//! `linear`, activations, `addTensor`, whole layers, aliases and deliberate mistakes.
+//! `linear`, activations, `addTensor`, `conv2d` (`windows.rs`), whole layers, aliases and
+//! deliberate mistakes.
 
 use super::{Binding, Gen, UNBOUND};
 use knn_semantics::syntax::Number;
@@ -58,6 +59,7 @@ impl Gen {
                 }
             }
             9 => self.mistake(),
+            10 if self.rng.chance(40) => self.conv2d(),
             10 => self.add_tensors(),
             _ => {
                 let vectors: Vec<(String, Vec<usize>)> =
@@ -106,7 +108,7 @@ impl Gen {
 
     /// `let t = initTensor(dims)[…] in` (Ext-2): Floats mostly, some Ints, the generator's
     /// special values among them.
-    fn literal(&mut self, dims: Option<Vec<usize>>) {
+    pub(super) fn literal(&mut self, dims: Option<Vec<usize>>) {
         let dims = dims.unwrap_or_else(|| self.dims());
         let values =
             (0..dims.iter().product::<usize>())

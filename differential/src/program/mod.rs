@@ -8,7 +8,7 @@ mod shrink;
 use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Span, print::to_source};
+use knn_semantics::syntax::{Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Span, print::to_source};
 
 /// A scalar expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +61,9 @@ pub enum Stmt {
     /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
     /// one shape, sometimes of two shapes or a scalar (an error).
     AddTensor { out: String, a: Scalar, b: Scalar },
+    /// `let out = conv2d(x, w, b, attributes) in` (Ext-3): the operands are usually names of
+    /// tensors whose shapes fit, sometimes not, or a scalar (an error).
+    Conv2d { out: String, x: Scalar, w: Scalar, b: Option<Scalar>, attrs: Attrs },
     /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
     Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
@@ -166,7 +169,8 @@ impl Stmt {
             | Stmt::ScalarFn { name, .. }
             | Stmt::Linear { out: name, .. }
             | Stmt::Activate { out: name, .. }
-            | Stmt::AddTensor { out: name, .. } => Some(name),
+            | Stmt::AddTensor { out: name, .. }
+            | Stmt::Conv2d { out: name, .. } => Some(name),
             Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
         }
     }
@@ -187,6 +191,11 @@ impl Stmt {
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
                 b.names(&mut out);
+            }
+            Stmt::Conv2d { x, w, b, .. } => {
+                for operand in [Some(x), Some(w), b.as_ref()].into_iter().flatten() {
+                    operand.names(&mut out);
+                }
             }
             Stmt::Bias { tensor, .. } => out.push(tensor.clone()),
             Stmt::BadTarget { target, value } => {
@@ -239,6 +248,10 @@ impl Stmt {
                 let_func(out, kind, body)
             }
             Stmt::AddTensor { out, a, b } => let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body),
+            Stmt::Conv2d { out, x, w, b, attrs } => {
+                let b = b.as_ref().map(|b| boxed(b.exp()));
+                let_func(out, FuncKind::Conv2d(boxed(x.exp()), boxed(w.exp()), b, attrs.clone()), body)
+            }
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
@@ -280,9 +293,9 @@ impl Program {
     }
 
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals), which the K grammar and the published rules do not have.
+    /// literals, Ext-3 `conv2d`), which the K grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
-        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. } | Stmt::Literal { .. }))
+        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. } | Stmt::Literal { .. } | Stmt::Conv2d { .. }))
     }
 
     /// The input bound to its first row (empty without an input).

@@ -1,5 +1,5 @@
 //! The functions of K-NN: `let X = F(…) in E` for every `F` (`initTensor`, the scalar and
-//! tensor activations, `linear`, `addTensor`) and `ArgMax`. Each checks its operands in the
+//! tensor activations, `linear`, `addTensor`; `conv2d` in `conv.rs`) and `ArgMax`. Each checks its operands in the
 //! rules' order, allocates its result as `alloc` does, and runs its helper element by element in
 //! the rules' order, unless the operands fit one operation of the plan (`fuse.rs`).
 
@@ -141,6 +141,10 @@ impl Interpreter<'_> {
                 self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
             }
+            FuncKind::Conv2d(..) => {
+                // `ext-let-conv2d` and its errors: `conv.rs`.
+                self.let_conv2d(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }
@@ -164,7 +168,7 @@ impl Interpreter<'_> {
 
     /// The shape of a tensor operand `y` of the function whose result is `output`, or the error
     /// `rev-let-func-error` reports (unbound, no shape, aliased output).
-    fn operand_shape(&self, scope: &Scope, y: &str, output: &str, span: Span) -> Eval<Rc<[usize]>> {
+    pub(super) fn operand_shape(&self, scope: &Scope, y: &str, output: &str, span: Span) -> Eval<Rc<[usize]>> {
         if !scope.env.contains_key(y) {
             return Err(error(ErrorKind::UnboundIdentifier, span, format!("`{y}` is not bound here")));
         }
@@ -288,7 +292,7 @@ fn linear_mismatch(y: &str, w: &str, x: &str, w_shape: &[usize], x_shape: &[usiz
 
 /// The operand of a tensor function as a name: `unknown-tensor` (with `usage`) when it is
 /// another expression, as `rev-let-func-error` says.
-fn tensor_name<'e>(arg: &'e Exp, span: Span, usage: &str) -> Eval<&'e str> {
+pub(super) fn tensor_name<'e>(arg: &'e Exp, span: Span, usage: &str) -> Eval<&'e str> {
     match &arg.kind {
         ExpKind::Id(name) => Ok(name.as_str()),
         _ => Err(error(ErrorKind::UnknownTensor, span, usage)),
@@ -296,7 +300,7 @@ fn tensor_name<'e>(arg: &'e Exp, span: Span, usage: &str) -> Eval<&'e str> {
 }
 
 /// The `k`-th index of `dims` in row-major order.
-fn row_major_index(mut k: usize, dims: &[usize]) -> Vec<i64> {
+pub(super) fn row_major_index(mut k: usize, dims: &[usize]) -> Vec<i64> {
     let mut index = vec![0i64; dims.len()];
     for (slot, &d) in index.iter_mut().zip(dims).rev() {
         *slot = (k % d) as i64;

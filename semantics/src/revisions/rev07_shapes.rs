@@ -141,12 +141,14 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => Vec::new(),
         FuncTerm::Apply(_, y) => vec![y],
         FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
+        FuncTerm::Conv2d { x, w, b, .. } => [x, w].into_iter().chain(b).collect(),
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
         FuncTerm::Apply(name, _) => name.keyword(),
         FuncTerm::Linear(..) => "linear",
         FuncTerm::AddTensor(..) => "addTensor",
+        FuncTerm::Conv2d { .. } => "conv2d",
     };
     for operand in operands {
         match operand.as_id() {

@@ -47,7 +47,8 @@ pub enum Section {
     MinMax,
     ArgMax,
     Utility,
-    /// Constructs the extensions add (Ext-1 `addTensor`): no section of `k-nn.md` has them.
+    /// Constructs the extensions add (Ext-1 `addTensor`, Ext-3 `conv2d`, …): no section of
+    /// `k-nn.md` has them.
     Extensions,
     /// Heating and cooling rules generated from `strict` and `context`.
     Strictness,
@@ -149,10 +150,11 @@ pub enum Head {
     BindTo,
     RestoreScope,
     AddTensorHelper,
+    Conv2dHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::AddTensorHelper as usize + 1;
+    pub const COUNT: usize = Head::Conv2dHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -195,6 +197,7 @@ impl Head {
                 Node::Error { .. } => Head::Error,
                 Node::LinearChecked { .. } => Head::LinearChecked,
                 Node::AddTensorHelper { .. } => Head::AddTensorHelper,
+                Node::Conv2dHelper(_) => Head::Conv2dHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

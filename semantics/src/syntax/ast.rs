@@ -8,6 +8,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
+pub use super::attrs::{Attr, AttrName, Attrs};
 pub use super::elements::{Elements, Number};
 
 /// A byte range `start..end` into the source text.
@@ -102,6 +103,9 @@ pub enum FuncKind {
     /// `initTensor(Is)[V, …]` (Ext-2, relaxed grammar only): a tensor and its elements in
     /// row-major order.
     TensorLiteral(IntList, Elements),
+    /// `conv2d(X, W, B, attributes)` (Ext-3, relaxed grammar only): the input, the kernel, the
+    /// optional bias, then the attributes as written.
+    Conv2d(Box<Exp>, Box<Exp>, Option<Box<Exp>>, Attrs),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -153,8 +157,9 @@ impl Exp {
     }
 }
 
-/// The direct sub-expressions of a node, left to right: at most four (`let X = addTensor(A,
-/// B) in E` has `X`, `A`, `B` and `E`), so they never leave the stack.
+/// The direct sub-expressions of a node, left to right: at most four but for `conv2d` with a
+/// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B` and `E`), so they seldom leave the
+/// stack.
 pub type Children<'e> = SmallVec<[&'e Exp; 4]>;
 
 impl Func {
@@ -168,17 +173,24 @@ impl Func {
             | FuncKind::TanhTensor(e)
             | FuncKind::Sigmoid(e)
             | FuncKind::SigmoidTensor(e) => Some(e),
-            FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) | FuncKind::AddTensor(..) => {
-                None
-            }
+            FuncKind::InitTensor(_)
+            | FuncKind::TensorLiteral(..)
+            | FuncKind::Linear(..)
+            | FuncKind::AddTensor(..)
+            | FuncKind::Conv2d(..) => None,
         }
     }
 
-    /// Every expression argument, left to right: [`Func::argument`], or both operands of
-    /// `addTensor`.
+    /// Every expression argument, left to right: [`Func::argument`], both operands of
+    /// `addTensor`, the tensor operands of `conv2d`.
     pub fn arguments(&self) -> Children<'_> {
         match &self.kind {
             FuncKind::AddTensor(a, b) => Children::from_slice(&[a, b]),
+            FuncKind::Conv2d(x, w, b, _) => {
+                let mut children = Children::from_slice(&[x, w]);
+                children.extend(b.as_deref());
+                children
+            }
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -195,6 +207,7 @@ impl Func {
             FuncKind::SigmoidTensor(_) => "sigmoidTensor",
             FuncKind::Linear(..) => "linear",
             FuncKind::AddTensor(..) => "addTensor",
+            FuncKind::Conv2d(..) => "conv2d",
         }
     }
 }
@@ -226,6 +239,11 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 FuncKind::AddTensor(a, b) => {
                     stack.push(*a);
                     stack.push(*b);
+                }
+                FuncKind::Conv2d(x, w, b, _) => {
+                    stack.push(*x);
+                    stack.push(*w);
+                    stack.extend(b.map(|b| *b));
                 }
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
@@ -282,6 +300,10 @@ impl Exp {
                     FuncKind::Sigmoid(_) => FuncKind::Sigmoid(kid()),
                     FuncKind::SigmoidTensor(_) => FuncKind::SigmoidTensor(kid()),
                     FuncKind::AddTensor(..) => FuncKind::AddTensor(kid(), kid()),
+                    FuncKind::Conv2d(_, _, b, attrs) => {
+                        let (x, w) = (kid(), kid());
+                        FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
+                    }
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -305,6 +327,7 @@ impl Clone for Func {
             FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
             FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
+            FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -359,6 +382,9 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,
             (FuncKind::TensorLiteral(x, u), FuncKind::TensorLiteral(y, v)) => x == y && u == v,
             (FuncKind::Linear(w1, x1), FuncKind::Linear(w2, x2)) => w1.name == w2.name && x1.name == x2.name,
+            (FuncKind::Conv2d(_, _, b1, a1), FuncKind::Conv2d(_, _, b2, a2)) => {
+                b1.is_some() == b2.is_some() && a1 == a2
+            }
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

@@ -1,6 +1,7 @@
 //! Program syntax: tokens, the parser, syntax errors and the source printer.
 
 pub mod ast;
+pub mod attrs;
 pub mod diagnostic;
 pub mod elements;
 pub mod grammar;
@@ -8,7 +9,7 @@ pub mod lexer;
 pub mod parser;
 pub mod print;
 
-pub use ast::{Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
+pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;

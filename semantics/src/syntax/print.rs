@@ -141,6 +141,11 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
                 }
                 out.push(Piece::Exp(arg, Level::LetFunc));
             }
+            if let FuncKind::Conv2d(.., attrs) = &func.kind
+                && !attrs.is_empty()
+            {
+                out.push(Piece::Owned(format!(", {attrs}")));
+            }
         }
     }
     out.push(Piece::Text(")"));
@@ -188,6 +193,31 @@ mod tests {
             assert_eq!(printed, expected);
             assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
         }
+    }
+
+    #[test]
+    fn conv2d_round_trips_with_its_attributes_as_written() {
+        for (source, expected) in [
+            ("let y = conv2d(x, w) in y", "let y = conv2d(x, w) in y"),
+            ("let y = conv2d(x,w,b) in y", "let y = conv2d(x, w, b) in y"),
+            (
+                "let y = conv2d(x, w, group=2, strides=[2,1]) in y",
+                "let y = conv2d(x, w, group = 2, strides = [2, 1]) in y",
+            ),
+            (
+                "let y = conv2d(x, w, b, pads = [1, 0, 1, 0], dilations = [2, 2]) in y",
+                "let y = conv2d(x, w, b, pads = [1, 0, 1, 0], dilations = [2, 2]) in y",
+            ),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
+        // The attributes are compared: another stride is another program.
+        let a = parse_program("let y = conv2d(x, w, strides = [2, 2]) in y", Grammar::Relaxed).unwrap();
+        let b = parse_program("let y = conv2d(x, w, strides = [2, 1]) in y", Grammar::Relaxed).unwrap();
+        assert!(a != b);
     }
 
     #[test]

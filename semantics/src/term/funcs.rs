@@ -1,8 +1,8 @@
 //! The functions of terms: the activations and the argument forms of their helpers ([`Act`],
 //! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
 
-use super::{Ints, Term};
-use crate::syntax::Elements;
+use super::{Ints, Sym, Term};
+use crate::syntax::{Attrs, Elements};
 
 /// The three element-wise activations and their helper families (`reluTensorHelper`,
 /// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
@@ -89,4 +89,27 @@ pub enum FuncTerm {
     AddTensor(Term, Term),
     /// `initTensor(Is)[Vs]` (Ext-2): the shape and the elements, shared with the program.
     TensorLiteral(Ints, Elements),
+    /// `conv2d(Exp, Exp, Exp?, Attrs)` (Ext-3): the input, the kernel, the optional bias (names
+    /// of tensors when the program is right) and the attributes as written.
+    Conv2d {
+        x: Term,
+        w: Term,
+        b: Option<Term>,
+        attrs: Attrs,
+    },
+}
+
+/// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`
+/// (row-major) of `Y`, of shape `dims` = `Os`, still to compute; `b` is `.` when there is no
+/// bias.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Conv2dHelper {
+    pub x: Sym,
+    pub w: Sym,
+    pub b: Option<Sym>,
+    pub y: Sym,
+    pub attrs: Attrs,
+    pub from: i64,
+    pub to: i64,
+    pub dims: Ints,
 }

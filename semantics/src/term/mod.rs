@@ -27,7 +27,7 @@ use crate::syntax::Span;
 
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
-pub use funcs::{Act, FuncName, FuncTerm, HelperArgs};
+pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs};
 pub use subst::SubstMap;
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
@@ -167,6 +167,9 @@ pub enum Node {
         to: i64,
         dims: Ints,
     },
+    /// `conv2dHelper(Id, Id, Id, Id, Attrs, Int ... Int, Ints)` (Ext-3), boxed: it is the
+    /// largest helper.
+    Conv2dHelper(Box<Conv2dHelper>),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

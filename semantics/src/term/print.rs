@@ -133,6 +133,14 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 FuncTerm::Apply(name, arg) => call(name.keyword(), vec![inner(arg)]),
                 FuncTerm::Linear(w, x) => call("linear", vec![inner(w), inner(x)]),
                 FuncTerm::AddTensor(y, z) => call("addTensor", vec![inner(y), inner(z)]),
+                FuncTerm::Conv2d { x, w, b, attrs } => {
+                    let mut args = vec![inner(x), inner(w)];
+                    args.extend(b.iter().map(inner));
+                    if !attrs.is_empty() {
+                        args.push(text(attrs.k_text()));
+                    }
+                    call("conv2d", args)
+                }
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -181,6 +189,15 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             "addTensorHelper",
             vec![text(y.as_str()), text(z.as_str()), text(x.as_str()), range(*from, *to), text(ints_text(dims))],
         ),
+        Node::Conv2dHelper(h) => {
+            let bias = h.b.as_ref().map_or(".", |b| b.as_str());
+            let mut args = vec![text(h.x.as_str()), text(h.w.as_str()), text(bias), text(h.y.as_str())];
+            if !h.attrs.is_empty() {
+                args.push(text(h.attrs.k_text()));
+            }
+            args.extend([range(h.from, h.to), text(ints_text(&h.dims))]);
+            call("conv2dHelper", args)
+        }
         Node::Fun(a) => call("fun", vec![inner(a)]),
         Node::Skip => vec![text("#skip")],
         Node::Error { kind, .. } => call("knnError", vec![text(format!("\"{}\"", kind.k_message()))]),

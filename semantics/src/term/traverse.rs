@@ -21,6 +21,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
+        | Node::Conv2dHelper(_)
         | Node::Skip
         | Node::Error { .. } => {}
         Node::Index { base: a, .. }
@@ -57,6 +58,13 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                 FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) => {
                     f(w);
                     f(x);
+                }
+                FuncTerm::Conv2d { x, w, b, .. } => {
+                    f(x);
+                    f(w);
+                    if let Some(b) = b {
+                        f(b);
+                    }
                 }
             }
             f(body);
@@ -115,6 +123,9 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::TensorLiteral(i, u), FuncTerm::TensorLiteral(j, v)) => i == j && u == v,
             (FuncTerm::Apply(m, _), FuncTerm::Apply(n, _)) => m == n,
             (FuncTerm::Linear(..), FuncTerm::Linear(..)) | (FuncTerm::AddTensor(..), FuncTerm::AddTensor(..)) => true,
+            (FuncTerm::Conv2d { b: b1, attrs: a1, .. }, FuncTerm::Conv2d { b: b2, attrs: a2, .. }) => {
+                b1.is_some() == b2.is_some() && a1 == a2
+            }
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -134,6 +145,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::AddTensorHelper { y, z, x, from, to, dims },
             N::AddTensorHelper { y: y2, z: z2, x: x2, from: f2, to: t2, dims: d2 },
         ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
+        (N::Conv2dHelper(h1), N::Conv2dHelper(h2)) => h1 == h2,
         (
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
@@ -160,6 +172,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Apply(name, _) => name.hash(state),
             FuncTerm::Linear(..) => 0u8.hash(state),
             FuncTerm::AddTensor(..) => 1u8.hash(state),
+            FuncTerm::Conv2d { b, attrs, .. } => (2u8, b.is_some(), attrs).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -167,6 +180,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::LinearCols { y, y_row, from, to, w, w_row, x } => (y, y_row, from, to, w, w_row, x).hash(state),
         Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
         Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
+        Node::Conv2dHelper(h) => h.hash(state),
         _ => {}
     }
 }
@@ -224,6 +238,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::LinearCols { .. }
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
+        | Node::Conv2dHelper(_)
         | Node::Skip
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
@@ -257,6 +272,10 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
                 FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
+                FuncTerm::Conv2d { b, attrs, .. } => {
+                    let (x, w) = (next(), next());
+                    FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }
+                }
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -151,6 +151,11 @@ const EXT_PROGRAMS: &[&str] = &[
     "let h = initTensor(2) in let b = initTensor(3) in let z = addTensor(h, b) in z",
     "let h = initTensor(2) in let z = addTensor(h, 1.0) in z",
     "let h = initTensor(2, 1) in let h[1] = 3.0 in let z = addTensor(h, h) in z",
+    "let x = initTensor(1, 2, 2)[1.0, 2, 3.0, 4.0] in let w = initTensor(2, 1, 1, 2)[0.5, 1, -1.0, 2.0] in \
+     let b = initTensor(2)[1.0, 0.5] in (let y = conv2d(x, w, b, pads = [0, 1, 0, 0]) in y[1, 1, 1])",
+    "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 3, 3) in let y = conv2d(x, w) in y",
+    "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 1, 1) in let y = conv2d(x, w, strides = [0, 1]) in y",
+    "let x = initTensor(1, 2, 2) in let y = conv2d(x, 1.0) in y",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

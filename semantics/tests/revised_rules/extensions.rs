@@ -1,4 +1,5 @@
-//! The rules of the extensions, Ext-1 (`addTensor`) and Ext-2 (tensor literals), one test each.
+//! The rules of the extensions, Ext-1 (`addTensor`), Ext-2 (tensor literals) and Ext-3
+//! (`conv2d`), one test each.
 
 use super::*;
 
@@ -106,4 +107,94 @@ fn rule_ext_let_tensor_literal() {
             next_loc(2, 13),
             shape(&[], &["t |-> 2 , 3"]),
         ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ext-3: conv2d
+// ---------------------------------------------------------------------------------------------
+
+/// `x` (1, 3, 3) at 0 (18 cells: `1 + 1 + cells(3, 3)`), `w` (1, 1, 2, 2) at 18 (13 cells), `b`
+/// (1) at 31. With `strides = [2, 1]` and one row of padding on top, the output is
+/// `((3 + 1 + 0 − 2) / 2 + 1, (3 − 2) / 1 + 1) = (2, 2)`.
+const CONV: &str = "let x = initTensor(1, 3, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] in \
+     let w = initTensor(1, 1, 2, 2)[1.0, 0.5, -1.0, 2.0] in let b = initTensor(1)[0.25] in \
+     let y = conv2d(x, w, b, strides = [2, 1], pads = [1, 0, 0, 0]) in y[0, 0, 1]";
+
+/// `ext-let-conv2d`:
+/// `rule <k> let Y:Id = conv2d(X:Id, W:Id, B, As) in E => defineTensor(Y, convShape(SH[X], SH[W], As)) ~>
+///  conv2dHelper(X, W, B, Y, As, 0 ... size(convShape(…)), convShape(…)) ~> E ~> restoreScope(Env, SH) ...</k>
+///  <env> Env </env> <shape> SH => SH[Y <- convShape(SH[X], SH[W], As)] </shape> requires …` —
+/// `convShape = (1, 2, 2)`, 4 positions.
+#[test]
+fn rule_ext_let_conv2d() {
+    fire(CONV, "ext-let-conv2d")
+        .k(
+            &["let y = conv2d ( x , w , b , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] ) in y [ 0 , 0 , 1 ]"],
+            &[
+                "defineTensor ( y , 1 , 2 , 2 )",
+                "conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 0 ... 4 , 1 , 2 , 2 )",
+                "y [ 0 , 0 , 1 ]",
+                "restoreScope ( b |-> 31 w |-> 18 x |-> 0 , b |-> 1 w |-> 1 , 1 , 2 , 2 x |-> 1 , 3 , 3 )",
+            ],
+        )
+        .cells(&[shape(&[], &["y |-> 1 , 2 , 2"])]);
+}
+
+/// `ext-conv2d-invalid-attribute`:
+/// `rule <k> let Y:Id = conv2d(X:Id, W:Id, B, As) in _ => knnError("invalid attribute") ...</k> requires …
+///  notBool validAttrs(As)` — a group of 0.
+#[test]
+fn rule_ext_conv2d_invalid_attribute() {
+    let source =
+        "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 1, 1) in let y = conv2d(x, w, group = 0) in y";
+    fire(source, "ext-conv2d-invalid-attribute")
+        .k(&["let y = conv2d ( x , w , group = 0 ) in y"], &["knnError ( \"invalid attribute\" )"])
+        .cells(&[]);
+}
+
+/// `ext-conv2d-shape-mismatch`:
+/// `rule <k> let Y:Id = conv2d(X:Id, W:Id, B, As) in _ => knnError("shape mismatch") ...</k> <shape> SH </shape>
+///  requires … validAttrs(As) andBool notBool convShapesOk(SH, X, W, B, As)` — `x` has 2 channels,
+/// the kernel takes 1 in 1 group.
+#[test]
+fn rule_ext_conv2d_shape_mismatch() {
+    let source = "let x = initTensor(2, 3, 3) in let w = initTensor(1, 1, 2, 2) in let y = conv2d(x, w) in y";
+    fire(source, "ext-conv2d-shape-mismatch")
+        .k(&["let y = conv2d ( x , w ) in y"], &["knnError ( \"shape mismatch\" )"])
+        .cells(&[]);
+}
+
+/// `ext-conv2d-helper-step`:
+/// `rule <k> conv2dHelper(X, W, B, Y, As, K ... N, Os) => let Y[rowMajor(K, Os)] = convSum(X, W, B, As, SH[X],
+///  SH[W], rowMajor(K, Os)) in #skip ~> conv2dHelper(X, W, B, Y, As, (K +Int 1) ... N, Os) ...</k>
+///  <shape> SH </shape> requires K <Int N` — the second firing, `K = 1`, is output `(0, 0, 1)`:
+/// rows `0·2 − 1 + KI` = −1 (padding) and 0, columns `1·1 − 0 + KJ` = 1 and 2; the taps in
+/// row-major order, padding as `0.0 * W[…]`, then the bias.
+#[test]
+fn rule_ext_conv2d_helper_step() {
+    let zero = "0.00000000000000000e0";
+    let sum = format!(
+        "{zero} + {zero} * w [ 0 , 0 , 0 , 0 ] + {zero} * w [ 0 , 0 , 0 , 1 ] + x [ 0 , 0 , 1 ] * w [ 0 , 0 , 1 , 0 ] \
+         + x [ 0 , 0 , 2 ] * w [ 0 , 0 , 1 , 1 ] + b [ 0 ]"
+    );
+    fire_nth(CONV, "ext-conv2d-helper-step", 2)
+        .k(
+            &["conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 1 ... 4 , 1 , 2 , 2 )"],
+            &[
+                &format!("let y [ 0 , 0 , 1 ] = {sum} in #skip"),
+                "conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 2 ... 4 , 1 , 2 , 2 )",
+            ],
+        )
+        .cells(&[]);
+}
+
+/// `ext-conv2d-helper-done`: `rule <k> conv2dHelper(_, _, _, _, _, N ... N, _) => . ...</k>`
+#[test]
+fn rule_ext_conv2d_helper_done() {
+    fire(CONV, "ext-conv2d-helper-done")
+        .k(
+            &["conv2dHelper ( x , w , b , y , strides = [ 2 , 1 ] , pads = [ 1 , 0 , 0 , 0 ] , 4 ... 4 , 1 , 2 , 2 )"],
+            &[],
+        )
+        .cells(&[]);
 }

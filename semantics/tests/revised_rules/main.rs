@@ -193,6 +193,12 @@ const COVERED: &[&str] = &[
     "ext-add-helper-done",
     // Ext-2
     "ext-let-tensor-literal",
+    // Ext-3
+    "ext-let-conv2d",
+    "ext-conv2d-invalid-attribute",
+    "ext-conv2d-shape-mismatch",
+    "ext-conv2d-helper-step",
+    "ext-conv2d-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each

@@ -22,10 +22,12 @@ pub enum Keyword {
     /// `addTensor` (Ext-1): a keyword of the relaxed grammar only; the K grammar reads it as an
     /// identifier (see [`Keyword::in_grammar`]).
     AddTensor,
+    /// `conv2d` (Ext-3): a keyword of the relaxed grammar only, as `addTensor`.
+    Conv2d,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 14] = [
+    pub const ALL: [Keyword; 15] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -40,6 +42,7 @@ impl Keyword {
         Keyword::SigmoidTensor,
         Keyword::Linear,
         Keyword::AddTensor,
+        Keyword::Conv2d,
     ];
 
     pub fn text(self) -> &'static str {
@@ -58,6 +61,7 @@ impl Keyword {
             Keyword::SigmoidTensor => "sigmoidTensor",
             Keyword::Linear => "linear",
             Keyword::AddTensor => "addTensor",
+            Keyword::Conv2d => "conv2d",
         }
     }
 
@@ -79,6 +83,7 @@ impl Keyword {
             "sigmoidTensor" => Keyword::SigmoidTensor,
             "linear" => Keyword::Linear,
             "addTensor" => Keyword::AddTensor,
+            "conv2d" => Keyword::Conv2d,
             _ => return None,
         })
     }
@@ -89,9 +94,10 @@ impl Keyword {
     }
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
-    /// (`addTensor`, Ext-1) are not in `KNN-SYNTAX`, so K reads them as identifiers.
+    /// (`addTensor`, Ext-1; `conv2d`, Ext-3) are not in `KNN-SYNTAX`, so K reads them as
+    /// identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
-        grammar == Grammar::Relaxed || self != Keyword::AddTensor
+        grammar == Grammar::Relaxed || !matches!(self, Keyword::AddTensor | Keyword::Conv2d)
     }
 }
 

@@ -11,9 +11,11 @@
 //!
 //! The parser is a loop over an explicit stack of frames, so a program nested 100,000 levels
 //! deep parses without deep recursion. This file holds the grammar (the levels and the frames);
-//! `tokens.rs` reads the tokens and reports an unexpected one.
+//! `tokens.rs` reads the tokens and reports an unexpected one; `windows.rs` reads the operands
+//! and attributes of `conv2d`.
 
 mod tokens;
+mod windows;
 
 use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
@@ -91,6 +93,8 @@ enum Frame {
     FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
     // `addTensor(E, □)` (Ext-1): the first operand is parsed.
     FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32 },
+    // `conv2d(E, …, □` (Ext-3): the tensor operands parsed so far.
+    WindowOperand { start: u32, target: Exp, keyword: Keyword, operands: Vec<Exp>, func_start: u32 },
     LetBody { start: u32, target: Exp, rhs: LetRhs },
     Paren { start: u32, level: Level },
     CallFirst { start: u32, keyword: Keyword, level: Level },
@@ -256,6 +260,10 @@ impl<'s> Parser<'s> {
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
                 self.let_func_body(start, target, func)?
             }
+            Frame::WindowOperand { start, target, keyword, mut operands, func_start } => {
+                operands.push(exp);
+                self.window_operand(start, target, keyword, operands, func_start)?
+            }
             Frame::FuncArg { start, target, keyword, func_start } => {
                 let close = self.eat(&TokenKind::RParen, "`)`")?;
                 let arg = Box::new(exp);
@@ -347,6 +355,11 @@ impl<'s> Parser<'s> {
                     span: Span { start: func_start, end: close.span.end },
                 };
                 self.let_func_body(start, target, func)
+            }
+            Keyword::Conv2d => {
+                let operands = Vec::new();
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                Ok(Mode::Expect(Level::Any))
             }
             _ => {
                 self.frames.push(Frame::FuncArg { start, target, keyword, func_start });

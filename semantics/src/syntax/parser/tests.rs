@@ -1,6 +1,7 @@
 //! Unit tests of the parser.
 
 use super::*;
+use crate::syntax::AttrName;
 use crate::syntax::print::to_source;
 
 fn parse(source: &str) -> Exp {
@@ -103,6 +104,37 @@ fn add_tensor_is_a_function_of_the_relaxed_grammar_only() {
     let err = error("let z = addTensor(h, b) in z");
     assert!(err.message.contains("unexpected `(`"), "{err}");
     assert!(matches!(parse("let addTensor = 1.0 in addTensor").kind, ExpKind::Let { .. }));
+}
+
+#[test]
+fn conv2d_takes_two_or_three_operands_then_attributes() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = conv2d(x, w, b, strides = [2, 1], group = 2) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    let FuncKind::Conv2d(_, _, Some(b), attrs) = &func.kind else { panic!("{func:?}") };
+    assert!(matches!(&b.kind, ExpKind::Id(b) if b == "b"));
+    assert_eq!(attrs.get(AttrName::Strides), Some(&[2, 1][..]));
+    assert_eq!(attrs.get(AttrName::Group), Some(&[2][..]));
+    assert_eq!(&source[func.span.range()], "conv2d(x, w, b, strides = [2, 1], group = 2)");
+    let e = relaxed("let y = conv2d(x, w, pads = [0, 1, 0, 1]) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Conv2d(_, _, None, a) if a.get(AttrName::Pads) == Some(&[0, 1, 0, 1][..])));
+    // Attribute names are not reserved: `group` is an operand when no `=` follows.
+    let e = relaxed("let group = 1.0 in let y = conv2d(x, w, group) in y").unwrap();
+    let ExpKind::Let { body, .. } = &e.kind else { panic!("{e:?}") };
+    let ExpKind::LetFunc { func, .. } = &body.kind else { panic!("{body:?}") };
+    assert!(matches!(&func.kind, FuncKind::Conv2d(_, _, Some(_), a) if a.is_empty()));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = conv2d(x) in y").contains("`,`"));
+    assert!(message("let y = conv2d(x, w, b, c) in y").contains("an attribute"));
+    assert!(message("let y = conv2d(x, w, strides = [2]) in y").contains("has 2 values, not 1"));
+    assert!(message("let y = conv2d(x, w, group = 1, group = 2) in y").contains("given twice"));
+    assert!(message("let y = conv2d(x, w, kernel = [2, 2]) in y").contains("an attribute"));
+    assert!(message("let y = conv2d(x, w, strides = [2, 2], b) in y").contains("an attribute"));
+    // K's grammar has no conv2d.
+    assert!(error("let y = conv2d(x, w) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let conv2d = 1.0 in conv2d").kind, ExpKind::Let { .. }));
 }
 
 #[test]

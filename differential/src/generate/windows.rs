@@ -1,0 +1,84 @@
+//! The window operators of a generated program: `conv2d` (Ext-3), drawn so that it usually
+//! fits its operands and sometimes does not.
+
+use knn_semantics::syntax::{Attr, AttrName, Attrs};
+
+use super::{Binding, Gen};
+use crate::program::{Scalar, Stmt};
+
+impl Gen {
+    /// `let y = conv2d(x, w, b, …) in` (Ext-3): an input of shape `C×H×W` (a rank-3 tensor in
+    /// scope, or a new literal), a kernel literal that fits it (`M×C/G×KH×KW`), a bias literal
+    /// half the time, strides, pads, dilations and groups within what fits; in programs that
+    /// may fail, sometimes a kernel with a channel too many (`shape-mismatch`), a stride of 0
+    /// (`invalid-attribute`) or a scalar kernel (`unknown-tensor`).
+    pub(super) fn conv2d(&mut self) {
+        let group = if self.rng.chance(25) { 2 } else { 1 };
+        let in_scope: Vec<(String, Vec<usize>)> = self
+            .tensors()
+            .into_iter()
+            .filter(|(_, d)| d.len() == 3 && d.iter().all(|&n| n > 0) && d[0] % group == 0)
+            .collect();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(40) {
+            self.rng.pick(&in_scope).clone()
+        } else {
+            let dims = vec![group * (1 + self.rng.below(2)), 1 + self.rng.below(4), 1 + self.rng.below(4)];
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let (c, h, wd) = (dims[0], dims[1], dims[2]);
+        let mut attrs = Vec::new();
+        let mut attr =
+            |name, values: &[usize]| attrs.push(Attr::new(name, &values.iter().map(|&v| v as i64).collect::<Vec<_>>()));
+        let pads: Vec<usize> =
+            if self.rng.chance(40) { (0..4).map(|_| self.rng.below(2)).collect() } else { vec![0; 4] };
+        if pads.iter().any(|&p| p > 0) {
+            attr(AttrName::Pads, &pads);
+        }
+        let strides = [1 + usize::from(self.rng.chance(30)), 1 + usize::from(self.rng.chance(30))];
+        let dilations = [1 + usize::from(self.rng.chance(20)), 1 + usize::from(self.rng.chance(20))];
+        // The longest kernel whose dilated span fits in the padded input, at most 3.
+        let fits = |n: usize, a: usize, z: usize, d: usize| ((n + a + z - 1) / d + 1).min(3);
+        let kh = 1 + self.rng.below(fits(h, pads[0], pads[2], dilations[0]));
+        let kw = 1 + self.rng.below(fits(wd, pads[1], pads[3], dilations[1]));
+        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(3)) };
+        match (mistake, strides) {
+            (Some(1), _) => attr(AttrName::Strides, &[0, 1]),
+            (_, [1, 1]) => {}
+            _ => attr(AttrName::Strides, &strides),
+        }
+        if dilations != [1, 1] {
+            attr(AttrName::Dilations, &dilations);
+        }
+        if group != 1 || self.rng.chance(10) {
+            attr(AttrName::Group, &[group]);
+        }
+        let m = group * (1 + self.rng.below(2));
+        let per_group = c / group + usize::from(mistake == Some(0));
+        let w = if mistake == Some(2) {
+            self.scalar(1)
+        } else {
+            self.literal(Some(vec![m, per_group, kh, kw]));
+            Scalar::Var(self.defined())
+        };
+        let b = self.rng.chance(50).then(|| {
+            self.literal(Some(vec![m]));
+            Scalar::Var(self.defined())
+        });
+        let extent =
+            |n: usize, a: usize, z: usize, k: usize, d: usize, s: usize| (n + a + z - (d * (k - 1) + 1)) / s + 1;
+        let out_dims = vec![
+            m,
+            extent(h, pads[0], pads[2], kh, dilations[0], strides[0]),
+            extent(wd, pads[1], pads[3], kw, dilations[1], strides[1]),
+        ];
+        let out = self.name("y");
+        self.stmts.push(Stmt::Conv2d { out: out.clone(), x: Scalar::Var(x), w, b, attrs: Attrs(attrs) });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// The name the last statement bound.
+    fn defined(&self) -> String {
+        self.stmts.last().and_then(Stmt::defines).expect("the last statement binds a name").to_string()
+    }
+}

@@ -1,0 +1,118 @@
+//! The parser's reading of the window operators (Ext-3 `conv2d`): the tensor operands, then
+//! the attributes `name = [Int, …]` or `name = Int`, recognised by the `=` after the name.
+
+use smallvec::SmallVec;
+
+use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Span};
+use super::super::diagnostic::SyntaxError;
+use super::super::lexer::{Keyword, TokenKind};
+use super::{Frame, Level, Mode, Parser};
+
+impl<'s> Parser<'s> {
+    /// After a tensor operand of `conv2d` (Ext-3): `)`, the next operand, or the attributes
+    /// (a name followed by `=`). `conv2d` takes two operands and an optional bias.
+    pub(super) fn window_operand(
+        &mut self,
+        start: u32,
+        target: Exp,
+        keyword: Keyword,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        let (least, most) = (2, 3);
+        let mut attrs = Attrs::default();
+        if operands.len() < least {
+            self.eat(&TokenKind::Comma, "`,`")?;
+            self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+            return Ok(Mode::Expect(Level::Any));
+        }
+        if self.peek().kind == TokenKind::Comma {
+            self.advance();
+            if self.at_attribute() {
+                attrs = self.attrs(keyword)?;
+            } else if operands.len() < most {
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                return Ok(Mode::Expect(Level::Any));
+            } else {
+                return Err(self.unexpected(&["an attribute"]).hint(attribute_hint(keyword)));
+            }
+        }
+        let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+        let mut operands = operands.into_iter().map(Box::new);
+        let (Some(x), Some(w)) = (operands.next(), operands.next()) else {
+            unreachable!("two operands were parsed");
+        };
+        let kind = FuncKind::Conv2d(x, w, operands.next(), attrs);
+        let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
+        self.let_func_body(start, target, func)
+    }
+
+    /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
+    pub(super) fn at_attribute(&self) -> bool {
+        self.peek().kind == TokenKind::Id && self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::Equals)
+    }
+
+    /// `name = [Int, …]` or `name = Int`, `,`-separated, up to the closing `)` (not eaten):
+    /// the attributes of `keyword`, each at most once, with as many Ints as it has.
+    pub(super) fn attrs(&mut self, keyword: Keyword) -> Result<Attrs, SyntaxError> {
+        let mut attrs = Attrs::default();
+        loop {
+            let token = *self.peek();
+            let name = match token.kind {
+                TokenKind::Id => AttrName::from_text(self.text(&token)),
+                _ => None,
+            };
+            let Some(name) = name.filter(|name| window_attrs(keyword).contains(name)) else {
+                return Err(self.unexpected(&["an attribute"]).hint(attribute_hint(keyword)));
+            };
+            if attrs.get(name).is_some() {
+                return Err(SyntaxError::new(token.span, format!("`{}` is given twice", name.text())));
+            }
+            self.advance();
+            self.eat(&TokenKind::Equals, "`=`")?;
+            let values = if name.arity() == 1 {
+                match self.peek().kind {
+                    TokenKind::Int(n) => {
+                        self.advance();
+                        vec![n]
+                    }
+                    _ => return Err(self.unexpected(&["an integer literal"])),
+                }
+            } else {
+                let open = self.eat(&TokenKind::LBracket, "`[`")?;
+                let values = self.ints()?;
+                let close = self.eat(&TokenKind::RBracket, "`]`")?;
+                if values.len() != name.arity() {
+                    return Err(SyntaxError::new(
+                        open.span.to(close.span),
+                        format!("`{}` has {} values, not {}", name.text(), name.arity(), values.len()),
+                    )
+                    .hint(attribute_hint(keyword)));
+                }
+                values
+            };
+            attrs.0.push(Attr { name, values: SmallVec::from_vec(values) });
+            if self.peek().kind != TokenKind::Comma {
+                return Ok(attrs);
+            }
+            self.advance();
+        }
+    }
+}
+
+/// The attributes a window operator takes (`conv2d` is the only one yet).
+fn window_attrs(_keyword: Keyword) -> &'static [AttrName] {
+    &[AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group]
+}
+
+/// What a window operator's attributes look like.
+fn attribute_hint(keyword: Keyword) -> String {
+    let names: Vec<String> = window_attrs(keyword)
+        .iter()
+        .map(|name| match name.arity() {
+            1 => format!("`{} = N`", name.text()),
+            n => format!("`{} = [{}]`", name.text(), vec!["N"; n].join(", ")),
+        })
+        .collect();
+    format!("`{}` takes {} after its operands", keyword.text(), names.join(", "))
+}
