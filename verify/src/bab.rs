@@ -192,6 +192,7 @@ impl<'a> CaseSearch<'a> {
         } else {
             &[Slopes::Fixed]
         };
+        let mut last_prepared = None;
         for &slopes in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
             // last stage's preparations holds.
@@ -213,6 +214,8 @@ impl<'a> CaseSearch<'a> {
                 return Examined::Proved;
             }
             atoms = Some(found);
+            // The last stage's bounds are the box's: what it prepared holds for them.
+            last_prepared = Some(prepared);
         }
         let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted, warm: ended } =
             atoms.expect("the stages ran");
@@ -272,7 +275,8 @@ impl<'a> CaseSearch<'a> {
                 .map(|r| &owners[r]);
             let row =
                 worst.map(|&(c, a)| &self.conjunctions[c].atoms[a].1.as_ref().expect("only dense atoms have rows").0);
-            if let Some((layer, neuron)) = row.and_then(|row| relu_to_split(layers, &bounds, row)) {
+            let mut prepared = last_prepared.unwrap_or_else(|| PreparedLayers::new(layers.len()));
+            if let Some((layer, neuron)) = row.and_then(|row| relu_to_split(layers, &bounds, &mut prepared, row)) {
                 return Examined::SplitRelu {
                     region: region.to_vec(),
                     layer,

@@ -70,12 +70,17 @@ pub fn input_to_split(region: &[Interval], root: &[Interval], weights: &[f64]) -
 /// The unstable relu whose relaxation costs the lower bound of `row·v` (`v` the output of
 /// the last layer) the most: `(k, i)` for element `i` of the input of relu layer `k`, i.e. of
 /// `bounds.layers[k − 1]`. `None` when every relu is stable.
-pub fn relu_to_split(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> Option<(usize, usize)> {
+/// `prepared`: the layers as the box's bounds prepared them (reused, not prepared again).
+pub fn relu_to_split(
+    layers: &[Layer],
+    bounds: &Bounds,
+    prepared: &mut PreparedLayers,
+    row: &[f64],
+) -> Option<(usize, usize)> {
     let last = layers.len().checked_sub(1)?;
     let mut trace = Vec::new();
-    let mut prepared = PreparedLayers::new(layers.len());
     let lines = LowerLines::Slope(LowerSlope::Chord);
-    back_substitute_with(layers, bounds, &mut prepared, last, row.to_vec(), row.len(), lines, Some(&mut trace));
+    back_substitute_with(layers, bounds, prepared, last, row.to_vec(), row.len(), lines, Some(&mut trace));
     let mut best: Option<((usize, usize), f64)> = None;
     for (k, layer) in layers.iter().enumerate().skip(1) {
         if !layer.splits_at_zero() {
