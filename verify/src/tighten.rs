@@ -164,6 +164,19 @@ mod tests {
         layers
     }
 
+    /// Every layer's value at 300 points sampled from the box lies inside its bounds.
+    fn assert_hold_at_samples(layers: &[Layer], bounds: &Bounds, rng: &mut SplitMix) {
+        for _ in 0..300 {
+            let mut v: Vec<f64> = bounds.input.iter().map(|x| x.lo + rng.unit() * (x.hi - x.lo)).collect();
+            for (k, layer) in layers.iter().enumerate() {
+                v = layer.apply(&v);
+                for (value, z) in v.iter().zip(&bounds.layers[k]) {
+                    assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
+                }
+            }
+        }
+    }
+
     fn unstable(bounds: &Bounds) -> usize {
         bounds.layers.iter().flatten().filter(|z| z.lo < 0.0 && z.hi > 0.0).count()
     }
@@ -240,15 +253,7 @@ mod tests {
             if unstable(&from_two) < unstable(&intervals) {
                 tightened_later += 1;
             }
-            for _ in 0..300 {
-                let mut v: Vec<f64> = input.iter().map(|x| x.lo + rng.unit() * (x.hi - x.lo)).collect();
-                for (k, layer) in layers.iter().enumerate() {
-                    v = layer.apply(&v);
-                    for (value, z) in v.iter().zip(&from_two.layers[k]) {
-                        assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
-                    }
-                }
-            }
+            assert_hold_at_samples(&layers, &from_two, &mut rng);
         }
         assert!(tightened_later >= 10, "the later layers were tightened in only {tightened_later} of 20");
     }
@@ -281,16 +286,7 @@ mod tests {
             if unstable(&optimised) < unstable(&fixed) {
                 fewer_unstable += 1;
             }
-            // Every layer's value at sampled points lies inside its optimised bounds.
-            for _ in 0..300 {
-                let mut v: Vec<f64> = input.iter().map(|x| x.lo + rng.unit() * (x.hi - x.lo)).collect();
-                for (k, layer) in layers.iter().enumerate() {
-                    v = layer.apply(&v);
-                    for (value, z) in v.iter().zip(&optimised.layers[k]) {
-                        assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
-                    }
-                }
-            }
+            assert_hold_at_samples(&layers, &optimised, &mut rng);
         }
         assert!(fewer_unstable >= 12, "optimised slopes made relus stable in only {fewer_unstable} of 30 networks");
     }
