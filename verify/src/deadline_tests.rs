@@ -143,10 +143,10 @@ fn the_falsifier_gets_a_tenth_of_the_time_left_and_at_least_300_ms() {
     let now = Instant::now();
     let at = |d: Deadline| d.instant().map(|i| i.duration_since(now));
     let in_ = |ms: u64| Deadline::at(now + Duration::from_millis(ms));
-    assert_eq!(at(crate::falsifier_deadline(in_(20_000), now)), Some(Duration::from_millis(2_000)));
-    assert_eq!(at(crate::falsifier_deadline(in_(1_000), now)), Some(Duration::from_millis(300)));
+    assert_eq!(at(crate::falsify::falsifier_deadline(in_(20_000), now)), Some(Duration::from_millis(2_000)));
+    assert_eq!(at(crate::falsify::falsifier_deadline(in_(1_000), now)), Some(Duration::from_millis(300)));
     // Never past the search's own deadline.
-    assert_eq!(at(crate::falsifier_deadline(in_(100), now)), Some(Duration::from_millis(100)));
+    assert_eq!(at(crate::falsify::falsifier_deadline(in_(100), now)), Some(Duration::from_millis(100)));
     // Without a deadline its work (bounded) runs to its end.
-    assert_eq!(crate::falsifier_deadline(Deadline::NEVER, now), Deadline::NEVER);
+    assert_eq!(crate::falsify::falsifier_deadline(Deadline::NEVER, now), Deadline::NEVER);
 }

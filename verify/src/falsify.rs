@@ -1,10 +1,16 @@
 //! Looking for a counterexample before proving: the centre, the corners, random points, then
-//! projected sign-gradient descent (PGD) on the margin of each unsafe conjunction. Points are
-//! evaluated in batches on the big-step engine; gradients come from the layer chain
-//! ([`Network::forward`]), which only steers the search, so they need not be exact.
-//! Whatever this finds is still confirmed on both engines before it is reported.
+//! an attack ([`attack`]: APGD on the margins of the unsafe conjunctions, many starts at once
+//! through the layer chain; the margins are in [`objective`]). Gradients only steer the search,
+//! so they need not be exact; every point proposed is judged on the big-step engine, and what
+//! this returns is still confirmed on both engines before it is reported.
 
-use std::time::Instant;
+mod apgd;
+mod attack;
+mod objective;
+
+pub use attack::{DIVERSIFY_STEPS, ITERATIONS, LANES, ROUNDS};
+
+use std::time::{Duration, Instant};
 
 use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
 
@@ -12,7 +18,7 @@ use super::deadline::Deadline;
 use super::float::Interval;
 use super::judge::{ClassClaim, Judge, PointResult};
 use super::network::Network;
-use super::property::{Case, Conjunction};
+use super::property::Case;
 
 /// A small deterministic generator (SplitMix64): reproducible searches, no dependency.
 #[derive(Clone, Debug)]
@@ -49,12 +55,27 @@ pub struct Falsifier<'a> {
     pub inner: Vec<Interval>,
 }
 
-/// How many random points, PGD starts and steps.
+/// How many random points.
 const RANDOM_POINTS: usize = 512;
-const PGD_STARTS: usize = 16;
-const PGD_STEPS: usize = 40;
 /// Corners are tried when there are at most this many.
 const MAX_CORNERS: usize = 1024;
+
+/// The falsifier's time before branch and bound starts (per case): a tenth of the time left,
+/// and at least `FALSIFIER_MIN`. Its attack is bounded work (at most [`ROUNDS`]
+/// rounds of [`LANES`] starts × 110 steps, evaluated together): a round takes
+/// about 15 ms on ACAS Xu and 0.1 s on VNN-COMP's `mnist_fc` 256×6 (784 inputs), where the
+/// first round finds every known counterexample (docs/verification.md, "Counterexamples").
+const FALSIFIER_SHARE: u32 = 10;
+const FALSIFIER_MIN: Duration = Duration::from_millis(300);
+
+/// When the falsifier stops, from `now`: the earlier of `deadline` and a tenth of the time
+/// left (at least `FALSIFIER_MIN`); with no deadline, when its work is done.
+pub fn falsifier_deadline(deadline: Deadline, now: Instant) -> Deadline {
+    match deadline.instant() {
+        Some(end) => deadline.earlier(now + (end.saturating_duration_since(now) / FALSIFIER_SHARE).max(FALSIFIER_MIN)),
+        None => Deadline::NEVER,
+    }
+}
 
 impl Falsifier<'_> {
     /// The cheap part of the search: the centre, the corners (when there are few) and random
@@ -77,43 +98,21 @@ impl Falsifier<'_> {
         (self.first_unsafe(&points), points)
     }
 
-    /// Projected sign-gradient descent on each unsafe conjunction's margin from the best of
-    /// `points`, until `deadline`: an unsafe point if it meets one.
-    pub fn descend(&self, points: &[Vec<f64>], deadline: Option<Instant>) -> Option<Vec<f64>> {
-        let deadline = Deadline::from(deadline);
-        // The outputs at every start, once for all conjunctions (a point of a wide network
-        // costs a fraction of a millisecond, 513 of them a noticeable part of a second).
-        let mut outputs = Vec::with_capacity(points.len());
-        for x in points {
-            if deadline.passed() {
-                return None;
-            }
-            outputs.push(self.net.eval(x));
-        }
-        for conjunction in &self.case.unsafe_when {
-            let mut starts: Vec<(f64, Vec<f64>)> =
-                points.iter().zip(&outputs).map(|(x, y)| (self.margin(conjunction, y), x.clone())).collect();
-            starts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mut batch: Vec<Vec<f64>> = starts.into_iter().take(PGD_STARTS).map(|(_, x)| x).collect();
-            for step in 0..PGD_STEPS {
-                if deadline.passed() {
-                    return None;
-                }
-                // Step from a quarter of the box down to a thousandth of it.
-                let fraction = 0.25 * (0.004f64).powf(step as f64 / (PGD_STEPS - 1) as f64);
-                for x in &mut batch {
-                    let gradient = self.gradient(conjunction, x);
-                    for ((v, g), b) in x.iter_mut().zip(&gradient).zip(&self.inner) {
-                        let moved = *v - fraction * (b.hi - b.lo) * g.signum();
-                        *v = moved.clamp(b.lo, b.hi);
-                    }
-                }
-                if let Some(x) = self.first_unsafe(&batch) {
-                    return Some(x);
-                }
-            }
-        }
-        None
+    /// Rounds `rounds` (of [`ROUNDS`]) of the attack ([`attack`]: diversified starts, then APGD
+    /// on the margins, many starts at once) from the best of `points` and from random points
+    /// drawn from `seed`, until `deadline`: an unsafe point if it meets one.
+    pub fn descend(
+        &self,
+        points: &[Vec<f64>],
+        seed: u64,
+        rounds: std::ops::Range<usize>,
+        deadline: Option<Instant>,
+    ) -> Option<Vec<f64>> {
+        self.attack(points, seed, rounds, Deadline::from(deadline))
+    }
+
+    fn judge(&self) -> Judge<'_> {
+        Judge { case: self.case, class: self.class }
     }
 
     fn random_point(&self, rng: &mut SplitMix) -> Vec<f64> {
@@ -135,53 +134,19 @@ impl Falsifier<'_> {
     fn first_unsafe(&self, points: &[Vec<f64>]) -> Option<Vec<f64>> {
         let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
         let results = run_rows(self.plan, &rows, ExecOptions::default());
-        let judge = Judge { case: self.case, class: self.class };
+        let judge = self.judge();
         points.iter().zip(results).find_map(|(x, row)| {
             // An ArgMax program's scores are the chain's last vector.
             let result = PointResult::of_row(row, || self.net.eval(x))?;
             judge.breaks(&result).then(|| x.clone())
         })
     }
-
-    /// How far the output is from meeting the conjunction: the largest left side (≤ 0 for
-    /// every atom means unsafe).
-    fn margin(&self, conjunction: &Conjunction, y: &[f64]) -> f64 {
-        conjunction
-            .atoms
-            .iter()
-            .map(|a| {
-                let side = a.left_side(&y.iter().map(|&v| Interval::point(v)).collect::<Vec<_>>());
-                side.lo + (side.hi - side.lo) / 2.0
-            })
-            .fold(f64::NEG_INFINITY, f64::max)
-    }
-
-    /// The gradient of the margin at `x` (of its largest atom), by back-propagation through
-    /// the chain.
-    fn gradient(&self, conjunction: &Conjunction, x: &[f64]) -> Vec<f64> {
-        let values = self.net.forward(x);
-        let last = values.last().expect("a network has layers");
-        let y: Vec<f64> = self.net.outputs.iter().map(|&k| last[k]).collect();
-        let Some(atom) = conjunction.atoms.iter().max_by(|a, b| {
-            let side = |atom: &super::property::Atom| {
-                atom.left_side(&y.iter().map(|&v| Interval::point(v)).collect::<Vec<_>>()).lo
-            };
-            side(a).total_cmp(&side(b))
-        }) else {
-            return vec![0.0; x.len()];
-        };
-        let mut g = vec![0.0; last.len()];
-        for (k, c) in &atom.terms {
-            g[self.net.outputs[*k]] += c.below + (c.above - c.below) / 2.0;
-        }
-        for (k, layer) in self.net.layers.iter().enumerate().rev() {
-            let input = if k == 0 { x } else { values[k - 1].as_slice() };
-            g = layer.backpropagate(g, input, &values[k]);
-        }
-        g
-    }
 }
 
 #[cfg(test)]
 #[path = "falsify_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "falsify_attack_tests.rs"]
+mod attack_tests;

@@ -41,7 +41,7 @@ use knn_engine::bigstep::{Binding, Plan, compile};
 use bab::{CaseSearch, Examined, Limit, first_breaking};
 use claim::Claim;
 use deadline::Deadline;
-use falsify::Falsifier;
+use falsify::{Falsifier, falsifier_deadline};
 use float::Interval;
 use judge::{ClassClaim, Judge, RunError};
 use network::{Network, ResultKind, Unsupported};
@@ -170,24 +170,6 @@ impl Default for Options<'_> {
     }
 }
 
-/// The falsifier's time before branch and bound starts (per case): a tenth of the time left,
-/// and at least `FALSIFIER_MIN`. Its descent is bounded work (`PGD_STARTS × PGD_STEPS` steps per
-/// unsafe conjunction), which on a small network ends in milliseconds, and on a wide one
-/// needs seconds: on VNN-COMP's `mnist_fc` (784 inputs, 256-unit layers, nine conjunctions)
-/// 300 ms found none of six counterexamples that the same descent finds in 2 to 7 s
-/// (docs/verification.md, "Counterexamples").
-const FALSIFIER_SHARE: u32 = 10;
-const FALSIFIER_MIN: Duration = Duration::from_millis(300);
-
-/// When the falsifier stops, from `now`: the earlier of `deadline` and a tenth of the time
-/// left (at least `FALSIFIER_MIN`); with no deadline, when its work is done.
-fn falsifier_deadline(deadline: Deadline, now: Instant) -> Deadline {
-    match deadline.instant() {
-        Some(end) => deadline.earlier(now + (end.saturating_duration_since(now) / FALSIFIER_SHARE).max(FALSIFIER_MIN)),
-        None => Deadline::NEVER,
-    }
-}
-
 /// A question that does not fit the program: a user error.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch(pub String);
@@ -306,9 +288,10 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     })
 }
 
-/// One case's search: the falsifier first, cheaply; then one bound of the whole box (most
-/// small questions end there); then gradient descent; then branch and bound. `(seed, batch,
-/// deadline)` are the search's options.
+/// One case's search: the falsifier's sampled points first, cheaply; on many inputs the
+/// attack's first round; then one bound of the whole box (most small questions end there);
+/// then the attack's other rounds; then branch and bound. `(seed, batch, deadline)` are the
+/// search's options.
 fn search_case(
     falsifier: &Falsifier<'_>,
     search: &CaseSearch<'_>,
@@ -317,9 +300,21 @@ fn search_case(
     report: &mut dyn FnMut(CaseProgress),
 ) -> CaseOutcome {
     // The falsifier's budget counts from here, sampling and the bound below included.
-    let falsify_until = falsifier_deadline(deadline, Instant::now());
+    let falsify_until = falsifier_deadline(deadline, Instant::now()).instant();
     let (sampled, points) = falsifier.sample(seed);
     if let Some(x) = sampled
+        && confirm(&x)
+    {
+        return CaseOutcome::Candidate(x);
+    }
+    // On many inputs the attack's first round comes before the bound of the whole box, which
+    // there costs seconds (optimised slopes for every hidden relu of a wide network) and
+    // rarely proves what the attack refutes, and its other rounds after. On few inputs the
+    // bound is cheap and proves most cases at once, and branch and bound splits the inputs
+    // and tries the points it finds: one round, after the bound.
+    let (early, late) =
+        if falsifier.inner.len() > split::SPLITTABLE_INPUTS { (0..1, 1..falsify::ROUNDS) } else { (0..0, 0..1) };
+    if let Some(x) = falsifier.descend(&points, seed, early, falsify_until)
         && confirm(&x)
     {
         return CaseOutcome::Candidate(x);
@@ -332,7 +327,7 @@ fn search_case(
         Examined::OutOfTime => return CaseOutcome::Timeout,
         _ => {}
     }
-    if let Some(x) = falsifier.descend(&points, falsify_until.instant())
+    if let Some(x) = falsifier.descend(&points, seed, late, falsify_until)
         && confirm(&x)
     {
         return CaseOutcome::Candidate(x);

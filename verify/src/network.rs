@@ -136,7 +136,12 @@ impl Network {
             }
             v = layer.apply(&v);
         }
-        let outputs: Vec<f64> = self.outputs.iter().map(|&k| v[k]).collect();
+        self.result_of(self.outputs.iter().map(|&k| v[k]).collect())
+    }
+
+    /// What the engine returns when the chain's outputs are `outputs` (no layer failed): the
+    /// outputs, or an `ArgMax` program's class and scores.
+    pub fn result_of(&self, outputs: Vec<f64>) -> PointResult {
         match self.result {
             ResultKind::ArgMax => {
                 PointResult::Class { class: argmax(outputs.iter().copied()) as usize, scores: outputs }
@@ -153,6 +158,28 @@ impl Network {
             values.push(layer.apply(v));
         }
         values
+    }
+
+    /// [`Network::forward`] for `lanes` inputs at once, feature-major (element `j` of input `l`
+    /// at `x[j * lanes + l]`, `lanes` a multiple of `knn_engine::tensor::LANE_GROUP`): every
+    /// layer's output for every input, laid out the same way, with `forward`'s bits.
+    pub fn forward_lanes(&self, x: &[f64], lanes: usize) -> Vec<Vec<f64>> {
+        let mut values: Vec<Vec<f64>> = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let v = values.last().map_or(x, Vec::as_slice);
+            values.push(layer.apply_lanes(v, lanes));
+        }
+        values
+    }
+
+    /// `g`, a gradient over the last layer's output for each of `lanes` inputs, carried back to
+    /// the inputs `x` through the layers' values `values` ([`Network::forward_lanes`]).
+    pub fn backpropagate_lanes(&self, mut g: Vec<f64>, x: &[f64], values: &[Vec<f64>], lanes: usize) -> Vec<f64> {
+        for (k, layer) in self.layers.iter().enumerate().rev() {
+            let input = if k == 0 { x } else { values[k - 1].as_slice() };
+            g = layer.backpropagate_lanes(g, input, &values[k], lanes);
+        }
+        g
     }
 
     /// The number of weights of its dense layers (the multiply-adds of one evaluation).

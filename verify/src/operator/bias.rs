@@ -96,6 +96,21 @@ impl Operator for Bias {
         g
     }
 
+    /// Row `i` of the lanes is element `i` of every vector: `bias[i]` added to each.
+    fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
+        let mut out = v.to_vec();
+        for (row, b) in out.chunks_exact_mut(lanes).zip(&self.bias) {
+            if let Some(b) = b {
+                row.iter_mut().for_each(|x| *x += b);
+            }
+        }
+        out
+    }
+
+    fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], _lanes: usize) -> Vec<f64> {
+        g
+    }
+
     fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
         d.iter().zip(&self.bias).map(|(di, b)| di + b.unwrap_or(0.0)).collect()
     }

@@ -3,10 +3,10 @@
 //! bias is given: `linear-rows-step` and `linear-cols-step` walk the rows and columns in order,
 //! `rev-linear-mac` multiplies then adds (docs/verification.md, "Dense").
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use knn_engine::bigstep::ops::Op;
-use knn_engine::tensor::Matrix;
+use knn_engine::tensor::{Epilogue, Matrix, Precision, matmul_lanes};
 
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{ETA, Interval, NonNegativeSum, add_down, add_up, engine_sum, gamma, mul_up, sub_down, sum_up};
@@ -16,11 +16,26 @@ use crate::unsupported::{Unsupported, unsupported};
 pub struct Dense {
     w: Arc<Matrix>,
     bias: Vec<Option<f64>>,
+    /// `wᵀ`, for the attack's gradients of many points at once: made on first use.
+    transposed: OnceLock<Matrix>,
 }
 
 impl Dense {
     pub fn new(w: Arc<Matrix>, bias: Vec<Option<f64>>) -> Dense {
-        Dense { w, bias }
+        Dense { w, bias, transposed: OnceLock::new() }
+    }
+
+    fn transposed(&self) -> &Matrix {
+        self.transposed.get_or_init(|| {
+            let (m, n) = (self.w.rows(), self.w.cols());
+            let mut t = vec![0.0; m * n];
+            for i in 0..m {
+                for (j, wij) in self.w.row(i).iter().enumerate() {
+                    t[j * m + i] = *wij;
+                }
+            }
+            Matrix::new(n, m, t)
+        })
     }
 
     /// Reads a `MatVec` of the plan onto `chain`: a dense layer on the whole of the last
@@ -172,6 +187,20 @@ impl Operator for Dense {
                 *b += gi * wij;
             }
         }
+        back
+    }
+
+    /// The engine's batched product in exact mode, the bias in its epilogue: `apply`'s bits.
+    fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
+        let mut out = vec![0.0; self.w.rows() * lanes];
+        matmul_lanes(&self.w, v, &mut out, lanes, Precision::Exact, Epilogue { bias: Some(&self.bias), relu: None });
+        out
+    }
+
+    /// `wᵀ·g` for every lane, with fused multiply-adds (it only steers).
+    fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], lanes: usize) -> Vec<f64> {
+        let mut back = vec![0.0; self.w.cols() * lanes];
+        matmul_lanes(self.transposed(), &g, &mut back, lanes, Precision::Fast, Epilogue::default());
         back
     }
 

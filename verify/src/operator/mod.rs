@@ -26,6 +26,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use knn_engine::bigstep::ops::{Activation, BufId};
+#[cfg(doc)]
+use knn_engine::tensor::LANE_GROUP;
 use knn_engine::tensor::Matrix;
 
 use crate::float::Interval;
@@ -111,6 +113,15 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// The falsifier's gradient: `g` over this layer's output carried to its input, at the point
     /// where the layer's input was `input` and its output `output`.
     fn backpropagate(&self, g: Vec<f64>, input: &[f64], output: &[f64]) -> Vec<f64>;
+
+    /// [`Operator::apply`] on `lanes` vectors at once, feature-major (element `i` of vector `l`
+    /// at `v[i * lanes + l]`, `lanes` a multiple of [`LANE_GROUP`]): the same bits as `apply`
+    /// on each vector (the engine's batched kernels in exact mode), for the falsifier's attack.
+    fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64>;
+
+    /// [`Operator::backpropagate`] on `lanes` gradients at once, laid out as in
+    /// [`Operator::apply_lanes`]. It only steers the attack: sums in any order, fused or not.
+    fn backpropagate_lanes(&self, g: Vec<f64>, input: &[f64], output: &[f64], lanes: usize) -> Vec<f64>;
 
     /// The layer's output at the point where a linear bound's minimum is, for the slope
     /// optimiser: exact (in any order: it only steers) for affine layers; through the

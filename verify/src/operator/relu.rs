@@ -81,6 +81,15 @@ impl Operator for Relu {
         g.iter().zip(input).map(|(gi, z)| if *z > 0.0 { *gi } else { 0.0 }).collect()
     }
 
+    /// Element by element: the layout does not matter.
+    fn apply_lanes(&self, v: &[f64], _lanes: usize) -> Vec<f64> {
+        self.apply(v)
+    }
+
+    fn backpropagate_lanes(&self, g: Vec<f64>, input: &[f64], output: &[f64], _lanes: usize) -> Vec<f64> {
+        self.backpropagate(g, input, output)
+    }
+
     fn relaxed_forward(&self, d: Vec<f64>, lines: &ChosenLines<'_>) -> Vec<f64> {
         activation::relaxed_forward(d, lines)
     }
