@@ -82,7 +82,7 @@ impl CrownCase {
     /// second relu fixed as well, so that up to `2·u·u` subdomains differ.
     pub fn fixes(&self, j: usize) -> Vec<(usize, bool)> {
         let u = self.unstable.len();
-        let mut fixes = vec![(self.unstable[j % u], (j / u) % 2 == 0)];
+        let mut fixes = vec![(self.unstable[j % u], (j / u).is_multiple_of(2))];
         let round = j / (2 * u);
         if round > 0 {
             let second = self.unstable[(j % u + round) % u];
