@@ -368,3 +368,22 @@ fn ext3_conv2d() {
     let invalid = "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w, strides = [1, 0]) in y)";
     assert_eq!(outcome(Profile::revised(), invalid), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-4 (docs/semantics.md, "Deviations"): the published grammar has no pools; under the
+/// revised rules the one 2×2 window of `[[1, 2], [3, 4]]` averages to `(0.0 + 1 + 2 + 3 + 4) / 4
+/// = 2.5` and its max is `4.0`.
+#[test]
+fn ext4_pool2d() {
+    let x = "let x = initTensor(1, 2, 2)[1.0, 2.0, 3.0, 4.0] in ";
+    let avg = format!("{x}(let y = avgPool2d(x, kernel = [2, 2]) in y[0, 0, 0])");
+    assert!(parse_program(&avg, Profile::published().grammar).is_err(), "K has no avgPool2d");
+    assert_eq!(outcome(Profile::revised(), &avg), Float(2.5));
+    assert_eq!(
+        outcome(Profile::revised(), &format!("{x}(let y = maxPool2d(x, kernel = [2, 2]) in y[0, 0, 0])")),
+        Float(4.0)
+    );
+    let mismatch = format!("{x}(let y = maxPool2d(x, kernel = [3, 1]) in y)");
+    assert_eq!(outcome(Profile::revised(), &mismatch), Error(ErrorKind::ShapeMismatch));
+    let invalid = format!("{x}(let y = avgPool2d(x, kernel = [2, 2], strides = [0, 1]) in y)");
+    assert_eq!(outcome(Profile::revised(), &invalid), Error(ErrorKind::InvalidAttribute));
+}

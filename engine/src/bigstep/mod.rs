@@ -10,6 +10,7 @@ mod interpret;
 pub mod layout;
 pub mod ops;
 pub mod plan;
+mod pool;
 mod registers;
 pub mod rows;
 mod scope;

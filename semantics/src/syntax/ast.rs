@@ -8,7 +8,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-pub use super::attrs::{Attr, AttrName, Attrs};
+pub use super::attrs::{Attr, AttrName, Attrs, Pool};
 pub use super::elements::{Elements, Number};
 
 /// A byte range `start..end` into the source text.
@@ -106,6 +106,8 @@ pub enum FuncKind {
     /// `conv2d(X, W, B, attributes)` (Ext-3, relaxed grammar only): the input, the kernel, the
     /// optional bias, then the attributes as written.
     Conv2d(Box<Exp>, Box<Exp>, Option<Box<Exp>>, Attrs),
+    /// `maxPool2d(X, attributes)`, `avgPool2d(X, attributes)` (Ext-4, relaxed grammar only).
+    Pool2d(Pool, Box<Exp>, Attrs),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -158,8 +160,7 @@ impl Exp {
 }
 
 /// The direct sub-expressions of a node, left to right: at most four but for `conv2d` with a
-/// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B` and `E`), so they seldom leave the
-/// stack.
+/// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B`, `E`), so they seldom leave the stack.
 pub type Children<'e> = SmallVec<[&'e Exp; 4]>;
 
 impl Func {
@@ -177,7 +178,8 @@ impl Func {
             | FuncKind::TensorLiteral(..)
             | FuncKind::Linear(..)
             | FuncKind::AddTensor(..)
-            | FuncKind::Conv2d(..) => None,
+            | FuncKind::Conv2d(..)
+            | FuncKind::Pool2d(..) => None,
         }
     }
 
@@ -191,6 +193,7 @@ impl Func {
                 children.extend(b.as_deref());
                 children
             }
+            FuncKind::Pool2d(_, x, _) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -208,6 +211,7 @@ impl Func {
             FuncKind::Linear(..) => "linear",
             FuncKind::AddTensor(..) => "addTensor",
             FuncKind::Conv2d(..) => "conv2d",
+            FuncKind::Pool2d(pool, ..) => pool.keyword(),
         }
     }
 }
@@ -245,6 +249,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*w);
                     stack.extend(b.map(|b| *b));
                 }
+                FuncKind::Pool2d(_, x, _) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -304,6 +309,7 @@ impl Exp {
                         let (x, w) = (kid(), kid());
                         FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
                     }
+                    FuncKind::Pool2d(pool, _, attrs) => FuncKind::Pool2d(*pool, kid(), attrs.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -328,6 +334,7 @@ impl Clone for Func {
             FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
+            FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -385,6 +392,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Conv2d(_, _, b1, a1), FuncKind::Conv2d(_, _, b2, a2)) => {
                 b1.is_some() == b2.is_some() && a1 == a2
             }
+            (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

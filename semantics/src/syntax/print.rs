@@ -141,7 +141,7 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
                 }
                 out.push(Piece::Exp(arg, Level::LetFunc));
             }
-            if let FuncKind::Conv2d(.., attrs) = &func.kind
+            if let FuncKind::Conv2d(.., attrs) | FuncKind::Pool2d(.., attrs) = &func.kind
                 && !attrs.is_empty()
             {
                 out.push(Piece::Owned(format!(", {attrs}")));
@@ -217,6 +217,25 @@ mod tests {
         // The attributes are compared: another stride is another program.
         let a = parse_program("let y = conv2d(x, w, strides = [2, 2]) in y", Grammar::Relaxed).unwrap();
         let b = parse_program("let y = conv2d(x, w, strides = [2, 1]) in y", Grammar::Relaxed).unwrap();
+        assert!(a != b);
+    }
+
+    #[test]
+    fn pools_round_trip_with_their_attributes_as_written() {
+        for (source, expected) in [
+            ("let y = maxPool2d(x,kernel=[2,2]) in y", "let y = maxPool2d(x, kernel = [2, 2]) in y"),
+            (
+                "let y = avgPool2d(x, pads = [1, 1, 0, 0], kernel = [3, 1], countPad = 1) in y",
+                "let y = avgPool2d(x, pads = [1, 1, 0, 0], kernel = [3, 1], countPad = 1) in y",
+            ),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
+        let a = parse_program("let y = maxPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
+        let b = parse_program("let y = avgPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
         assert!(a != b);
     }
 

@@ -141,6 +141,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                     }
                     call("conv2d", args)
                 }
+                FuncTerm::Pool2d { pool, x, attrs } => call(pool.keyword(), vec![inner(x), text(attrs.k_text())]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -198,6 +199,18 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             args.extend([range(h.from, h.to), text(ints_text(&h.dims))]);
             call("conv2dHelper", args)
         }
+        Node::Pool2dHelper(h) => {
+            let name = format!("{}Helper", h.pool.keyword());
+            let args = vec![
+                text(h.x.as_str()),
+                text(h.y.as_str()),
+                text(h.attrs.k_text()),
+                range(h.from, h.to),
+                text(ints_text(&h.dims)),
+            ];
+            call(&name, args)
+        }
+        Node::PoolMean { sum, count } => call("poolMean", vec![inner(sum), text(count.to_string())]),
         Node::Fun(a) => call("fun", vec![inner(a)]),
         Node::Skip => vec![text("#skip")],
         Node::Error { kind, .. } => call("knnError", vec![text(format!("\"{}\"", kind.k_message()))]),

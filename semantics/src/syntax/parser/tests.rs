@@ -1,8 +1,8 @@
 //! Unit tests of the parser.
 
 use super::*;
-use crate::syntax::AttrName;
 use crate::syntax::print::to_source;
+use crate::syntax::{AttrName, Pool};
 
 fn parse(source: &str) -> Exp {
     parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))
@@ -135,6 +135,34 @@ fn conv2d_takes_two_or_three_operands_then_attributes() {
     // K's grammar has no conv2d.
     assert!(error("let y = conv2d(x, w) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let conv2d = 1.0 in conv2d").kind, ExpKind::Let { .. }));
+}
+
+#[test]
+fn pools_take_one_operand_then_their_attributes_kernel_required() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = maxPool2d(x, kernel = [2, 3], strides = [2, 2], dilations = [1, 2]) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    let FuncKind::Pool2d(Pool::Max, x, attrs) = &func.kind else { panic!("{func:?}") };
+    assert!(matches!(&x.kind, ExpKind::Id(x) if x == "x"));
+    assert_eq!(attrs.get(AttrName::Kernel), Some(&[2, 3][..]));
+    assert_eq!(attrs.get(AttrName::Dilations), Some(&[1, 2][..]));
+    assert_eq!(&source[func.span.range()], "maxPool2d(x, kernel = [2, 3], strides = [2, 2], dilations = [1, 2])");
+    let e = relaxed("let y = avgPool2d(x, countPad = 1, kernel = [1, 1]) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Pool2d(Pool::Avg, _, a) if a.get(AttrName::CountPad) == Some(&[1][..])));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = maxPool2d(x) in y").contains("needs its window"));
+    assert!(message("let y = avgPool2d(x, strides = [1, 1]) in y").contains("needs its window"));
+    assert!(message("let y = maxPool2d(x, w, kernel = [2, 2]) in y").contains("an attribute"));
+    // Each pool has its own attributes: no `countPad` for max, no `dilations` for the average.
+    assert!(message("let y = maxPool2d(x, kernel = [2, 2], countPad = 1) in y").contains("an attribute"));
+    assert!(message("let y = avgPool2d(x, kernel = [2, 2], dilations = [2, 2]) in y").contains("an attribute"));
+    assert!(message("let y = conv2d(x, w, countPad = 1) in y").contains("an attribute"));
+    assert!(message("let y = avgPool2d(x, kernel = [2]) in y").contains("has 2 values, not 1"));
+    // K's grammar has no pools.
+    assert!(error("let y = maxPool2d(x, kernel = [2, 2]) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let avgPool2d = 1.0 in avgPool2d").kind, ExpKind::Let { .. }));
 }
 
 #[test]
