@@ -160,7 +160,13 @@ fn check_attributes(func: &Func, errors: &mut Vec<StaticError>) {
             kind: ErrorKind::InvalidAttribute,
             span: func.span,
             message,
-            hint: Some("kernels, strides, dilations and group are at least 1; countPad is 0 or 1".into()),
+            hint: Some(
+                match &func.kind {
+                    FuncKind::Conv2d(..) => "strides, dilations and group are at least 1",
+                    _ => "kernel, strides and dilations are at least 1; countPad is 0 or 1",
+                }
+                .into(),
+            ),
         });
     }
 }

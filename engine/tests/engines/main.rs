@@ -6,6 +6,7 @@
 mod conv;
 mod errors;
 mod extensions;
+mod pool;
 
 use std::path::PathBuf;
 
