@@ -135,6 +135,8 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         }
         // Ext-4: the input names a tensor; an invalid attribute is known before running.
         FuncKind::Pool2d(_, x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-5: the input names a tensor; element counts are compared when the program runs.
+        FuncKind::Reshape(x, _) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {
@@ -261,6 +263,13 @@ mod tests {
             kinds("let y = maxPool2d(x, kernel = [0, 2]) in y", &["x"]),
             [(ErrorKind::InvalidAttribute, "maxPool2d(x, kernel = [0, 2])".into())]
         );
+    }
+
+    #[test]
+    fn reshape_operands_are_names() {
+        assert!(kinds("let y = reshape(x, 2, 3) in let z = flatten(y) in z", &["x"]).is_empty());
+        assert_eq!(kinds("let y = flatten(2.0) in y", &[]), [(ErrorKind::UnknownTensor, "2.0".into())]);
+        assert_eq!(kinds("let y = reshape(y, 1) in y", &["y"]), [(ErrorKind::AliasedOutput, "y".into())]);
     }
 
     #[test]

@@ -387,3 +387,17 @@ fn ext4_pool2d() {
     let invalid = format!("{x}(let y = avgPool2d(x, kernel = [2, 2], strides = [0, 1]) in y)");
     assert_eq!(outcome(Profile::revised(), &invalid), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-5 (docs/semantics.md, "Deviations"): the published grammar has no `flatten`; under the
+/// revised rules `flatten` of `[[1, 2], [3, 4]]` is `[1, 2, 3, 4]`, and `reshape` to another
+/// element count is `shape-mismatch`.
+#[test]
+fn ext5_reshape() {
+    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in ";
+    let flat = format!("{x}(let y = flatten(x) in y[2])");
+    assert!(parse_program(&flat, Profile::published().grammar).is_err(), "K has no flatten");
+    assert_eq!(outcome(Profile::revised(), &flat), Float(3.0));
+    assert_eq!(outcome(Profile::revised(), &format!("{x}(let y = reshape(x, 1, 4) in y[0, 3])")), Float(4.0));
+    let mismatch = format!("{x}(let y = reshape(x, 3) in y)");
+    assert_eq!(outcome(Profile::revised(), &mismatch), Error(ErrorKind::ShapeMismatch));
+}

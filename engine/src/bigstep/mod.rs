@@ -12,6 +12,7 @@ pub mod ops;
 pub mod plan;
 mod pool;
 mod registers;
+mod reshape;
 pub mod rows;
 mod scope;
 mod stage;

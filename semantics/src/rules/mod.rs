@@ -153,10 +153,11 @@ pub enum Head {
     Conv2dHelper,
     Pool2dHelper,
     PoolMean,
+    ReshapeHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::PoolMean as usize + 1;
+    pub const COUNT: usize = Head::ReshapeHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -202,6 +203,7 @@ impl Head {
                 Node::Conv2dHelper(_) => Head::Conv2dHelper,
                 Node::Pool2dHelper(_) => Head::Pool2dHelper,
                 Node::PoolMean { .. } => Head::PoolMean,
+                Node::ReshapeHelper { .. } => Head::ReshapeHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

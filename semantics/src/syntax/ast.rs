@@ -108,6 +108,8 @@ pub enum FuncKind {
     Conv2d(Box<Exp>, Box<Exp>, Option<Box<Exp>>, Attrs),
     /// `maxPool2d(X, attributes)`, `avgPool2d(X, attributes)` (Ext-4, relaxed grammar only).
     Pool2d(Pool, Box<Exp>, Attrs),
+    /// `reshape(X, Is)`, or `flatten(X)` without `Is` (Ext-5, relaxed grammar only).
+    Reshape(Box<Exp>, Option<IntList>),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -163,59 +165,6 @@ impl Exp {
 /// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B`, `E`), so they seldom leave the stack.
 pub type Children<'e> = SmallVec<[&'e Exp; 4]>;
 
-impl Func {
-    /// The expression argument of `relu`, `reluTensor`, `tanh`, … (none for `initTensor` and
-    /// `linear`).
-    pub fn argument(&self) -> Option<&Exp> {
-        match &self.kind {
-            FuncKind::Relu(e)
-            | FuncKind::ReluTensor(e)
-            | FuncKind::Tanh(e)
-            | FuncKind::TanhTensor(e)
-            | FuncKind::Sigmoid(e)
-            | FuncKind::SigmoidTensor(e) => Some(e),
-            FuncKind::InitTensor(_)
-            | FuncKind::TensorLiteral(..)
-            | FuncKind::Linear(..)
-            | FuncKind::AddTensor(..)
-            | FuncKind::Conv2d(..)
-            | FuncKind::Pool2d(..) => None,
-        }
-    }
-
-    /// Every expression argument, left to right: [`Func::argument`], both operands of
-    /// `addTensor`, the tensor operands of `conv2d`.
-    pub fn arguments(&self) -> Children<'_> {
-        match &self.kind {
-            FuncKind::AddTensor(a, b) => Children::from_slice(&[a, b]),
-            FuncKind::Conv2d(x, w, b, _) => {
-                let mut children = Children::from_slice(&[x, w]);
-                children.extend(b.as_deref());
-                children
-            }
-            FuncKind::Pool2d(_, x, _) => Children::from_slice(&[x]),
-            _ => self.argument().into_iter().collect(),
-        }
-    }
-
-    /// The keyword that introduces this function.
-    pub fn keyword(&self) -> &'static str {
-        match &self.kind {
-            FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) => "initTensor",
-            FuncKind::Relu(_) => "relu",
-            FuncKind::ReluTensor(_) => "reluTensor",
-            FuncKind::Tanh(_) => "tanh",
-            FuncKind::TanhTensor(_) => "tanhTensor",
-            FuncKind::Sigmoid(_) => "sigmoid",
-            FuncKind::SigmoidTensor(_) => "sigmoidTensor",
-            FuncKind::Linear(..) => "linear",
-            FuncKind::AddTensor(..) => "addTensor",
-            FuncKind::Conv2d(..) => "conv2d",
-            FuncKind::Pool2d(pool, ..) => pool.keyword(),
-        }
-    }
-}
-
 /// Moves the boxed children of `kind` onto `stack`, leaving `kind` childless.
 fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
     match kind {
@@ -249,7 +198,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*w);
                     stack.extend(b.map(|b| *b));
                 }
-                FuncKind::Pool2d(_, x, _) => stack.push(*x),
+                FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -310,6 +259,7 @@ impl Exp {
                         FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
                     }
                     FuncKind::Pool2d(pool, _, attrs) => FuncKind::Pool2d(*pool, kid(), attrs.clone()),
+                    FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -335,6 +285,7 @@ impl Clone for Func {
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
             FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
+            FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -393,6 +344,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
                 b1.is_some() == b2.is_some() && a1 == a2
             }
             (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
+            (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

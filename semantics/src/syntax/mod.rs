@@ -4,6 +4,7 @@ pub mod ast;
 pub mod attrs;
 pub mod diagnostic;
 pub mod elements;
+mod func;
 pub mod grammar;
 pub mod lexer;
 pub mod parser;

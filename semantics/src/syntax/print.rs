@@ -146,6 +146,9 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             {
                 out.push(Piece::Owned(format!(", {attrs}")));
             }
+            if let FuncKind::Reshape(_, Some(dims)) = &func.kind {
+                out.push(Piece::Owned(format!(", {}", ints_text(dims))));
+            }
         }
     }
     out.push(Piece::Text(")"));
@@ -237,6 +240,22 @@ mod tests {
         let a = parse_program("let y = maxPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
         let b = parse_program("let y = avgPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
         assert!(a != b);
+    }
+
+    #[test]
+    fn reshape_and_flatten_round_trip() {
+        for (source, expected) in [
+            ("let y = reshape(x,2,3) in y", "let y = reshape(x, 2, 3) in y"),
+            ("let y = flatten( x ) in y", "let y = flatten(x) in y"),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
+        let a = parse_program("let y = reshape(x, 6) in y", Grammar::Relaxed).unwrap();
+        assert!(a != parse_program("let y = flatten(x) in y", Grammar::Relaxed).unwrap());
+        assert!(a != parse_program("let y = reshape(x, 6, 1) in y", Grammar::Relaxed).unwrap());
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::Pool2d(pool, _, attrs) => {
                                 FuncTerm::Pool2d { pool: *pool, x: next(), attrs: attrs.clone() }
                             }
+                            FuncKind::Reshape(_, dims) => {
+                                FuncTerm::Reshape { x: next(), dims: dims.as_deref().map(ints_of) }
+                            }
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

@@ -104,6 +104,11 @@ pub enum FuncTerm {
         x: Term,
         attrs: Attrs,
     },
+    /// `reshape(Exp, Ints)`, `flatten(Exp)` when `dims` is `None` (Ext-5).
+    Reshape {
+        x: Term,
+        dims: Option<Ints>,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`

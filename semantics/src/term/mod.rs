@@ -178,6 +178,15 @@ pub enum Node {
         sum: Term,
         count: i64,
     },
+    /// `reshapeHelper(Id, Id, Int ... Int, Ints)` (Ext-5): `Y[rowMajor(K, dims)] =
+    /// X[rowMajor(K, SH[X])]` for the positions `from..to` still to copy.
+    ReshapeHelper {
+        x: Sym,
+        y: Sym,
+        from: i64,
+        to: i64,
+        dims: Ints,
+    },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

@@ -21,6 +21,7 @@ mod common;
 mod determinism;
 mod extensions;
 mod pools;
+mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
@@ -210,6 +211,12 @@ const COVERED: &[&str] = &[
     "ext-heat-pool-mean",
     "ext-cool-pool-mean",
     "ext-pool-mean",
+    // Ext-5
+    "ext-let-reshape",
+    "ext-let-flatten",
+    "ext-reshape-shape-mismatch",
+    "ext-reshape-helper-step",
+    "ext-reshape-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -235,6 +242,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("rev07_to_13.rs"),
         include_str!("extensions.rs"),
         include_str!("pools.rs"),
+        include_str!("reshape.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -207,3 +207,26 @@ fn deep_programs_parse_without_recursion() {
     parens.push_str(&")".repeat(50_000));
     assert!(matches!(parse(&parens).kind, ExpKind::Int(1)));
 }
+
+#[test]
+fn reshape_takes_an_operand_and_dimensions_flatten_an_operand() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = reshape(x, 3, 1, 2) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(
+        matches!(&func.kind, FuncKind::Reshape(x, Some(d)) if matches!(&x.kind, ExpKind::Id(x) if x == "x") && d == &[3, 1, 2])
+    );
+    assert_eq!(&source[func.span.range()], "reshape(x, 3, 1, 2)");
+    let e = relaxed("let y = flatten(x) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Reshape(_, None)));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = reshape(x) in y").contains("`,`"));
+    assert!(message("let y = reshape(x, 2.0) in y").contains("an integer literal"));
+    assert!(message("let y = flatten(x, 2) in y").contains("`)`"));
+    // K's grammar has neither.
+    assert!(error("let y = reshape(x, 2) in y").message.contains("unexpected `(`"));
+    assert!(error("let y = flatten(x) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let flatten = 1.0 in flatten").kind, ExpKind::Let { .. }));
+}

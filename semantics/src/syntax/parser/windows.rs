@@ -21,6 +21,15 @@ impl<'s> Parser<'s> {
         operands: Vec<Exp>,
         func_start: u32,
     ) -> Result<Mode, SyntaxError> {
+        if keyword == Keyword::Reshape {
+            // `reshape(E, Is)` (Ext-5): the operand, then the dimensions as `initTensor`'s.
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let dims = self.ints()?;
+            let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+            let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+            let span = Span { start: func_start, end: close.span.end };
+            return self.let_func_body(start, target, Func { kind: FuncKind::Reshape(x, Some(dims)), span });
+        }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
         if operands.len() < least {
