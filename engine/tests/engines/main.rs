@@ -7,6 +7,7 @@ mod conv;
 mod errors;
 mod extensions;
 mod pool;
+mod reshape;
 
 use std::path::PathBuf;
 
