@@ -1,5 +1,6 @@
 //! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
-//! (Ext-4), drawn so that they usually fit their operands and sometimes do not.
+//! (Ext-4), and `reshape`, `flatten` (Ext-5), drawn so that they usually fit their operands and
+//! sometimes do not.
 
 use knn_semantics::syntax::{Attr, AttrName, Attrs, Pool};
 
@@ -86,7 +87,7 @@ impl Gen {
         let pool = if self.rng.chance(50) { Pool::Max } else { Pool::Avg };
         let in_scope: Vec<(String, Vec<usize>)> =
             self.tensors().into_iter().filter(|(_, d)| d.len() == 3 && d.iter().all(|&n| n > 0)).collect();
-        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(3)) };
+        let mistake = if self.moderate || !self.rng.chance(25) { None } else { Some(self.rng.below(3)) };
         let (x, dims) = if !in_scope.is_empty() && self.rng.chance(40) {
             self.rng.pick(&in_scope).clone()
         } else {
@@ -135,6 +136,42 @@ impl Gen {
         ];
         let out = self.name("y");
         self.stmts.push(Stmt::Pool2d { out: out.clone(), pool, x, attrs: Attrs(attrs) });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = reshape(x, dims) in` or `flatten(x)` (Ext-5): a tensor in scope (or a new
+    /// literal) and, for `reshape`, its size split into one to three dimensions; in programs
+    /// that may fail, sometimes one element too many (`shape-mismatch`) or a scalar input
+    /// (`unknown-tensor`).
+    pub(super) fn reshape(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(60) {
+            self.rng.pick(&in_scope).clone()
+        } else {
+            let dims = vec![1 + self.rng.below(3), 1 + self.rng.below(4)];
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let n: usize = dims.iter().product();
+        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(2)) };
+        // n = a · b · c, a and b drawn among the divisors (n may be 0: then a = b = 1).
+        let divisors = |n: usize| -> Vec<usize> { (1..=n.max(1)).filter(|d| n % d == 0).collect() };
+        let a = *self.rng.pick(&divisors(n));
+        let rest = n / a;
+        let b = *self.rng.pick(&divisors(rest));
+        let out_dims = match self.rng.below(3) {
+            0 => vec![n],
+            1 => vec![a, rest],
+            _ => vec![a, b, rest / b],
+        };
+        let flatten = out_dims.len() == 1 && self.rng.chance(50) && mistake != Some(0);
+        let mut written: Vec<i64> = out_dims.iter().map(|&d| d as i64).collect();
+        if mistake == Some(0) {
+            written[0] += 1;
+        }
+        let x = if mistake == Some(1) { self.scalar(1) } else { Scalar::Var(x) };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Reshape { out: out.clone(), x, dims: (!flatten).then_some(written) });
         self.bind(out, Binding::Tensor(out_dims));
     }
 
