@@ -155,7 +155,7 @@ impl Gen {
         let n: usize = dims.iter().product();
         let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(2)) };
         // n = a · b · c, a and b drawn among the divisors (n may be 0: then a = b = 1).
-        let divisors = |n: usize| -> Vec<usize> { (1..=n.max(1)).filter(|d| n % d == 0).collect() };
+        let divisors = |n: usize| -> Vec<usize> { (1..=n.max(1)).filter(|&d| n.is_multiple_of(d)).collect() };
         let a = *self.rng.pick(&divisors(n));
         let rest = n / a;
         let b = *self.rng.pick(&divisors(rest));
