@@ -133,6 +133,10 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
             let operands: Vec<&Exp> = [&**x, &**w].into_iter().chain(b.as_deref()).collect();
             tensor_names(keyword, &operands, errors)
         }
+        // Ext-4: the input names a tensor; an invalid attribute is known before running.
+        FuncKind::Pool2d(_, x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-5: the input names a tensor; element counts are compared when the program runs.
+        FuncKind::Reshape(x, _) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {
@@ -152,13 +156,19 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
 /// The attributes of a window operator (Ext-3): a stride, dilation or group of 0 is known
 /// before running (`invalid-attribute`, after the operands' errors as the rules order them).
 fn check_attributes(func: &Func, errors: &mut Vec<StaticError>) {
-    let FuncKind::Conv2d(.., attrs) = &func.kind else { return };
+    let (FuncKind::Conv2d(.., attrs) | FuncKind::Pool2d(.., attrs)) = &func.kind else { return };
     if let Some(message) = WindowAttrs::of(attrs).invalid(func.keyword()) {
         errors.push(StaticError {
             kind: ErrorKind::InvalidAttribute,
             span: func.span,
             message,
-            hint: Some("strides, dilations and group are at least 1".into()),
+            hint: Some(
+                match &func.kind {
+                    FuncKind::Conv2d(..) => "strides, dilations and group are at least 1",
+                    _ => "kernel, strides and dilations are at least 1; countPad is 0 or 1",
+                }
+                .into(),
+            ),
         });
     }
 }
@@ -232,6 +242,34 @@ mod tests {
             kinds("let y = conv2d(x, w, dilations = [1, 0]) in y", &["x", "w"]),
             [(ErrorKind::InvalidAttribute, "conv2d(x, w, dilations = [1, 0])".into())]
         );
+    }
+
+    #[test]
+    fn pool_operands_are_names_and_invalid_attributes_are_known() {
+        assert!(kinds("let y = maxPool2d(x, kernel = [2, 2]) in y", &["x"]).is_empty());
+        assert_eq!(
+            kinds("let y = avgPool2d(2.0, kernel = [2, 2]) in y", &[]),
+            [(ErrorKind::UnknownTensor, "2.0".into())]
+        );
+        assert_eq!(
+            kinds("let y = maxPool2d(y, kernel = [1, 1]) in y", &["y"]),
+            [(ErrorKind::AliasedOutput, "y".into())]
+        );
+        assert_eq!(
+            kinds("let y = avgPool2d(x, kernel = [2, 2], countPad = 2) in y", &["x"]),
+            [(ErrorKind::InvalidAttribute, "avgPool2d(x, kernel = [2, 2], countPad = 2)".into())]
+        );
+        assert_eq!(
+            kinds("let y = maxPool2d(x, kernel = [0, 2]) in y", &["x"]),
+            [(ErrorKind::InvalidAttribute, "maxPool2d(x, kernel = [0, 2])".into())]
+        );
+    }
+
+    #[test]
+    fn reshape_operands_are_names() {
+        assert!(kinds("let y = reshape(x, 2, 3) in let z = flatten(y) in z", &["x"]).is_empty());
+        assert_eq!(kinds("let y = flatten(2.0) in y", &[]), [(ErrorKind::UnknownTensor, "2.0".into())]);
+        assert_eq!(kinds("let y = reshape(y, 1) in y", &["y"]), [(ErrorKind::AliasedOutput, "y".into())]);
     }
 
     #[test]

@@ -368,3 +368,30 @@ fn ext3_conv2d() {
     let invalid = "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w, strides = [1, 0]) in y)";
     assert_eq!(outcome(Profile::revised(), invalid), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-4 (docs/semantics.md, "Deviations"): no pools in K; the 2×2 window of `[[1, 2], [3, 4]]`
+/// averages to `(0.0 + 1 + 2 + 3 + 4) / 4 = 2.5`, its max is `4.0`.
+#[test]
+fn ext4_pool2d() {
+    let x = "let x = initTensor(1, 2, 2)[1.0, 2.0, 3.0, 4.0] in ";
+    let avg = format!("{x}(let y = avgPool2d(x, kernel = [2, 2]) in y[0, 0, 0])");
+    assert!(parse_program(&avg, Profile::published().grammar).is_err(), "K has no avgPool2d");
+    assert_eq!(outcome(Profile::revised(), &avg), Float(2.5));
+    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 0, 0])"));
+    assert_eq!(run("maxPool2d(x, kernel = [2, 2])"), Float(4.0));
+    assert_eq!(run("maxPool2d(x, kernel = [3, 1])"), Error(ErrorKind::ShapeMismatch));
+    assert_eq!(run("avgPool2d(x, kernel = [2, 2], strides = [0, 1])"), Error(ErrorKind::InvalidAttribute));
+}
+
+/// Ext-5 (docs/semantics.md, "Deviations"): no `flatten` in K; `flatten` of `[[1, 2], [3, 4]]`
+/// is `[1, 2, 3, 4]`; `reshape` to another element count is `shape-mismatch`.
+#[test]
+fn ext5_reshape() {
+    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in ";
+    let flat = format!("{x}(let y = flatten(x) in y[2])");
+    assert!(parse_program(&flat, Profile::published().grammar).is_err(), "K has no flatten");
+    assert_eq!(outcome(Profile::revised(), &flat), Float(3.0));
+    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 3])"));
+    assert_eq!(run("reshape(x, 1, 4)"), Float(4.0));
+    assert_eq!(run("reshape(x, 3)"), Error(ErrorKind::ShapeMismatch));
+}

@@ -1,5 +1,5 @@
 //! The statements of a generated program: allocations and element writes, scalar `let`s,
-//! `linear`, activations, `addTensor`, `conv2d` (`windows.rs`), whole layers, aliases and
+//! `linear`, activations, `addTensor`, `conv2d`, the pools and `reshape` (`windows.rs`), whole layers, aliases and
 //! deliberate mistakes.
 
 use super::{Binding, Gen, UNBOUND};
@@ -59,7 +59,11 @@ impl Gen {
                 }
             }
             9 => self.mistake(),
-            10 if self.rng.chance(40) => self.conv2d(),
+            10 if self.rng.chance(40) => match self.rng.below(3) {
+                0 => self.conv2d(),
+                1 => self.pool2d(),
+                _ => self.reshape(),
+            },
             10 => self.add_tensors(),
             _ => {
                 let vectors: Vec<(String, Vec<usize>)> =

@@ -1,7 +1,8 @@
-//! The window operators of a generated program: `conv2d` (Ext-3), drawn so that it usually
-//! fits its operands and sometimes does not.
+//! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
+//! (Ext-4), and `reshape`, `flatten` (Ext-5), drawn so that they usually fit their operands and
+//! sometimes do not.
 
-use knn_semantics::syntax::{Attr, AttrName, Attrs};
+use knn_semantics::syntax::{Attr, AttrName, Attrs, Pool};
 
 use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
@@ -74,6 +75,103 @@ impl Gen {
         ];
         let out = self.name("y");
         self.stmts.push(Stmt::Conv2d { out: out.clone(), x: Scalar::Var(x), w, b, attrs: Attrs(attrs) });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = maxPool2d(x, …) in` or `avgPool2d` (Ext-4): an input of shape `C×H×W` (a rank-3
+    /// tensor in scope, or a new literal), a window that fits it with its padding, strides,
+    /// dilations (max) or `countPad` (average); in programs that may fail, sometimes a window
+    /// too large (`shape-mismatch`), a kernel of 0 (`invalid-attribute`) or a scalar input
+    /// (`unknown-tensor`).
+    pub(super) fn pool2d(&mut self) {
+        let pool = if self.rng.chance(50) { Pool::Max } else { Pool::Avg };
+        let in_scope: Vec<(String, Vec<usize>)> =
+            self.tensors().into_iter().filter(|(_, d)| d.len() == 3 && d.iter().all(|&n| n > 0)).collect();
+        let mistake = if self.moderate || !self.rng.chance(25) { None } else { Some(self.rng.below(3)) };
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(40) {
+            self.rng.pick(&in_scope).clone()
+        } else {
+            let dims = vec![1 + self.rng.below(2), 1 + self.rng.below(4), 1 + self.rng.below(4)];
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let (c, h, wd) = (dims[0], dims[1], dims[2]);
+        let mut attrs = Vec::new();
+        let mut attr =
+            |name, values: &[usize]| attrs.push(Attr::new(name, &values.iter().map(|&v| v as i64).collect::<Vec<_>>()));
+        let pads: Vec<usize> =
+            if self.rng.chance(40) { (0..4).map(|_| self.rng.below(2)).collect() } else { vec![0; 4] };
+        let strides = [1 + usize::from(self.rng.chance(30)), 1 + usize::from(self.rng.chance(30))];
+        let dilations = match pool {
+            Pool::Max => [1 + usize::from(self.rng.chance(20)), 1 + usize::from(self.rng.chance(20))],
+            Pool::Avg => [1, 1],
+        };
+        let fits = |n: usize, a: usize, z: usize, d: usize| ((n + a + z - 1) / d + 1).min(3);
+        let kh = 1 + self.rng.below(fits(h, pads[0], pads[2], dilations[0]));
+        let kw = 1 + self.rng.below(fits(wd, pads[1], pads[3], dilations[1]));
+        match mistake {
+            Some(0) => attr(AttrName::Kernel, &[h + pads[0] + pads[2] + 1, kw]),
+            Some(1) => attr(AttrName::Kernel, &[kh, 0]),
+            _ => attr(AttrName::Kernel, &[kh, kw]),
+        }
+        if pads.iter().any(|&p| p > 0) {
+            attr(AttrName::Pads, &pads);
+        }
+        if strides != [1, 1] {
+            attr(AttrName::Strides, &strides);
+        }
+        if dilations != [1, 1] {
+            attr(AttrName::Dilations, &dilations);
+        }
+        if pool == Pool::Avg && self.rng.chance(40) {
+            attr(AttrName::CountPad, &[self.rng.below(2)]);
+        }
+        let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
+        let extent =
+            |n: usize, a: usize, z: usize, k: usize, d: usize, s: usize| (n + a + z - (d * (k - 1) + 1)) / s + 1;
+        let out_dims = vec![
+            c,
+            extent(h, pads[0], pads[2], kh, dilations[0], strides[0]),
+            extent(wd, pads[1], pads[3], kw, dilations[1], strides[1]),
+        ];
+        let out = self.name("y");
+        self.stmts.push(Stmt::Pool2d { out: out.clone(), pool, x, attrs: Attrs(attrs) });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = reshape(x, dims) in` or `flatten(x)` (Ext-5): a tensor in scope (or a new
+    /// literal) and, for `reshape`, its size split into one to three dimensions; in programs
+    /// that may fail, sometimes one element too many (`shape-mismatch`) or a scalar input
+    /// (`unknown-tensor`).
+    pub(super) fn reshape(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(60) {
+            self.rng.pick(&in_scope).clone()
+        } else {
+            let dims = vec![1 + self.rng.below(3), 1 + self.rng.below(4)];
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let n: usize = dims.iter().product();
+        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(2)) };
+        // n = a · b · c, a and b drawn among the divisors (n may be 0: then a = b = 1).
+        let divisors = |n: usize| -> Vec<usize> { (1..=n.max(1)).filter(|&d| n.is_multiple_of(d)).collect() };
+        let a = *self.rng.pick(&divisors(n));
+        let rest = n / a;
+        let b = *self.rng.pick(&divisors(rest));
+        let out_dims = match self.rng.below(3) {
+            0 => vec![n],
+            1 => vec![a, rest],
+            _ => vec![a, b, rest / b],
+        };
+        let flatten = out_dims.len() == 1 && self.rng.chance(50) && mistake != Some(0);
+        let mut written: Vec<i64> = out_dims.iter().map(|&d| d as i64).collect();
+        if mistake == Some(0) {
+            written[0] += 1;
+        }
+        let x = if mistake == Some(1) { self.scalar(1) } else { Scalar::Var(x) };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Reshape { out: out.clone(), x, dims: (!flatten).then_some(written) });
         self.bind(out, Binding::Tensor(out_dims));
     }
 

@@ -8,7 +8,9 @@ mod shrink;
 use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Span, print::to_source};
+use knn_semantics::syntax::{
+    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, print::to_source,
+};
 
 /// A scalar expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +66,12 @@ pub enum Stmt {
     /// `let out = conv2d(x, w, b, attributes) in` (Ext-3): the operands are usually names of
     /// tensors whose shapes fit, sometimes not, or a scalar (an error).
     Conv2d { out: String, x: Scalar, w: Scalar, b: Option<Scalar>, attrs: Attrs },
+    /// `let out = maxPool2d(x, attributes) in` or `avgPool2d` (Ext-4): the input usually the
+    /// name of a tensor whose shape fits, sometimes not, or a scalar (an error).
+    Pool2d { out: String, pool: Pool, x: Scalar, attrs: Attrs },
+    /// `let out = reshape(x, dims) in`, or `flatten(x)` when `dims` is `None` (Ext-5): the input
+    /// usually the name of a tensor of as many elements, sometimes not, or a scalar (an error).
+    Reshape { out: String, x: Scalar, dims: Option<Vec<i64>> },
     /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
     Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
@@ -170,7 +178,9 @@ impl Stmt {
             | Stmt::Linear { out: name, .. }
             | Stmt::Activate { out: name, .. }
             | Stmt::AddTensor { out: name, .. }
-            | Stmt::Conv2d { out: name, .. } => Some(name),
+            | Stmt::Conv2d { out: name, .. }
+            | Stmt::Pool2d { out: name, .. }
+            | Stmt::Reshape { out: name, .. } => Some(name),
             Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
         }
     }
@@ -184,9 +194,11 @@ impl Stmt {
                 out.push(tensor.clone());
                 value.names(&mut out);
             }
-            Stmt::Let { value: s, .. } | Stmt::ScalarFn { arg: s, .. } | Stmt::Activate { arg: s, .. } => {
-                s.names(&mut out)
-            }
+            Stmt::Let { value: s, .. }
+            | Stmt::ScalarFn { arg: s, .. }
+            | Stmt::Activate { arg: s, .. }
+            | Stmt::Pool2d { x: s, .. }
+            | Stmt::Reshape { x: s, .. } => s.names(&mut out),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -252,6 +264,10 @@ impl Stmt {
                 let b = b.as_ref().map(|b| boxed(b.exp()));
                 let_func(out, FuncKind::Conv2d(boxed(x.exp()), boxed(w.exp()), b, attrs.clone()), body)
             }
+            Stmt::Pool2d { out, pool, x, attrs } => {
+                let_func(out, FuncKind::Pool2d(*pool, boxed(x.exp()), attrs.clone()), body)
+            }
+            Stmt::Reshape { out, x, dims } => let_func(out, FuncKind::Reshape(boxed(x.exp()), dims.clone()), body),
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
@@ -293,9 +309,18 @@ impl Program {
     }
 
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`), which the K grammar and the published rules do not have.
+    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`), which the K grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
-        self.stmts.iter().any(|s| matches!(s, Stmt::AddTensor { .. } | Stmt::Literal { .. } | Stmt::Conv2d { .. }))
+        self.stmts.iter().any(|s| {
+            matches!(
+                s,
+                Stmt::AddTensor { .. }
+                    | Stmt::Literal { .. }
+                    | Stmt::Conv2d { .. }
+                    | Stmt::Pool2d { .. }
+                    | Stmt::Reshape { .. }
+            )
+        })
     }
 
     /// The input bound to its first row (empty without an input).

@@ -145,6 +145,14 @@ impl Interpreter<'_> {
                 // `ext-let-conv2d` and its errors: `conv.rs`.
                 self.let_conv2d(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Pool2d(..) => {
+                // `ext-let-pool2d` and its errors: `pool.rs`.
+                self.let_pool2d(name, func, body, scope, span, tasks)?;
+            }
+            FuncKind::Reshape(..) => {
+                // `ext-let-reshape`, `ext-let-flatten` and their errors: `reshape.rs`.
+                self.let_reshape(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

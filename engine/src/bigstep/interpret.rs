@@ -198,7 +198,7 @@ impl<'s> Interpreter<'s> {
             (Some(x), Some(y), _, _) => self.stage.float_op(op, x, y, span).ok_or_else(invalid),
             (_, _, Some(x), Some(y)) => match op {
                 Arith::Add | Arith::Mul => self.stage.int_op(op, x, y, span),
-                Arith::Max | Arith::Min => Err(invalid()),
+                Arith::Max | Arith::Min | Arith::Div => Err(invalid()),
             },
             // Mixed: the Int is widened, the operands keep their order (`rev-add-float-int`,
             // `rev-mul-float-int`, then `rev-add-int-float`, `rev-mul-int-float`).

@@ -36,6 +36,8 @@ pub enum Arith {
     Mul,
     Max,
     Min,
+    /// `/Float`: no operator of the language, only `poolMean` of `avgPool2d` (`ext-pool-mean`).
+    Div,
 }
 
 impl Arith {
@@ -45,6 +47,7 @@ impl Arith {
             Arith::Mul => "*",
             Arith::Max => "max",
             Arith::Min => "min",
+            Arith::Div => "/",
         }
     }
 }
@@ -98,6 +101,7 @@ pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
         Arith::Mul => Some(a * b),
         Arith::Max => k_max(a, b),
         Arith::Min => k_min(a, b),
+        Arith::Div => Some(a / b),
     }
 }
 
@@ -107,7 +111,7 @@ pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
     match op {
         Arith::Add => a.checked_add(b),
         Arith::Mul => a.checked_mul(b),
-        Arith::Max | Arith::Min => None,
+        Arith::Max | Arith::Min | Arith::Div => None,
     }
 }
 

@@ -6,6 +6,8 @@
 mod conv;
 mod errors;
 mod extensions;
+mod pool;
+mod reshape;
 
 use std::path::PathBuf;
 

@@ -83,6 +83,8 @@ pub enum Context {
     },
     /// `tanhItem(□)` / `sigmoidItem(□)` — `context tanhItem(HOLE)`, `context sigmoidItem(HOLE)`.
     ActItem(Act),
+    /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
+    PoolMean(i64),
 }
 
 impl Context {
@@ -105,6 +107,7 @@ impl Context {
                 value: value.clone(),
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
+            Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
         };
         Term::new(node, span)
     }

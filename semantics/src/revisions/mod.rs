@@ -1,6 +1,6 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
 //! docs/semantics.md §4, each a set of rules it removes and rules it adds, with its reason, and the
-//! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`), which add constructs K-NN lacks. A patch's rules are
+//! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools; Ext-5: `reshape`, `flatten`), which add constructs K-NN lacks. A patch's rules are
 //! written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -25,6 +25,8 @@ pub mod rev13_tanh;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
 pub mod ext3_conv2d;
+pub mod ext4_pool2d;
+pub mod ext5_reshape;
 
 use crate::config::Config;
 use crate::rules::Rule;
@@ -60,6 +62,8 @@ pub static PATCHES: &[&Patch] = &[
     &ext1_add_tensor::PATCH,
     &ext2_tensor_literal::PATCH,
     &ext3_conv2d::PATCH,
+    &ext4_pool2d::PATCH,
+    &ext5_reshape::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

@@ -151,10 +151,13 @@ pub enum Head {
     RestoreScope,
     AddTensorHelper,
     Conv2dHelper,
+    Pool2dHelper,
+    PoolMean,
+    ReshapeHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::Conv2dHelper as usize + 1;
+    pub const COUNT: usize = Head::ReshapeHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -198,6 +201,9 @@ impl Head {
                 Node::LinearChecked { .. } => Head::LinearChecked,
                 Node::AddTensorHelper { .. } => Head::AddTensorHelper,
                 Node::Conv2dHelper(_) => Head::Conv2dHelper,
+                Node::Pool2dHelper(_) => Head::Pool2dHelper,
+                Node::PoolMean { .. } => Head::PoolMean,
+                Node::ReshapeHelper { .. } => Head::ReshapeHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

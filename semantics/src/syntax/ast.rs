@@ -8,7 +8,7 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-pub use super::attrs::{Attr, AttrName, Attrs};
+pub use super::attrs::{Attr, AttrName, Attrs, Pool};
 pub use super::elements::{Elements, Number};
 
 /// A byte range `start..end` into the source text.
@@ -106,6 +106,10 @@ pub enum FuncKind {
     /// `conv2d(X, W, B, attributes)` (Ext-3, relaxed grammar only): the input, the kernel, the
     /// optional bias, then the attributes as written.
     Conv2d(Box<Exp>, Box<Exp>, Option<Box<Exp>>, Attrs),
+    /// `maxPool2d(X, attributes)`, `avgPool2d(X, attributes)` (Ext-4, relaxed grammar only).
+    Pool2d(Pool, Box<Exp>, Attrs),
+    /// `reshape(X, Is)`, or `flatten(X)` without `Is` (Ext-5, relaxed grammar only).
+    Reshape(Box<Exp>, Option<IntList>),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -158,59 +162,8 @@ impl Exp {
 }
 
 /// The direct sub-expressions of a node, left to right: at most four but for `conv2d` with a
-/// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B` and `E`), so they seldom leave the
-/// stack.
+/// bias (`let X = addTensor(A, B) in E` has `X`, `A`, `B`, `E`), so they seldom leave the stack.
 pub type Children<'e> = SmallVec<[&'e Exp; 4]>;
-
-impl Func {
-    /// The expression argument of `relu`, `reluTensor`, `tanh`, … (none for `initTensor` and
-    /// `linear`).
-    pub fn argument(&self) -> Option<&Exp> {
-        match &self.kind {
-            FuncKind::Relu(e)
-            | FuncKind::ReluTensor(e)
-            | FuncKind::Tanh(e)
-            | FuncKind::TanhTensor(e)
-            | FuncKind::Sigmoid(e)
-            | FuncKind::SigmoidTensor(e) => Some(e),
-            FuncKind::InitTensor(_)
-            | FuncKind::TensorLiteral(..)
-            | FuncKind::Linear(..)
-            | FuncKind::AddTensor(..)
-            | FuncKind::Conv2d(..) => None,
-        }
-    }
-
-    /// Every expression argument, left to right: [`Func::argument`], both operands of
-    /// `addTensor`, the tensor operands of `conv2d`.
-    pub fn arguments(&self) -> Children<'_> {
-        match &self.kind {
-            FuncKind::AddTensor(a, b) => Children::from_slice(&[a, b]),
-            FuncKind::Conv2d(x, w, b, _) => {
-                let mut children = Children::from_slice(&[x, w]);
-                children.extend(b.as_deref());
-                children
-            }
-            _ => self.argument().into_iter().collect(),
-        }
-    }
-
-    /// The keyword that introduces this function.
-    pub fn keyword(&self) -> &'static str {
-        match &self.kind {
-            FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) => "initTensor",
-            FuncKind::Relu(_) => "relu",
-            FuncKind::ReluTensor(_) => "reluTensor",
-            FuncKind::Tanh(_) => "tanh",
-            FuncKind::TanhTensor(_) => "tanhTensor",
-            FuncKind::Sigmoid(_) => "sigmoid",
-            FuncKind::SigmoidTensor(_) => "sigmoidTensor",
-            FuncKind::Linear(..) => "linear",
-            FuncKind::AddTensor(..) => "addTensor",
-            FuncKind::Conv2d(..) => "conv2d",
-        }
-    }
-}
 
 /// Moves the boxed children of `kind` onto `stack`, leaving `kind` childless.
 fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
@@ -245,6 +198,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*w);
                     stack.extend(b.map(|b| *b));
                 }
+                FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -304,6 +258,8 @@ impl Exp {
                         let (x, w) = (kid(), kid());
                         FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
                     }
+                    FuncKind::Pool2d(pool, _, attrs) => FuncKind::Pool2d(*pool, kid(), attrs.clone()),
+                    FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -328,6 +284,8 @@ impl Clone for Func {
             FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
+            FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
+            FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -385,6 +343,8 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Conv2d(_, _, b1, a1), FuncKind::Conv2d(_, _, b2, a2)) => {
                 b1.is_some() == b2.is_some() && a1 == a2
             }
+            (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
+            (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

@@ -1,4 +1,4 @@
-//! The attributes of the window operators (Ext-3 `conv2d`): `strides = [2, 2]`, `group = 2`,
+//! The attributes of the window operators (Ext-3 `conv2d`, Ext-4 `maxPool2d`, `avgPool2d`): `strides = [2, 2]`, `group = 2`,
 //! named as ONNX names them, so that an importer maps one to one. Attributes follow the tensor
 //! operands, each at most once, in any order; they are kept in the order written, so the source
 //! printer writes them back as they were (`parse(print(p)) == p`).
@@ -24,10 +24,16 @@ pub enum AttrName {
     Dilations,
     /// `group = G`: channel groups of `conv2d` (default 1).
     Group,
+    /// `kernel = [KH, KW]`: the window of a pooling operator (Ext-4), required.
+    Kernel,
+    /// `countPad = 0 | 1`: whether `avgPool2d` divides by the whole window, padding included
+    /// (1), or by its taps inside the input (0, the default) (Ext-4).
+    CountPad,
 }
 
 impl AttrName {
-    pub const ALL: [AttrName; 4] = [AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group];
+    pub const ALL: [AttrName; 6] =
+        [AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group, AttrName::Kernel, AttrName::CountPad];
 
     pub fn text(self) -> &'static str {
         match self {
@@ -35,6 +41,8 @@ impl AttrName {
             AttrName::Pads => "pads",
             AttrName::Dilations => "dilations",
             AttrName::Group => "group",
+            AttrName::Kernel => "kernel",
+            AttrName::CountPad => "countPad",
         }
     }
 
@@ -45,9 +53,25 @@ impl AttrName {
     /// How many Ints the attribute has; an attribute of one is written without brackets.
     pub fn arity(self) -> usize {
         match self {
-            AttrName::Strides | AttrName::Dilations => 2,
+            AttrName::Strides | AttrName::Dilations | AttrName::Kernel => 2,
             AttrName::Pads => 4,
-            AttrName::Group => 1,
+            AttrName::Group | AttrName::CountPad => 1,
+        }
+    }
+}
+
+/// Which pooling (Ext-4): the largest tap (`maxPool2d`) or the mean of the taps (`avgPool2d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pool {
+    Max,
+    Avg,
+}
+
+impl Pool {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Pool::Max => "maxPool2d",
+            Pool::Avg => "avgPool2d",
         }
     }
 }

@@ -4,12 +4,13 @@ pub mod ast;
 pub mod attrs;
 pub mod diagnostic;
 pub mod elements;
+mod func;
 pub mod grammar;
 pub mod lexer;
 pub mod parser;
 pub mod print;
 
-pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Span};
+pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;

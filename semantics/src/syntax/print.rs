@@ -141,10 +141,13 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
                 }
                 out.push(Piece::Exp(arg, Level::LetFunc));
             }
-            if let FuncKind::Conv2d(.., attrs) = &func.kind
+            if let FuncKind::Conv2d(.., attrs) | FuncKind::Pool2d(.., attrs) = &func.kind
                 && !attrs.is_empty()
             {
                 out.push(Piece::Owned(format!(", {attrs}")));
+            }
+            if let FuncKind::Reshape(_, Some(dims)) = &func.kind {
+                out.push(Piece::Owned(format!(", {}", ints_text(dims))));
             }
         }
     }
@@ -218,6 +221,41 @@ mod tests {
         let a = parse_program("let y = conv2d(x, w, strides = [2, 2]) in y", Grammar::Relaxed).unwrap();
         let b = parse_program("let y = conv2d(x, w, strides = [2, 1]) in y", Grammar::Relaxed).unwrap();
         assert!(a != b);
+    }
+
+    #[test]
+    fn pools_round_trip_with_their_attributes_as_written() {
+        for (source, expected) in [
+            ("let y = maxPool2d(x,kernel=[2,2]) in y", "let y = maxPool2d(x, kernel = [2, 2]) in y"),
+            (
+                "let y = avgPool2d(x, pads = [1, 1, 0, 0], kernel = [3, 1], countPad = 1) in y",
+                "let y = avgPool2d(x, pads = [1, 1, 0, 0], kernel = [3, 1], countPad = 1) in y",
+            ),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
+        let a = parse_program("let y = maxPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
+        let b = parse_program("let y = avgPool2d(x, kernel = [2, 2]) in y", Grammar::Relaxed).unwrap();
+        assert!(a != b);
+    }
+
+    #[test]
+    fn reshape_and_flatten_round_trip() {
+        for (source, expected) in [
+            ("let y = reshape(x,2,3) in y", "let y = reshape(x, 2, 3) in y"),
+            ("let y = flatten( x ) in y", "let y = flatten(x) in y"),
+        ] {
+            let e = parse_program(source, Grammar::Relaxed).unwrap();
+            let printed = to_source(&e);
+            assert_eq!(printed, expected);
+            assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        }
+        let a = parse_program("let y = reshape(x, 6) in y", Grammar::Relaxed).unwrap();
+        assert!(a != parse_program("let y = flatten(x) in y", Grammar::Relaxed).unwrap());
+        assert!(a != parse_program("let y = reshape(x, 6, 1) in y", Grammar::Relaxed).unwrap());
     }
 
     #[test]

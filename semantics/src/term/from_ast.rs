@@ -53,6 +53,12 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 let (x, w) = (next(), next());
                                 FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }
                             }
+                            FuncKind::Pool2d(pool, _, attrs) => {
+                                FuncTerm::Pool2d { pool: *pool, x: next(), attrs: attrs.clone() }
+                            }
+                            FuncKind::Reshape(_, dims) => {
+                                FuncTerm::Reshape { x: next(), dims: dims.as_deref().map(ints_of) }
+                            }
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

@@ -2,7 +2,7 @@
 //! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
 
 use super::{Ints, Sym, Term};
-use crate::syntax::{Attrs, Elements};
+use crate::syntax::{Attrs, Elements, Pool};
 
 /// The three element-wise activations and their helper families (`reluTensorHelper`,
 /// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
@@ -97,6 +97,18 @@ pub enum FuncTerm {
         b: Option<Term>,
         attrs: Attrs,
     },
+    /// `maxPool2d(Exp, Attrs)`, `avgPool2d(Exp, Attrs)` (Ext-4): the input (a name of a tensor
+    /// when the program is right) and the attributes as written.
+    Pool2d {
+        pool: Pool,
+        x: Term,
+        attrs: Attrs,
+    },
+    /// `reshape(Exp, Ints)`, `flatten(Exp)` when `dims` is `None` (Ext-5).
+    Reshape {
+        x: Term,
+        dims: Option<Ints>,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`
@@ -107,6 +119,19 @@ pub struct Conv2dHelper {
     pub x: Sym,
     pub w: Sym,
     pub b: Option<Sym>,
+    pub y: Sym,
+    pub attrs: Attrs,
+    pub from: i64,
+    pub to: i64,
+    pub dims: Ints,
+}
+
+/// `maxPool2dHelper(X, Y, As, K ... N, Os)`, `avgPool2dHelper(…)` (Ext-4): the output positions
+/// `from..to` (row-major) of `Y`, of shape `dims` = `Os`, still to compute.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Pool2dHelper {
+    pub pool: Pool,
+    pub x: Sym,
     pub y: Sym,
     pub attrs: Attrs,
     pub from: i64,

@@ -27,7 +27,7 @@ use crate::syntax::Span;
 
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
-pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs};
+pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
 pub use subst::SubstMap;
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
@@ -170,6 +170,23 @@ pub enum Node {
     /// `conv2dHelper(Id, Id, Id, Id, Attrs, Int ... Int, Ints)` (Ext-3), boxed: it is the
     /// largest helper.
     Conv2dHelper(Box<Conv2dHelper>),
+    /// `maxPool2dHelper(…)`, `avgPool2dHelper(…)` (Ext-4).
+    Pool2dHelper(Box<Pool2dHelper>),
+    /// `poolMean(Exp, Int)` (Ext-4): the sum of an average pool's window over its count, strict
+    /// in the sum.
+    PoolMean {
+        sum: Term,
+        count: i64,
+    },
+    /// `reshapeHelper(Id, Id, Int ... Int, Ints)` (Ext-5): `Y[rowMajor(K, dims)] =
+    /// X[rowMajor(K, SH[X])]` for the positions `from..to` still to copy.
+    ReshapeHelper {
+        x: Sym,
+        y: Sym,
+        from: i64,
+        to: i64,
+        dims: Ints,
+    },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

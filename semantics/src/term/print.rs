@@ -141,6 +141,9 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                     }
                     call("conv2d", args)
                 }
+                FuncTerm::Pool2d { pool, x, attrs } => call(pool.keyword(), vec![inner(x), text(attrs.k_text())]),
+                FuncTerm::Reshape { x, dims: Some(dims) } => call("reshape", vec![inner(x), text(ints_text(dims))]),
+                FuncTerm::Reshape { x, dims: None } => call("flatten", vec![inner(x)]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -198,6 +201,21 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
             args.extend([range(h.from, h.to), text(ints_text(&h.dims))]);
             call("conv2dHelper", args)
         }
+        Node::Pool2dHelper(h) => {
+            let name = format!("{}Helper", h.pool.keyword());
+            let args = vec![
+                text(h.x.as_str()),
+                text(h.y.as_str()),
+                text(h.attrs.k_text()),
+                range(h.from, h.to),
+                text(ints_text(&h.dims)),
+            ];
+            call(&name, args)
+        }
+        Node::ReshapeHelper { x, y, from, to, dims } => {
+            call("reshapeHelper", vec![text(x.as_str()), text(y.as_str()), range(*from, *to), text(ints_text(dims))])
+        }
+        Node::PoolMean { sum, count } => call("poolMean", vec![inner(sum), text(count.to_string())]),
         Node::Fun(a) => call("fun", vec![inner(a)]),
         Node::Skip => vec![text("#skip")],
         Node::Error { kind, .. } => call("knnError", vec![text(format!("\"{}\"", kind.k_message()))]),

@@ -22,6 +22,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::Pool2dHelper(_)
+        | Node::ReshapeHelper { .. }
         | Node::Skip
         | Node::Error { .. } => {}
         Node::Index { base: a, .. }
@@ -30,6 +32,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::DefineTensor { x: a, .. }
         | Node::StoreAtVal { value: a, .. }
         | Node::ActItem { arg: a, .. }
+        | Node::PoolMean { sum: a, .. }
         | Node::Fun(a) => f(a),
         Node::Max(a, b)
         | Node::Min(a, b)
@@ -66,6 +69,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                         f(b);
                     }
                 }
+                FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } => f(x),
             }
             f(body);
         }
@@ -126,6 +130,10 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::Conv2d { b: b1, attrs: a1, .. }, FuncTerm::Conv2d { b: b2, attrs: a2, .. }) => {
                 b1.is_some() == b2.is_some() && a1 == a2
             }
+            (FuncTerm::Pool2d { pool: p1, attrs: a1, .. }, FuncTerm::Pool2d { pool: p2, attrs: a2, .. }) => {
+                p1 == p2 && a1 == a2
+            }
+            (FuncTerm::Reshape { dims: d1, .. }, FuncTerm::Reshape { dims: d2, .. }) => d1 == d2,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -146,6 +154,11 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::AddTensorHelper { y: y2, z: z2, x: x2, from: f2, to: t2, dims: d2 },
         ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
         (N::Conv2dHelper(h1), N::Conv2dHelper(h2)) => h1 == h2,
+        (N::Pool2dHelper(h1), N::Pool2dHelper(h2)) => h1 == h2,
+        (N::PoolMean { count: c1, .. }, N::PoolMean { count: c2, .. }) => c1 == c2,
+        (N::ReshapeHelper { x, y, from, to, dims }, N::ReshapeHelper { x: x2, y: y2, from: f2, to: t2, dims: d2 }) => {
+            (x, y, from, to, dims) == (x2, y2, f2, t2, d2)
+        }
         (
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
@@ -173,6 +186,8 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Linear(..) => 0u8.hash(state),
             FuncTerm::AddTensor(..) => 1u8.hash(state),
             FuncTerm::Conv2d { b, attrs, .. } => (2u8, b.is_some(), attrs).hash(state),
+            FuncTerm::Pool2d { pool, attrs, .. } => (3u8, pool, attrs).hash(state),
+            FuncTerm::Reshape { dims, .. } => (4u8, dims).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -181,6 +196,9 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
         Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
         Node::Conv2dHelper(h) => h.hash(state),
+        Node::Pool2dHelper(h) => h.hash(state),
+        Node::PoolMean { count, .. } => count.hash(state),
+        Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
         _ => {}
     }
 }
@@ -239,9 +257,12 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::Pool2dHelper(_)
+        | Node::ReshapeHelper { .. }
         | Node::Skip
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
+        Node::PoolMean { count, .. } => Node::PoolMean { sum: next(), count: *count },
         Node::Index { ints, .. } => Node::Index { base: next(), ints: ints.clone() },
         Node::ArgMax(_) => Node::ArgMax(next()),
         Node::DefineTensor { ints, .. } => Node::DefineTensor { x: next(), ints: ints.clone() },
@@ -276,6 +297,10 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                     let (x, w) = (next(), next());
                     FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }
                 }
+                FuncTerm::Pool2d { pool, attrs, .. } => {
+                    FuncTerm::Pool2d { pool: *pool, x: next(), attrs: attrs.clone() }
+                }
+                FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -156,6 +156,15 @@ const EXT_PROGRAMS: &[&str] = &[
     "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 3, 3) in let y = conv2d(x, w) in y",
     "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 1, 1) in let y = conv2d(x, w, strides = [0, 1]) in y",
     "let x = initTensor(1, 2, 2) in let y = conv2d(x, 1.0) in y",
+    "let x = initTensor(1, 2, 3)[1.0, 5, 2.0, 4.0, 3.0, 6.0] in let y = avgPool2d(x, kernel = [2, 2], pads = [0, 1, 0, 0]) in y",
+    "let x = initTensor(1, 2, 3)[1.0, 5.0, 2.0, 4.0, 3.0, 6.0] in let y = maxPool2d(x, kernel = [2, 1], strides = [1, 2]) in y",
+    "let x = initTensor(1, 2, 2)[1.0, 0.0, 2.0, 3.0] in let y = maxPool2d(x, kernel = [2, 2]) in y",
+    "let x = initTensor(1, 2, 2) in let y = maxPool2d(x, kernel = [3, 1]) in y",
+    "let x = initTensor(1, 2, 2) in let y = avgPool2d(x, kernel = [1, 1], strides = [0, 1]) in y",
+    "let x = initTensor(2, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let y = reshape(x, 3, 1, 2) in y",
+    "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let y = flatten(x) in let y[0] = 9.0 in x",
+    "let x = initTensor(2, 3) in let y = reshape(x, 5) in y",
+    "let x = initTensor(1) in let y = flatten(2.0) in x",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

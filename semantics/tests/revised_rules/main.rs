@@ -20,6 +20,8 @@
 mod common;
 mod determinism;
 mod extensions;
+mod pools;
+mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
@@ -199,6 +201,22 @@ const COVERED: &[&str] = &[
     "ext-conv2d-shape-mismatch",
     "ext-conv2d-helper-step",
     "ext-conv2d-helper-done",
+    // Ext-4
+    "ext-let-pool2d",
+    "ext-pool2d-invalid-attribute",
+    "ext-pool2d-shape-mismatch",
+    "ext-max-pool2d-helper-step",
+    "ext-avg-pool2d-helper-step",
+    "ext-pool2d-helper-done",
+    "ext-heat-pool-mean",
+    "ext-cool-pool-mean",
+    "ext-pool-mean",
+    // Ext-5
+    "ext-let-reshape",
+    "ext-let-flatten",
+    "ext-reshape-shape-mismatch",
+    "ext-reshape-helper-step",
+    "ext-reshape-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -223,6 +241,8 @@ fn every_revised_rule_has_a_test() {
         include_str!("rev05_to_06.rs"),
         include_str!("rev07_to_13.rs"),
         include_str!("extensions.rs"),
+        include_str!("pools.rs"),
+        include_str!("reshape.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -63,7 +63,7 @@ impl Rule {
 }
 
 /// `C[HOLE] => HOLE ~> C[□] requires notBool isKResult(HOLE)`, where `split` finds the hole.
-fn heat(r: &mut Rewrite<'_>, split: fn(&Node) -> Option<(Term, Context)>) -> bool {
+pub(crate) fn heat(r: &mut Rewrite<'_>, split: fn(&Node) -> Option<(Term, Context)>) -> bool {
     let Some(top) = r.top() else { return false };
     let Some((hole, context)) = split(top.node()) else {
         return false;
@@ -77,7 +77,7 @@ fn heat(r: &mut Rewrite<'_>, split: fn(&Node) -> Option<(Term, Context)>) -> boo
 }
 
 /// `HOLE ~> C[□] => C[HOLE] requires isKResult(HOLE)` for the contexts `accepts` recognises.
-fn cool(r: &mut Rewrite<'_>, accepts: fn(&Context) -> bool) -> bool {
+pub(crate) fn cool(r: &mut Rewrite<'_>, accepts: fn(&Context) -> bool) -> bool {
     let (Some(KItem::Term(value)), Some(KItem::Frozen(freezer))) = (r.cfg.top(), r.cfg.second()) else {
         return false;
     };

@@ -24,10 +24,16 @@ pub enum Keyword {
     AddTensor,
     /// `conv2d` (Ext-3): a keyword of the relaxed grammar only, as `addTensor`.
     Conv2d,
+    /// `maxPool2d` and `avgPool2d` (Ext-4): keywords of the relaxed grammar only, as `addTensor`.
+    MaxPool2d,
+    AvgPool2d,
+    /// `reshape` and `flatten` (Ext-5): keywords of the relaxed grammar only, as `addTensor`.
+    Reshape,
+    Flatten,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 15] = [
+    pub const ALL: [Keyword; 19] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -43,6 +49,10 @@ impl Keyword {
         Keyword::Linear,
         Keyword::AddTensor,
         Keyword::Conv2d,
+        Keyword::MaxPool2d,
+        Keyword::AvgPool2d,
+        Keyword::Reshape,
+        Keyword::Flatten,
     ];
 
     pub fn text(self) -> &'static str {
@@ -62,6 +72,10 @@ impl Keyword {
             Keyword::Linear => "linear",
             Keyword::AddTensor => "addTensor",
             Keyword::Conv2d => "conv2d",
+            Keyword::MaxPool2d => "maxPool2d",
+            Keyword::AvgPool2d => "avgPool2d",
+            Keyword::Reshape => "reshape",
+            Keyword::Flatten => "flatten",
         }
     }
 
@@ -84,6 +98,10 @@ impl Keyword {
             "linear" => Keyword::Linear,
             "addTensor" => Keyword::AddTensor,
             "conv2d" => Keyword::Conv2d,
+            "maxPool2d" => Keyword::MaxPool2d,
+            "avgPool2d" => Keyword::AvgPool2d,
+            "reshape" => Keyword::Reshape,
+            "flatten" => Keyword::Flatten,
             _ => return None,
         })
     }
@@ -94,10 +112,19 @@ impl Keyword {
     }
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
-    /// (`addTensor`, Ext-1; `conv2d`, Ext-3) are not in `KNN-SYNTAX`, so K reads them as
+    /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5) are not in `KNN-SYNTAX`, so K reads them as
     /// identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
-        grammar == Grammar::Relaxed || !matches!(self, Keyword::AddTensor | Keyword::Conv2d)
+        grammar == Grammar::Relaxed
+            || !matches!(
+                self,
+                Keyword::AddTensor
+                    | Keyword::Conv2d
+                    | Keyword::MaxPool2d
+                    | Keyword::AvgPool2d
+                    | Keyword::Reshape
+                    | Keyword::Flatten
+            )
     }
 }
 

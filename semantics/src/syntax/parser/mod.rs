@@ -273,6 +273,7 @@ impl<'s> Parser<'s> {
                     Keyword::Tanh => FuncKind::Tanh(arg),
                     Keyword::TanhTensor => FuncKind::TanhTensor(arg),
                     Keyword::Sigmoid => FuncKind::Sigmoid(arg),
+                    Keyword::Flatten => FuncKind::Reshape(arg, None),
                     _ => FuncKind::SigmoidTensor(arg),
                 };
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
@@ -356,7 +357,7 @@ impl<'s> Parser<'s> {
                 };
                 self.let_func_body(start, target, func)
             }
-            Keyword::Conv2d => {
+            Keyword::Conv2d | Keyword::MaxPool2d | Keyword::AvgPool2d | Keyword::Reshape => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
                 Ok(Mode::Expect(Level::Any))

@@ -1,8 +1,8 @@
 //! Unit tests of the parser.
 
 use super::*;
-use crate::syntax::AttrName;
 use crate::syntax::print::to_source;
+use crate::syntax::{AttrName, Pool};
 
 fn parse(source: &str) -> Exp {
     parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))
@@ -138,6 +138,34 @@ fn conv2d_takes_two_or_three_operands_then_attributes() {
 }
 
 #[test]
+fn pools_take_one_operand_then_their_attributes_kernel_required() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = maxPool2d(x, kernel = [2, 3], strides = [2, 2], dilations = [1, 2]) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    let FuncKind::Pool2d(Pool::Max, x, attrs) = &func.kind else { panic!("{func:?}") };
+    assert!(matches!(&x.kind, ExpKind::Id(x) if x == "x"));
+    assert_eq!(attrs.get(AttrName::Kernel), Some(&[2, 3][..]));
+    assert_eq!(attrs.get(AttrName::Dilations), Some(&[1, 2][..]));
+    assert_eq!(&source[func.span.range()], "maxPool2d(x, kernel = [2, 3], strides = [2, 2], dilations = [1, 2])");
+    let e = relaxed("let y = avgPool2d(x, countPad = 1, kernel = [1, 1]) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Pool2d(Pool::Avg, _, a) if a.get(AttrName::CountPad) == Some(&[1][..])));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = maxPool2d(x) in y").contains("needs its window"));
+    assert!(message("let y = avgPool2d(x, strides = [1, 1]) in y").contains("needs its window"));
+    assert!(message("let y = maxPool2d(x, w, kernel = [2, 2]) in y").contains("an attribute"));
+    // Each pool has its own attributes: no `countPad` for max, no `dilations` for the average.
+    assert!(message("let y = maxPool2d(x, kernel = [2, 2], countPad = 1) in y").contains("an attribute"));
+    assert!(message("let y = avgPool2d(x, kernel = [2, 2], dilations = [2, 2]) in y").contains("an attribute"));
+    assert!(message("let y = conv2d(x, w, countPad = 1) in y").contains("an attribute"));
+    assert!(message("let y = avgPool2d(x, kernel = [2]) in y").contains("has 2 values, not 1"));
+    // K's grammar has no pools.
+    assert!(error("let y = maxPool2d(x, kernel = [2, 2]) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let avgPool2d = 1.0 in avgPool2d").kind, ExpKind::Let { .. }));
+}
+
+#[test]
 fn tensor_is_an_ordinary_name_and_targets_are_free() {
     parse("let tensor = initTensor(2) in tensor[1]");
     parse("let 1.0 = 2.0 in 1.0");
@@ -178,4 +206,27 @@ fn deep_programs_parse_without_recursion() {
     parens.push('1');
     parens.push_str(&")".repeat(50_000));
     assert!(matches!(parse(&parens).kind, ExpKind::Int(1)));
+}
+
+#[test]
+fn reshape_takes_an_operand_and_dimensions_flatten_an_operand() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = reshape(x, 3, 1, 2) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(
+        matches!(&func.kind, FuncKind::Reshape(x, Some(d)) if matches!(&x.kind, ExpKind::Id(x) if x == "x") && d == &[3, 1, 2])
+    );
+    assert_eq!(&source[func.span.range()], "reshape(x, 3, 1, 2)");
+    let e = relaxed("let y = flatten(x) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Reshape(_, None)));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = reshape(x) in y").contains("`,`"));
+    assert!(message("let y = reshape(x, 2.0) in y").contains("an integer literal"));
+    assert!(message("let y = flatten(x, 2) in y").contains("`)`"));
+    // K's grammar has neither.
+    assert!(error("let y = reshape(x, 2) in y").message.contains("unexpected `(`"));
+    assert!(error("let y = flatten(x) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let flatten = 1.0 in flatten").kind, ExpKind::Let { .. }));
 }

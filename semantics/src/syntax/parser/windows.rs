@@ -1,16 +1,18 @@
-//! The parser's reading of the window operators (Ext-3 `conv2d`): the tensor operands, then
-//! the attributes `name = [Int, …]` or `name = Int`, recognised by the `=` after the name.
+//! The parser's reading of the window operators (Ext-3 `conv2d`, Ext-4 `maxPool2d` and
+//! `avgPool2d`): the tensor operands, then the attributes `name = [Int, …]` or `name = Int`,
+//! recognised by the `=` after the name. A pool's `kernel` is required.
 
 use smallvec::SmallVec;
 
-use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Span};
+use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Pool, Span};
 use super::super::diagnostic::SyntaxError;
 use super::super::lexer::{Keyword, TokenKind};
 use super::{Frame, Level, Mode, Parser};
 
 impl<'s> Parser<'s> {
-    /// After a tensor operand of `conv2d` (Ext-3): `)`, the next operand, or the attributes
-    /// (a name followed by `=`). `conv2d` takes two operands and an optional bias.
+    /// After a tensor operand of a window operator: `)`, the next operand, or the attributes
+    /// (a name followed by `=`). `conv2d` takes two operands and an optional bias (Ext-3), a
+    /// pool one operand (Ext-4).
     pub(super) fn window_operand(
         &mut self,
         start: u32,
@@ -19,7 +21,16 @@ impl<'s> Parser<'s> {
         operands: Vec<Exp>,
         func_start: u32,
     ) -> Result<Mode, SyntaxError> {
-        let (least, most) = (2, 3);
+        if keyword == Keyword::Reshape {
+            // `reshape(E, Is)` (Ext-5): the operand, then the dimensions as `initTensor`'s.
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let dims = self.ints()?;
+            let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+            let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+            let span = Span { start: func_start, end: close.span.end };
+            return self.let_func_body(start, target, Func { kind: FuncKind::Reshape(x, Some(dims)), span });
+        }
+        let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
         if operands.len() < least {
             self.eat(&TokenKind::Comma, "`,`")?;
@@ -39,10 +50,20 @@ impl<'s> Parser<'s> {
         }
         let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
         let mut operands = operands.into_iter().map(Box::new);
-        let (Some(x), Some(w)) = (operands.next(), operands.next()) else {
-            unreachable!("two operands were parsed");
+        let Some(x) = operands.next() else { unreachable!("an operand was parsed") };
+        let kind = match keyword {
+            Keyword::MaxPool2d | Keyword::AvgPool2d => {
+                if attrs.get(AttrName::Kernel).is_none() {
+                    let message = format!("`{}` needs its window: `kernel = [KH, KW]`", keyword.text());
+                    return Err(SyntaxError::new(close.span, message).hint(attribute_hint(keyword)));
+                }
+                FuncKind::Pool2d(if keyword == Keyword::MaxPool2d { Pool::Max } else { Pool::Avg }, x, attrs)
+            }
+            _ => {
+                let Some(w) = operands.next() else { unreachable!("two operands were parsed") };
+                FuncKind::Conv2d(x, w, operands.next(), attrs)
+            }
         };
-        let kind = FuncKind::Conv2d(x, w, operands.next(), attrs);
         let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
         self.let_func_body(start, target, func)
     }
@@ -100,9 +121,13 @@ impl<'s> Parser<'s> {
     }
 }
 
-/// The attributes a window operator takes (`conv2d` is the only one yet).
-fn window_attrs(_keyword: Keyword) -> &'static [AttrName] {
-    &[AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group]
+/// The attributes a window operator takes.
+fn window_attrs(keyword: Keyword) -> &'static [AttrName] {
+    match keyword {
+        Keyword::MaxPool2d => &[AttrName::Kernel, AttrName::Strides, AttrName::Pads, AttrName::Dilations],
+        Keyword::AvgPool2d => &[AttrName::Kernel, AttrName::Strides, AttrName::Pads, AttrName::CountPad],
+        _ => &[AttrName::Strides, AttrName::Pads, AttrName::Dilations, AttrName::Group],
+    }
 }
 
 /// What a window operator's attributes look like.

@@ -1,0 +1,89 @@
+//! `let Y = maxPool2d(X, …) in E` and `let Y = avgPool2d(X, …) in E` (Ext-4): the checks of
+//! `rev-let-func-error`, `ext-pool2d-invalid-attribute` and `ext-pool2d-shape-mismatch` in the
+//! rules' order, the result allocated as `ext-let-pool2d` does, and the elements of
+//! `ext-max-pool2d-helper-step` and `ext-avg-pool2d-helper-step` (until
+//! `ext-pool2d-helper-done`) computed in the rules' order, through the scalar `max` and `+`
+//! every other construct uses, and `poolMean`'s `/Float` (`ext-heat-pool-mean`, then
+//! `ext-cool-pool-mean` once the sum is a value, then `ext-pool-mean`). With symbolic inputs
+//! the same loop records `Read`/`Float`/`Write` operations in the plan.
+
+use std::rc::Rc;
+
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::syntax::{Exp, Func, FuncKind, Pool, Span};
+use knn_semantics::window::{Pool2dGeometry, WindowAttrs};
+
+use super::functions::{row_major_index, tensor_name};
+use super::interpret::{Interpreter, Task};
+use super::ops::{Arith, Eval, error};
+use super::scope::Scope;
+use super::store::Value;
+
+impl Interpreter<'_> {
+    /// `ext-let-pool2d`, or the error of the first check that fails: the operand
+    /// (`rev-let-func-error`), the attributes (`ext-pool2d-invalid-attribute`), the shape
+    /// (`ext-pool2d-shape-mismatch`). Errors point at the call `F(…)`; the elements' at `span`,
+    /// the whole `let`'s.
+    pub(super) fn let_pool2d<'e>(
+        &mut self,
+        name: &str,
+        func: &'e Func,
+        body: &'e Exp,
+        scope: Rc<Scope>,
+        span: Span,
+        tasks: &mut Vec<Task<'e>>,
+    ) -> Eval<()> {
+        let FuncKind::Pool2d(pool, x, attrs) = &func.kind else { unreachable!("called on the pools only") };
+        let (pool, call) = (*pool, func.span);
+        let usage = format!("`{}` takes the name of a tensor", pool.keyword());
+        let x = tensor_name(x, call, &usage)?;
+        let x_dims = self.operand_shape(&scope, x, name, call)?;
+        let attrs = WindowAttrs::of(attrs);
+        if let Some(detail) = attrs.invalid(pool.keyword()) {
+            return Err(error(ErrorKind::InvalidAttribute, call, detail));
+        }
+        let dims: Vec<i64> = x_dims.iter().map(|&d| d as i64).collect();
+        let geometry = Pool2dGeometry::check(pool.keyword(), x, &dims, attrs)
+            .map_err(|detail| error(ErrorKind::ShapeMismatch, call, detail))?;
+        let y_dims: Vec<usize> = geometry.output.iter().map(|&d| d as usize).collect();
+        let root = self.stage.store.alloc(&y_dims, call)?;
+        let done = self.pool(pool, scope.env[x], root, &geometry, &y_dims, span);
+        self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
+        tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
+        Ok(())
+    }
+
+    /// The helpers of the pools: for each output `(o, i, j)` in row-major order, over the
+    /// window's taps inside the input in row-major window order, `max(acc, X[o, r, s])` from
+    /// `-Infinity` (`ext-max-pool2d-helper-step`), or `acc + X[o, r, s]` from `0.0` divided by
+    /// the count (`ext-avg-pool2d-helper-step`, `ext-pool-mean`: `F /Float Int2Float(N)`).
+    fn pool(
+        &mut self,
+        pool: Pool,
+        x_loc: usize,
+        y_root: usize,
+        g: &Pool2dGeometry,
+        dims: &[usize],
+        span: Span,
+    ) -> Eval<()> {
+        let targets = self.stage.store.leaves(y_root, dims);
+        for (k, target) in targets.into_iter().enumerate() {
+            let index = row_major_index(k, dims);
+            let (o, i, j) = (index[0], index[1], index[2]);
+            let (op, mut value) = match pool {
+                Pool::Max => (Arith::Max, Value::Float(f64::NEG_INFINITY)),
+                Pool::Avg => (Arith::Add, Value::Float(0.0)),
+            };
+            for (r, s) in g.taps(i, j).flatten() {
+                let x = self.stage.read(x_loc, span);
+                let element = self.index(x, &[o, r, s], span)?;
+                value = self.arith(op, value, element, span)?;
+            }
+            if pool == Pool::Avg {
+                value = self.arith(Arith::Div, value, Value::Float(g.count(i, j) as f64), span)?;
+            }
+            self.stage.write(target, value, span);
+        }
+        Ok(())
+    }
+}
