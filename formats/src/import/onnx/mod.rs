@@ -37,6 +37,9 @@ struct Graph {
     values: HashMap<String, Value>,
     steps: Vec<Step>,
     generation: usize,
+    /// The K-NN shape of the chain's current value: a vector (`[n]`, whatever its ONNX shape),
+    /// or `[C, H, W]` for the `(1, C, H, W)` images convolutions read and make.
+    tensor: Vec<usize>,
 }
 
 /// Where in the graph an error is: `node "name" (Op)` or `node #3 (Op)`.
@@ -58,7 +61,7 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         .graph
         .as_ref()
         .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
-    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0 };
+    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0, tensor: Vec::new() };
     for tensor in &graph.initializer {
         let constant = Constant::from_proto(tensor)
             .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;
@@ -66,6 +69,24 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
     }
     let input = graph_input(path, graph, &walk.values)?;
     let (input_len, shape) = input_shape(path, input)?;
+    // A graph with a convolution reads a `(1, C, H, W)` image: the program's input is the
+    // `(C, H, W)` tensor. Any other graph reads a vector, the input flattened.
+    walk.tensor = if graph.node.iter().any(|n| ops::reads_images(&n.op_type)) {
+        match shape[..] {
+            [1, c, h, w] => vec![c, h, w],
+            _ => {
+                return Err(ImportError::new(
+                    path,
+                    format!("input \"{}\"", input.name),
+                    format!("the graph convolves its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)"),
+                ));
+            }
+        }
+    } else {
+        vec![input_len]
+    };
+    let input_shape = walk.tensor.clone();
+    let input_is_vector = input_shape.len() == 1;
     walk.values.insert(input.name.clone(), Value::Vector { generation: 0, shape });
     for (index, node) in graph.node.iter().enumerate() {
         if !matches!(node.domain.as_str(), "" | "ai.onnx") {
@@ -85,11 +106,16 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         format: "ONNX",
         input: identifier(&input.name),
         input_len,
+        input_shape,
         output: identifier(&output.name),
         steps: walk.steps,
         notes: vec![
             format!("ONNX graph `{}`{producer}: input `{}`, output `{}`.", graph.name, input.name, output.name),
-            "The input is the graph's input tensor flattened in C order (batch dimensions of 1 dropped).".into(),
+            if input_is_vector {
+                "The input is the graph's input tensor flattened in C order (batch dimensions of 1 dropped).".into()
+            } else {
+                "The input is the graph's (1, C, H, W) input without its batch dimension, (C, H, W).".into()
+            },
         ],
     })
 }
@@ -154,7 +180,7 @@ fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<
     };
     match walk.values.get(&output.name) {
         Some(Value::Vector { generation, shape }) if *generation == walk.generation => {
-            if shape.iter().filter(|&&d| d != 1).count() > 1 {
+            if walk.tensor.len() == 1 && shape.iter().filter(|&&d| d != 1).count() > 1 {
                 return Err(ImportError::new(
                     path,
                     format!("output \"{}\"", output.name),
