@@ -62,7 +62,7 @@ pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
         "MatMul" => matmul(graph, node)?,
         "Gemm" => gemm(graph, node)?,
         "Conv" => conv(graph, node)?,
-        other => return Err(format!("operator `{other}` is not supported (knn imports MLPs: {SUPPORTED})")),
+        other => return Err(format!("operator `{other}` is not supported (knn imports {SUPPORTED})")),
     };
     graph.values.insert(output, value);
     Ok(())
