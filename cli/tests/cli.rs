@@ -158,7 +158,11 @@ fn rank_three_inputs_run_on_both_engines() {
     }
     let matrix = knn(&["run", "-", "--input", "x=[[1, 2, 3], [4, 5, 6]]"], Some(program));
     assert_eq!(matrix.status.code(), Some(3), "{}", stderr(&matrix));
-    assert!(stderr(&matrix).contains("the input x must be C×H×W, but it is 2×3 [shape-mismatch]"), "{}", stderr(&matrix));
+    assert!(
+        stderr(&matrix).contains("the input x must be C×H×W, but it is 2×3 [shape-mismatch]"),
+        "{}",
+        stderr(&matrix)
+    );
     let ragged = knn(&["run", "-", "--input", "x=[[[1, 2]], [[3]]]"], Some(program));
     assert_eq!(ragged.status.code(), Some(1));
     assert!(stderr(&ragged).contains("rows have different lengths (2 and 1)"), "{}", stderr(&ragged));
@@ -181,9 +185,12 @@ fn malformed_npy_files_are_clear_errors() {
     let ints = temp_file(dir.path(), "i.npy", &npy_bytes("<i8", "(1,)", &[0u8; 8]));
     let rank9 = temp_file(dir.path(), "r.npy", &npy_bytes("<f8", "(1, 1, 1, 1, 1, 1, 1, 1, 1)", &[0u8; 8]));
     let garbage = temp_file(dir.path(), "g.npy", b"not an npy file at all");
-    for (file, message) in
-        [(truncated, "truncated"), (ints, "float64 or float32"), (rank9, "rank 9; inputs have rank 1 to 8"), (garbage, "not a valid .npy file")]
-    {
+    for (file, message) in [
+        (truncated, "truncated"),
+        (ints, "float64 or float32"),
+        (rank9, "rank 9; inputs have rank 1 to 8"),
+        (garbage, "not a valid .npy file"),
+    ] {
         let out = knn(&["run", "-", "--input", &format!("x={file}")], Some("1.0"));
         assert_eq!(out.status.code(), Some(1), "{file}");
         assert!(stderr(&out).contains(message), "{file}: {}", stderr(&out));

@@ -66,7 +66,12 @@ fn with_ints(mut node: NodeProto, name: &str, ints: &[i64]) -> NodeProto {
 }
 
 fn with_string(mut node: NodeProto, name: &str, s: &str) -> NodeProto {
-    node.attribute.push(AttributeProto { name: name.into(), s: s.as_bytes().to_vec(), r#type: 3, ..Default::default() });
+    node.attribute.push(AttributeProto {
+        name: name.into(),
+        s: s.as_bytes().to_vec(),
+        r#type: 3,
+        ..Default::default()
+    });
     node
 }
 

@@ -10,7 +10,7 @@ fn network(steps: Vec<Step>) -> Network {
         format: ".nnet",
         input: "x".into(),
         input_len: 2,
-            input_shape: vec![2],
+        input_shape: vec![2],
         output: "y".into(),
         steps,
         notes: vec![],

@@ -1,10 +1,12 @@
-//! ONNX models whose graph is an MLP: one float input, a chain of `Gemm`, `MatMul`, `Add`/`Sub`
-//! with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Identity`, `Constant`
-//! nodes, one output. Any other operator is an error that names it and its node.
+//! ONNX models whose graph is an MLP or a chain of convolutions: one float input, a chain of
+//! `Conv`, `Gemm`, `MatMul`, `Add`/`Sub` with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`,
+//! `Reshape`, `Identity`, `Constant` nodes, one output. Any other operator is an error that
+//! names it and its node.
 //!
-//! The graph's single non-constant value flows through the chain as one K-NN vector: its ONNX
-//! shape (say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`) is tracked so that every
-//! operator can check that it acts on a vector, but the program sees the elements in C order.
+//! The graph's single non-constant value flows through the chain as one K-NN tensor: a vector
+//! (its ONNX shape, say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`, is tracked so that
+//! every operator can check that it acts on a vector, but the program sees the elements in C
+//! order), or, in a graph with a `Conv`, the `(C, H, W)` image of a `(1, C, H, W)` value.
 
 mod constant;
 mod ops;
@@ -78,7 +80,9 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
                 return Err(ImportError::new(
                     path,
                     format!("input \"{}\"", input.name),
-                    format!("the graph convolves its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)"),
+                    format!(
+                        "the graph convolves its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)"
+                    ),
                 ));
             }
         }
@@ -169,7 +173,7 @@ fn input_shape(path: &Path, input: &ValueInfoProto) -> Result<(usize, Vec<usize>
     Ok((len, shape))
 }
 
-/// The one graph output, which must be the chain's last vector.
+/// The one graph output, which must be the chain's last value (a vector, or an image).
 fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<&'g ValueInfoProto, ImportError> {
     let [output] = &graph.output[..] else {
         return Err(ImportError::new(

@@ -335,7 +335,9 @@ fn pair(node: &NodeProto, name: &str) -> Result<[usize; 2], String> {
     match ints_attribute(node, name) {
         None => Ok([1, 1]),
         Some(&[a, b]) if a >= 1 && b >= 1 => Ok([a as usize, b as usize]),
-        Some(values) => Err(format!("{name} = {values:?}: knn imports 2-D convolutions, with two values of at least 1")),
+        Some(values) => {
+            Err(format!("{name} = {values:?}: knn imports 2-D convolutions, with two values of at least 1"))
+        }
     }
 }
 
