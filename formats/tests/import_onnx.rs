@@ -203,6 +203,57 @@ fn gemm_with_alpha_beta_and_every_transposition() {
 }
 
 #[test]
+fn a_conv_then_an_added_bias_and_a_relu_are_written_element_by_element_at_rank_3() {
+    // Conv without B, then Add of a (2, 1, 1) constant (some exporters write the bias so),
+    // then Relu: the additions are element writes `z0[c, i, j] = z0[c, i, j] + b` in place.
+    let k = [1.0f32, -2.0, 0.5, 0.25, -1.0, 1.5, 2.0, -0.5]; // (2, 1, 2, 2)
+    let b = [0.75f32, -3.0];
+    let input = [Some(1), Some(1), Some(2), Some(3)];
+    let graph = GraphProto {
+        name: "conv".into(),
+        node: vec![
+            with_string(
+                with_ints(node("Conv", "c", &["input.1", "K"], "z"), "pads", &[0, 0, 0, 0]),
+                "auto_pad",
+                "VALID",
+            ),
+            node("Add", "bias", &["z", "B"], "s"),
+            node("Relu", "r", &["s"], "y"),
+        ],
+        initializer: vec![floats("K", &[2, 1, 2, 2], &k), floats("B", &[2, 1, 1], &b)],
+        input: vec![value_info("input.1", &input)],
+        output: vec![value_info("y", &[Some(1), Some(2), Some(1), Some(2)])],
+    };
+    let bytes = ModelProto { ir_version: 7, graph: Some(graph), ..Default::default() }.encode_to_vec();
+    let network = import_bytes(&bytes).unwrap();
+    assert_eq!(network.input_shape, vec![1, 2, 3]);
+    let text = emit(&network);
+    assert!(text.contains("let z0[1, 0, 1] = z0[1, 0, 1] + -3.0 in"), "{text}");
+    let program = parse_program(&text, Profile::revised().grammar).unwrap();
+    let x = [1.0, 2.0, -3.0, 0.5, 4.0, -1.5];
+    let input = TensorInput { name: network.input.clone(), shape: vec![1, 2, 3], data: x.to_vec() };
+    let small = SmallStep::revised().evaluate(&program, std::slice::from_ref(&input)).unwrap();
+    let big = BigStep { staging: Staging::Staged, precision: Precision::Exact }.evaluate(&program, &[input]);
+    assert!(big.unwrap().agrees_with(&small), "{text}");
+    let Verdict::Value(Observed::Tensor(t)) = small else { panic!("{text}") };
+    assert_eq!(t.shape, vec![2, 1, 2]);
+    let mut expected = Vec::new();
+    for m in 0..2 {
+        for j in 0..2 {
+            let mut s = 0.0;
+            for ki in 0..2 {
+                for kj in 0..2 {
+                    s += x[ki * 3 + j + kj] * f64::from(k[m * 4 + ki * 2 + kj]);
+                }
+            }
+            let v = s + f64::from(b[m]);
+            expected.push(if v > 0.0 { v } else { 0.0 });
+        }
+    }
+    assert_eq!(bits(&t.data), bits(&expected));
+}
+
+#[test]
 fn gemm_without_transpose_and_matmul_plus_add() {
     // Gemm(x, B) with B of shape (in, out): the weights are Bᵀ. Then MatMul(h, M) + c.
     let bm = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // (3, 2)

@@ -375,7 +375,9 @@ fn conv(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     }
     let (strides, dilations) = (pair(node, "strides")?, pair(node, "dilations")?);
     let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(&a.s).into_owned());
-    let explicit = ints_attribute(node, "pads");
+    let automatic = !matches!(auto_pad.as_deref(), None | Some("NOTSET"));
+    // Some exporters write zero pads beside auto_pad: those say nothing.
+    let explicit = ints_attribute(node, "pads").filter(|p| !(automatic && p.iter().all(|&v| v == 0)));
     let pads = match (auto_pad.as_deref().unwrap_or("NOTSET"), explicit) {
         ("NOTSET", None) => [0; 4],
         ("NOTSET", Some(&[t, l, b, r])) if [t, l, b, r].iter().all(|&p| p >= 0) => {
