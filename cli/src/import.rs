@@ -87,7 +87,11 @@ fn run(args: &ImportArgs) -> Result<Exit, Exit> {
     program.check(&[network.input.as_str()]).map_err(fail)?;
     write_target(&target, args.force, |w| imported.write_program(w)).map_err(usage)?;
     if target != Sink::Stdout {
-        let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
+        let sizes: Vec<String> = network
+            .layer_shapes()
+            .iter()
+            .map(|s| s.iter().map(usize::to_string).collect::<Vec<_>>().join("×"))
+            .collect();
         eprintln!(
             "wrote {}: {} ({} parameters); input `{}`, result `{}`",
             args.out.display(),

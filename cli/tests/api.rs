@@ -264,3 +264,41 @@ fn search_reports_every_final_state() {
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(stderr.ends_with("limit: stopped after exploring 10 states (raise --max-states)\n"), "{stderr}");
 }
+
+/// A convolutional network loaded from ONNX runs on a rank-3 input (a `.npy` file or a nested
+/// list) on both engines, bit for bit the fixture script's reference.
+#[test]
+fn a_conv_network_runs_on_a_rank_3_input() {
+    let fixtures = repo("formats/tests/data/conv");
+    let net = load(fixtures.join("conv_stride2_pads.onnx")).unwrap();
+    let (name, len) = net.declared_input().unwrap();
+    assert_eq!((name, len), ("input", 2 * 7 * 6));
+    let file = fixtures.join("conv_stride2_pads.input.npy");
+    let from_file = parse_input(&format!("input={}", file.display())).unwrap();
+    assert_eq!(from_file.shape, vec![2, 7, 6]);
+    let expected = knn_formats::npy::read_npy(&fixtures.join("conv_stride2_pads.expected.npy")).unwrap();
+    // The same values written as a nested list, shortest round-trip decimals.
+    let rows: Vec<String> = from_file
+        .data
+        .chunks(6)
+        .map(|row| format!("[{}]", row.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ")))
+        .collect();
+    let channels: Vec<String> = rows.chunks(7).map(|c| format!("[{}]", c.join(", "))).collect();
+    let from_list = parse_input(&format!("input=[{}]", channels.join(", "))).unwrap();
+    assert_eq!(from_list, from_file);
+    for engine in [EngineKind::SmallStep, EngineKind::BigStep] {
+        let report = net.run(std::slice::from_ref(&from_file), &on(engine)).unwrap();
+        let Answer::Value { value: Observed::Tensor(t), .. } = &report.answer else { panic!("{report:?}") };
+        assert_eq!(t.shape, expected.shape, "{engine:?}");
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&t.data), bits(&expected.data), "{engine:?}");
+    }
+    // An input of the wrong rank is the program's shape error, located in it.
+    let vector = parse_input("input=[1.0, 2.0]").unwrap();
+    let report = net.run(&[vector], &on(EngineKind::BigStep)).unwrap();
+    assert!(
+        matches!(&report.answer, Answer::Failed(e) if e.failure == Failure::Runtime(ErrorKind::ShapeMismatch)),
+        "{:?}",
+        report.answer
+    );
+}

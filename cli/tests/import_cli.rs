@@ -155,3 +155,36 @@ fn no_prefix_of_a_model_file_panics() {
         }
     }
 }
+
+/// An ONNX convolutional network (formats/tests/data/conv): imported, then run with its
+/// `(C, H, W)` input from a `.npy` file on both engines, bit for bit the script's reference.
+#[test]
+fn a_conv_network_goes_from_onnx_to_run_with_a_rank_3_input() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/data/conv");
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("conv.knn");
+    let model = fixtures.join("conv_relu_conv.onnx");
+    let imported = knn(&["import", &path_str(&model), "-o", &path_str(&net)], None);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    assert!(stderr(&imported).contains("2×8×8 -> 4×8×8 -> 3×3×3"), "{}", stderr(&imported));
+    let input = format!("input={}", path_str(&fixtures.join("conv_relu_conv.input.npy")));
+    let expected = read_npy(&fixtures.join("conv_relu_conv.expected.npy")).unwrap();
+    for engine in ["big-step", "small-step"] {
+        let out = knn(&["run", &path_str(&net), "--engine", engine, "--input", &input], None);
+        assert_eq!(out.status.code(), Some(0), "{engine}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.starts_with("[[["), "{text}");
+        let printed: Vec<u64> = text
+            .split(|c: char| matches!(c, '[' | ']' | ',') || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .map(|s| s.parse::<f64>().unwrap().to_bits())
+            .collect();
+        let bits: Vec<u64> = expected.data.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(printed, bits, "{engine}");
+    }
+    // A vector where the program expects an image is the program's shape error.
+    let flat = temp_file(dir.path(), "flat.npy", &npy_f64(&[128], &[0.5; 128]));
+    let out = knn(&["run", &path_str(&net), "--input", &format!("input={flat}")], None);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("shape-mismatch"), "{}", stderr(&out));
+}

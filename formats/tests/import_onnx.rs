@@ -60,6 +60,21 @@ fn with_int(mut node: NodeProto, name: &str, i: i64) -> NodeProto {
     node
 }
 
+fn with_ints(mut node: NodeProto, name: &str, ints: &[i64]) -> NodeProto {
+    node.attribute.push(AttributeProto { name: name.into(), ints: ints.to_vec(), r#type: 7, ..Default::default() });
+    node
+}
+
+fn with_string(mut node: NodeProto, name: &str, s: &str) -> NodeProto {
+    node.attribute.push(AttributeProto {
+        name: name.into(),
+        s: s.as_bytes().to_vec(),
+        r#type: 3,
+        ..Default::default()
+    });
+    node
+}
+
 fn with_float(mut node: NodeProto, name: &str, f: f32) -> NodeProto {
     node.attribute.push(AttributeProto { name: name.into(), f, r#type: 1, ..Default::default() });
     node
@@ -151,6 +166,94 @@ fn gemm_with_transposed_weights_and_a_bias_then_relu() {
 }
 
 #[test]
+fn gemm_with_alpha_beta_and_every_transposition() {
+    // Gemm(x, B) = alpha · x'B' + beta · C: the product, then `* alpha`, then `+ beta·C`
+    // (computed exactly when importing: a product of two float32 values is a binary64 one).
+    let w = [0.5f32, -1.25, 2.0, 0.1, 3.0, -0.75]; // (2, 3) for transB = 1, else read as (3, 2)
+    let c = [0.3f32, -10.0];
+    let x = [1.0, 2.0, -3.0];
+    for trans_b in [0, 1] {
+        let wt: Vec<f64> = if trans_b == 1 {
+            wide(&w)
+        } else {
+            // (3, 2) read row-major: the weights are its transpose.
+            (0..6).map(|k| f64::from(w[(k % 3) * 2 + k / 3])).collect()
+        };
+        let dims: &[i64] = if trans_b == 1 { &[2, 3] } else { &[3, 2] };
+        let gemm = with_float(
+            with_float(with_int(node("Gemm", "g", &["input.1", "W", "C"], "y"), "transB", trans_b), "alpha", 0.375),
+            "beta",
+            -1.5,
+        );
+        let bytes = model(&[Some(1), Some(3)], "y", vec![gemm], vec![floats("W", dims, &w), floats("C", &[2], &c)]);
+        let z = linear(&wt, 3, &x);
+        let expected: Vec<f64> = z.iter().zip(wide(&c)).map(|(z, c)| z * 0.375 + -1.5 * c).collect();
+        assert_eq!(bits(&run(&bytes, &x)), bits(&expected), "transB = {trans_b}");
+    }
+    // transA = 1 with the vector as A: A of shape (K, 1).
+    let gemm = with_int(with_int(node("Gemm", "g", &["input.1", "W"], "y"), "transA", 1), "transB", 1);
+    let bytes = model(&[Some(3), Some(1)], "y", vec![gemm], vec![floats("W", &[2, 3], &w)]);
+    assert_eq!(bits(&run(&bytes, &x)), bits(&linear(&wide(&w), 3, &x)));
+    // The vector as B: A'(M, K) x(K, 1), transA = 1 transposing the constant.
+    let gemm = with_int(node("Gemm", "g", &["W", "input.1"], "y"), "transA", 1);
+    let bytes = model(&[Some(2), Some(1)], "y", vec![gemm], vec![floats("W", &[2, 3], &w)]);
+    let at: Vec<f64> = (0..6).map(|k| f64::from(w[(k % 2) * 3 + k / 2])).collect(); // Aᵀ, (3, 2)
+    let x2 = [1.5, -2.0];
+    assert_eq!(bits(&run(&bytes, &x2)), bits(&linear(&at, 2, &x2)));
+}
+
+#[test]
+fn a_conv_then_an_added_bias_and_a_relu_are_written_element_by_element_at_rank_3() {
+    // Conv without B, then Add of a (2, 1, 1) constant (some exporters write the bias so),
+    // then Relu: the additions are element writes `z0[c, i, j] = z0[c, i, j] + b` in place.
+    let k = [1.0f32, -2.0, 0.5, 0.25, -1.0, 1.5, 2.0, -0.5]; // (2, 1, 2, 2)
+    let b = [0.75f32, -3.0];
+    let input = [Some(1), Some(1), Some(2), Some(3)];
+    let graph = GraphProto {
+        name: "conv".into(),
+        node: vec![
+            with_string(
+                with_ints(node("Conv", "c", &["input.1", "K"], "z"), "pads", &[0, 0, 0, 0]),
+                "auto_pad",
+                "VALID",
+            ),
+            node("Add", "bias", &["z", "B"], "s"),
+            node("Relu", "r", &["s"], "y"),
+        ],
+        initializer: vec![floats("K", &[2, 1, 2, 2], &k), floats("B", &[2, 1, 1], &b)],
+        input: vec![value_info("input.1", &input)],
+        output: vec![value_info("y", &[Some(1), Some(2), Some(1), Some(2)])],
+    };
+    let bytes = ModelProto { ir_version: 7, graph: Some(graph), ..Default::default() }.encode_to_vec();
+    let network = import_bytes(&bytes).unwrap();
+    assert_eq!(network.input_shape, vec![1, 2, 3]);
+    let text = emit(&network);
+    assert!(text.contains("let z0[1, 0, 1] = z0[1, 0, 1] + -3.0 in"), "{text}");
+    let program = parse_program(&text, Profile::revised().grammar).unwrap();
+    let x = [1.0, 2.0, -3.0, 0.5, 4.0, -1.5];
+    let input = TensorInput { name: network.input.clone(), shape: vec![1, 2, 3], data: x.to_vec() };
+    let small = SmallStep::revised().evaluate(&program, std::slice::from_ref(&input)).unwrap();
+    let big = BigStep { staging: Staging::Staged, precision: Precision::Exact }.evaluate(&program, &[input]);
+    assert!(big.unwrap().agrees_with(&small), "{text}");
+    let Verdict::Value(Observed::Tensor(t)) = small else { panic!("{text}") };
+    assert_eq!(t.shape, vec![2, 1, 2]);
+    let mut expected = Vec::new();
+    for m in 0..2 {
+        for j in 0..2 {
+            let mut s = 0.0;
+            for ki in 0..2 {
+                for kj in 0..2 {
+                    s += x[ki * 3 + j + kj] * f64::from(k[m * 4 + ki * 2 + kj]);
+                }
+            }
+            let v = s + f64::from(b[m]);
+            expected.push(if v > 0.0 { v } else { 0.0 });
+        }
+    }
+    assert_eq!(bits(&t.data), bits(&expected));
+}
+
+#[test]
 fn gemm_without_transpose_and_matmul_plus_add() {
     // Gemm(x, B) with B of shape (in, out): the weights are Bᵀ. Then MatMul(h, M) + c.
     let bm = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // (3, 2)
@@ -232,18 +335,46 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     let w = floats("W", &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
     let one = |nodes: Vec<NodeProto>, inits: Vec<TensorProto>| model(&[Some(1), Some(2)], "y", nodes, inits);
 
-    let conv = one(vec![node("Conv", "conv1", &["input.1", "W"], "y")], vec![w.clone()]);
-    let e = error_of(&conv);
-    assert!(e.starts_with("node \"conv1\" (Conv): operator `Conv` is not supported"), "{e}");
-    assert!(e.contains("Gemm, MatMul, Add, Sub"), "{e}");
+    // Pooling is not imported yet: refused, naming the node.
+    let image = |nodes: Vec<NodeProto>, inits: Vec<TensorProto>| {
+        model(&[Some(1), Some(1), Some(3), Some(3)], "y", nodes, inits)
+    };
+    let pool = image(vec![node("MaxPool", "pool1", &["input.1"], "y")], vec![]);
+    let e = error_of(&pool);
+    assert!(e.starts_with("node \"pool1\" (MaxPool): operator `MaxPool` is not supported"), "{e}");
+    assert!(e.contains("Conv, Gemm, MatMul, Add, Sub"), "{e}");
 
     let unnamed = one(vec![node("Softmax", "", &["input.1"], "y")], vec![]);
     assert!(error_of(&unnamed).starts_with("node #0 (Softmax)"), "{}", error_of(&unnamed));
 
-    let alpha = one(vec![with_float(node("Gemm", "g", &["input.1", "W"], "y"), "alpha", 2.0)], vec![w.clone()]);
-    assert!(error_of(&alpha).contains("alpha = 2 is not supported"), "{}", error_of(&alpha));
-    let beta = one(vec![with_float(node("Gemm", "g", &["input.1", "W", "W"], "y"), "beta", 0.5)], vec![w.clone()]);
-    assert!(error_of(&beta).contains("beta = 0.5 is not supported"), "{}", error_of(&beta));
+    // Conv: its input must be a (1, C, H, W) image, its attributes ONNX's.
+    let conv = one(vec![node("Conv", "conv1", &["input.1", "W"], "y")], vec![w.clone()]);
+    let e = error_of(&conv);
+    assert!(e.starts_with("input \"input.1\": the graph convolves its input, which has shape [1, 2]"), "{e}");
+    let k = floats("K", &[2, 1, 2, 2], &[1.0; 8]);
+    let conv = |node: NodeProto| error_of(&image(vec![node], vec![k.clone()]));
+    let plain = || node("Conv", "c", &["input.1", "K"], "y");
+    let e = conv(with_ints(plain(), "kernel_shape", &[3, 3]));
+    assert!(e.starts_with("node \"c\" (Conv): kernel_shape = [3, 3] is not the shape of W's kernels, [2, 2]"), "{e}");
+    let e = conv(with_string(with_ints(plain(), "pads", &[1, 1, 1, 1]), "auto_pad", "SAME_UPPER"));
+    assert!(e.contains("pads and auto_pad are both given"), "{e}");
+    let e = conv(with_string(plain(), "auto_pad", "SAME"));
+    assert!(e.contains("auto_pad = \"SAME\" is not NOTSET, VALID, SAME_UPPER or SAME_LOWER"), "{e}");
+    let e = conv(with_int(plain(), "group", 2));
+    assert!(e.contains("do not fit an input of 1 channels in 2 groups"), "{e}");
+    let e = conv(with_ints(plain(), "strides", &[2]));
+    assert!(e.contains("strides = [2]: knn imports 2-D convolutions"), "{e}");
+    let e = conv(with_ints(plain(), "dilations", &[3, 3]));
+    assert!(e.contains("the 2×2 kernel (dilations [3, 3]) does not fit the 3×3 image"), "{e}");
+    let e = conv(with_ints(plain(), "pads", &[0, -1, 0, 0]));
+    assert!(e.contains("pads = [0, -1, 0, 0]"), "{e}");
+    // An image made a vector needs K-NN's `flatten`, which the importer does not write yet.
+    let flat = image(vec![plain(), node("Flatten", "flat", &["y0"], "y")], vec![k.clone()]);
+    let mut flat = ModelProto::decode(&flat[..]).unwrap();
+    flat.graph.as_mut().unwrap().node[0].output = vec!["y0".into()];
+    let e = error_of(&flat.encode_to_vec());
+    assert!(e.starts_with("node \"flat\" (Flatten): it reshapes a (2, 2, 2) image to [1, 8]"), "{e}");
+    assert!(e.contains("needs K-NN's `flatten` or `reshape`"), "{e}");
 
     let branch =
         one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "b", &["input.1", "W"], "y")], vec![w.clone()]);

@@ -57,37 +57,70 @@ fn not_a_file(value: &str) -> Option<String> {
     })
 }
 
-/// `[1.0, 2]` or `[[1, 2], [3, 4]]`: the shape and the row-major data. Numbers are anything
-/// Rust reads as an f64 (`1`, `-2.5e3`, `NaN`, `inf`) or K's `Infinity`.
+/// `[1.0, 2]`, `[[1, 2], [3, 4]]`, `[[[1, 2]], [[3, 4]]]`, …: the shape and the row-major
+/// data. Lists nest to any depth (a convolution's input has rank 3); the lists at one depth
+/// must all have the same length. Numbers are anything Rust reads as an f64 (`1`, `-2.5e3`,
+/// `NaN`, `inf`) or K's `Infinity`.
 pub fn parse_inline(text: &str) -> Result<(Vec<usize>, Vec<f64>), String> {
-    let inner = strip_brackets(text).ok_or("a list must be written in brackets")?;
-    if inner.trim_start().starts_with('[') {
-        let rows = split_rows(inner)?;
-        let mut data = Vec::new();
-        let mut cols = None;
-        for row in &rows {
-            let values = parse_numbers(strip_brackets(row).ok_or("each row must be written in brackets")?)?;
-            match cols {
-                None => cols = Some(values.len()),
-                Some(c) if c != values.len() => {
-                    return Err(format!("rows have different lengths ({c} and {})", values.len()));
-                }
-                _ => {}
-            }
-            data.extend(values);
-        }
-        Ok((vec![rows.len(), cols.unwrap_or(0)], data))
+    let mut shape = None;
+    let mut data = Vec::new();
+    parse_nested(text, 0, &mut Vec::new(), &mut shape, &mut data)?;
+    Ok((shape.unwrap_or_default(), data))
+}
+
+/// One bracketed list at `depth`: its numbers appended to `data`, or its sub-lists read in
+/// turn. `path` holds the lengths of the lists around it; the first innermost list fixes the
+/// shape, and every other list must agree with it.
+fn parse_nested(
+    text: &str,
+    depth: usize,
+    path: &mut Vec<usize>,
+    shape: &mut Option<Vec<usize>>,
+    data: &mut Vec<f64>,
+) -> Result<(), String> {
+    const DEPTH: usize = knn_semantics::inputs::MAX_INPUT_RANK;
+    let inner = strip_brackets(text).ok_or(if depth == 0 {
+        "a list must be written in brackets"
     } else {
-        let data = parse_numbers(inner)?;
-        Ok((vec![data.len()], data))
+        "each row must be written in brackets"
+    })?;
+    if inner.trim_start().starts_with('[') {
+        if depth + 1 >= DEPTH {
+            return Err(format!("inputs have rank 1 to {DEPTH}"));
+        }
+        let rows = split_rows(inner)?;
+        path.push(rows.len());
+        for row in &rows {
+            parse_nested(row, depth + 1, path, shape, data)?;
+        }
+        path.pop();
+        return Ok(());
     }
+    let values = parse_numbers(inner)?;
+    let len = values.len();
+    data.extend(values);
+    let mut here = path.clone();
+    here.push(len);
+    match shape {
+        None => *shape = Some(here),
+        Some(s) if s.len() != here.len() => {
+            return Err(format!("lists nest to different depths ({} and {})", s.len(), here.len()));
+        }
+        Some(s) => {
+            if let Some(axis) = (0..s.len()).find(|&a| s[a] != here[a]) {
+                let what = if axis + 1 == s.len() { "rows" } else { "lists" };
+                return Err(format!("{what} have different lengths ({} and {})", s[axis], here[axis]));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn strip_brackets(text: &str) -> Option<&str> {
     text.trim().strip_prefix('[')?.strip_suffix(']')
 }
 
-/// The bracketed rows of a matrix, split at top-level commas.
+/// The bracketed items of a list, split at top-level commas.
 fn split_rows(inner: &str) -> Result<Vec<&str>, String> {
     let mut rows = Vec::new();
     let mut depth = 0;
@@ -102,9 +135,6 @@ fn split_rows(inner: &str) -> Result<Vec<&str>, String> {
                 start = i + 1;
             }
             _ => {}
-        }
-        if depth > 1 {
-            return Err("inputs have rank 1 or 2".into());
         }
     }
     if depth != 0 {
@@ -139,6 +169,10 @@ mod tests {
         assert_eq!(parse_inline("[1.0, 2]").unwrap(), (vec![2], vec![1.0, 2.0]));
         assert_eq!(parse_inline("[[1,2],[3,4],[5,6]]").unwrap(), (vec![3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
         assert_eq!(parse_inline("[]").unwrap(), (vec![0], vec![]));
+        assert_eq!(
+            parse_inline("[[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10], [11, 12]]]").unwrap(),
+            (vec![2, 3, 2], (1..=12).map(f64::from).collect())
+        );
         let (_, nan) = parse_inline("[NaN, -Infinity]").unwrap();
         assert!(nan[0].is_nan() && nan[1] == f64::NEG_INFINITY);
     }
@@ -147,7 +181,10 @@ mod tests {
     fn malformed_lists_are_refused_with_a_reason() {
         assert!(parse_inline("[[1,2],[3]]").unwrap_err().contains("different lengths"));
         assert!(parse_inline("[1, x]").unwrap_err().contains("`x` is not a number"));
-        assert!(parse_inline("[[[1]]]").unwrap_err().contains("rank 1 or 2"));
+        assert!(parse_inline("[[[1, 2]], [[3]]]").unwrap_err().contains("rows have different lengths (2 and 1)"));
+        assert!(parse_inline("[[[1]], [[2], [3]]]").unwrap_err().contains("lists have different lengths (1 and 2)"));
+        assert!(parse_inline("[[[1]], [2]]").unwrap_err().contains("different depths"));
+        assert!(parse_inline("[[[[[[[[[1]]]]]]]]]").unwrap_err().contains("rank 1 to 8"));
         assert!(parse_inline("[1, 2").is_err());
         assert!(parse_input("x").unwrap_err().message.contains("expected NAME="));
         assert!(parse_input("let=[1]").unwrap_err().message.contains("not an identifier"));

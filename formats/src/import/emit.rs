@@ -17,7 +17,7 @@ use std::io;
 use knn_semantics::syntax::Elements;
 use knn_semantics::syntax::print::float_literal;
 
-use super::{Network, Step};
+use super::{Conv, Network, Step};
 
 /// Element writes, or literal elements, per source line.
 const WRITES_PER_LINE: usize = 8;
@@ -45,9 +45,14 @@ pub fn skeleton(mut network: Network) -> (String, Vec<Elements>) {
     let elements = network
         .steps
         .iter_mut()
-        .filter_map(|step| match step {
-            Step::Linear { weights, .. } => Some(Elements::Floats(std::mem::take(weights))),
-            _ => None,
+        .flat_map(|step| match step {
+            Step::Linear { weights, .. } => vec![Elements::Floats(std::mem::take(weights))],
+            Step::Conv(conv) => {
+                let mut literals = vec![Elements::Floats(std::mem::take(&mut conv.weights))];
+                literals.extend(conv.bias.as_mut().map(|b| Elements::Floats(std::mem::take(b))));
+                literals
+            }
+            _ => Vec::new(),
         })
         .collect();
     (text, elements)
@@ -101,16 +106,22 @@ impl Write for IoSink<'_> {
 /// error, so the results of the writes below are not looked at.
 fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
     header(network, out);
-    let mut emitter =
-        Emitter { out, style, current: network.input.clone(), len: network.input_len, linears: 0, copies: 0 };
+    let mut emitter = Emitter {
+        out,
+        style,
+        current: network.input.clone(),
+        shape: network.input_shape.clone(),
+        linears: 0,
+        copies: 0,
+    };
     // Where the last tensor-producing step is: it takes the output's name.
-    let last_producer = network.steps.iter().rposition(|s| matches!(s, Step::Linear { .. } | Step::Activation(_)));
+    let last_producer = network.steps.iter().rposition(is_tensor_step);
     let mut pending: Vec<&Step> = Vec::new();
     let mut not_negative_zero = vec![false; network.input_len];
     for (index, step) in network.steps.iter().enumerate() {
         let name_as_output = Some(index) == last_producer;
         match step {
-            Step::Linear { .. } | Step::Activation(_) => {
+            step if is_tensor_step(step) => {
                 emitter.elementwise(network, &pending, &not_negative_zero, false);
                 pending.clear();
                 not_negative_zero = emitter.tensor_step(network, step, name_as_output);
@@ -123,19 +134,46 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
     let _ = writeln!(emitter.out, "\n{}", network.output);
 }
 
+/// Whether a step makes a fresh tensor (the others are written element by element).
+fn is_tensor_step(step: &Step) -> bool {
+    matches!(step, Step::Linear { .. } | Step::Activation(_) | Step::Conv(_))
+}
+
+/// `5` for a vector, `2×5×5` for a rank-3 tensor.
+fn shape_words(shape: &[usize]) -> String {
+    shape.iter().map(usize::to_string).collect::<Vec<_>>().join("×")
+}
+
 fn header(network: &Network, out: &mut dyn Write) {
-    let sizes: Vec<String> = network.layer_sizes().iter().map(usize::to_string).collect();
+    let sizes: Vec<String> = network.layer_shapes().iter().map(|s| shape_words(s)).collect();
     let _ = writeln!(out, "// Imported by `knn import` from {} ({}).", network.source, network.format);
     let _ = writeln!(out, "// Layer sizes: {} ({} parameters).", sizes.join(" -> "), network.parameter_count());
     for note in &network.notes {
         let _ = writeln!(out, "// {note}");
     }
-    let _ = writeln!(
-        out,
-        "// Input: `{0}`, a vector of {1}: `knn run NET.knn --input '{0}=[…]'` or `knn batch NET.knn --input {0}=ROWS.npy`.",
-        network.input, network.input_len
-    );
-    let _ = writeln!(out, "// Result: the vector `{}` ({} values).", network.output, network.output_len());
+    if let [len] = network.input_shape[..] {
+        let _ = writeln!(
+            out,
+            "// Input: `{0}`, a vector of {len}: `knn run NET.knn --input '{0}=[…]'` or `knn batch NET.knn --input {0}=ROWS.npy`.",
+            network.input
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "// Input: `{0}`, a tensor of shape ({1}): `knn run NET.knn --input {0}=X.npy` (an array of that shape).",
+            network.input,
+            network.input_shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+        );
+    }
+    match network.output_shape()[..] {
+        [len] => {
+            let _ = writeln!(out, "// Result: the vector `{}` ({len} values).", network.output);
+        }
+        ref shape => {
+            let dims = shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(out, "// Result: the tensor `{}` of shape ({dims}).", network.output);
+        }
+    }
 }
 
 struct Emitter<'o> {
@@ -143,7 +181,8 @@ struct Emitter<'o> {
     style: Style,
     /// The tensor that holds the current vector.
     current: String,
-    len: usize,
+    /// Its shape.
+    shape: Vec<usize>,
     linears: usize,
     copies: usize,
 }
@@ -164,11 +203,11 @@ impl Emitter<'_> {
                     if self.style == Style::Skeleton {
                         let _ = writeln!(out, "let {w} = initTensor({rows}, {cols})[…] in");
                     } else {
-                        literal(out, &w, *rows, *cols, weights);
+                        literal(out, &w, &[*rows, *cols], *cols, weights);
                     }
                     let _ = writeln!(out, "let {target} = linear({w}, {}) in", self.current);
                     self.current = target;
-                    self.len = *rows;
+                    self.shape = vec![*rows];
                     return vec![true; *rows];
                 }
                 let _ = writeln!(out, "let {w} = initTensor({rows}, {cols}) in");
@@ -190,15 +229,16 @@ impl Emitter<'_> {
                 }
                 let _ = writeln!(out, "let {target} = linear({w}, {}) in", self.current);
                 self.current = target;
-                self.len = *rows;
+                self.shape = vec![*rows];
                 vec![true; *rows]
             }
+            Step::Conv(conv) => self.conv(network, conv, name_as_output),
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;
                 let _ = writeln!(out, "let {target} = {}({}) in", activation.tensor_function(), self.current);
                 self.current = target;
-                vec![false; self.len]
+                vec![false; self.shape.iter().product()]
             }
             _ => unreachable!("element-wise steps are fused by `elementwise`"),
         }
@@ -208,8 +248,9 @@ impl Emitter<'_> {
     /// when the current vector is the program's input (which stays as the user bound it) or
     /// when `must_copy` (the output needs a tensor of its own).
     fn elementwise(&mut self, network: &Network, steps: &[&Step], not_negative_zero: &[bool], must_copy: bool) {
+        let len: usize = self.shape.iter().product();
         let expressions: Vec<Option<String>> =
-            (0..self.len).map(|i| element(&self.current, i, steps, not_negative_zero[i])).collect();
+            (0..len).map(|i| element(&self.current, &self.index(i), i, steps, not_negative_zero[i])).collect();
         let copy = must_copy || (self.current == network.input && expressions.iter().any(Option::is_some));
         if !copy && expressions.iter().all(Option::is_none) {
             return;
@@ -218,26 +259,91 @@ impl Emitter<'_> {
         if copy {
             let target = if must_copy { network.output.clone() } else { format!("t{}", self.copies) };
             self.copies += 1;
-            let _ = writeln!(self.out, "\nlet {target} = initTensor({}) in", self.len);
+            let dims = self.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(self.out, "\nlet {target} = initTensor({dims}) in");
             self.current = target;
         } else {
             let _ = self.out.write_char('\n');
         }
         for (i, expression) in expressions.into_iter().enumerate() {
+            let index = self.index(i);
             let value = match expression {
                 Some(e) => e,
-                None if copy => format!("{source}[{i}]"),
+                None if copy => format!("{source}[{index}]"),
                 None => continue,
             };
-            let _ = writeln!(self.out, "let {}[{i}] = {value} in", self.current);
+            let _ = writeln!(self.out, "let {}[{index}] = {value} in", self.current);
         }
+    }
+
+    /// The index of element `flat` of the current tensor, as written between brackets:
+    /// `3` for a vector, `1, 0, 2` for a rank-3 tensor (row-major).
+    fn index(&self, flat: usize) -> String {
+        if let [_] = self.shape[..] {
+            return flat.to_string();
+        }
+        let mut index = vec![0; self.shape.len()];
+        let mut rest = flat;
+        for (slot, &d) in index.iter_mut().zip(&self.shape).rev() {
+            *slot = rest % d.max(1);
+            rest /= d.max(1);
+        }
+        index.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+    }
+
+    /// `conv2d` into a fresh tensor: its weights (and bias) as literals, the attributes that
+    /// differ from the defaults.
+    fn conv(&mut self, network: &Network, conv: &Conv, name_as_output: bool) -> Vec<bool> {
+        let k = self.linears;
+        self.linears += 1;
+        let (w, b) = (format!("W{k}"), format!("b{k}"));
+        let target = if name_as_output { network.output.clone() } else { format!("z{k}") };
+        let output = conv.output_shape();
+        let out = &mut *self.out;
+        let _ = writeln!(out, "\n// Layer {k}: conv2d {} -> {}", shape_words(&conv.input), shape_words(&output));
+        let [m, cg, kh, kw] = conv.kernel;
+        if self.style == Style::Skeleton {
+            let _ = writeln!(out, "let {w} = initTensor({m}, {cg}, {kh}, {kw})[…] in");
+            if conv.bias.is_some() {
+                let _ = writeln!(out, "let {b} = initTensor({m})[…] in");
+            }
+        } else {
+            // One output channel's kernel a row.
+            literal(out, &w, &[m, cg, kh, kw], cg * kh * kw, &conv.weights);
+            if let Some(bias) = &conv.bias {
+                literal(out, &b, &[m], m, bias);
+            }
+        }
+        let mut operands = format!("{}, {w}", self.current);
+        if conv.bias.is_some() {
+            let _ = write!(operands, ", {b}");
+        }
+        if conv.strides != [1, 1] {
+            let _ = write!(operands, ", strides = [{}, {}]", conv.strides[0], conv.strides[1]);
+        }
+        if conv.pads != [0; 4] {
+            let [t, l, bottom, r] = conv.pads;
+            let _ = write!(operands, ", pads = [{t}, {l}, {bottom}, {r}]");
+        }
+        if conv.dilations != [1, 1] {
+            let _ = write!(operands, ", dilations = [{}, {}]", conv.dilations[0], conv.dilations[1]);
+        }
+        if conv.group != 1 {
+            let _ = write!(operands, ", group = {}", conv.group);
+        }
+        let _ = writeln!(out, "let {target} = conv2d({operands}) in");
+        self.current = target;
+        self.shape = output;
+        // Every sum starts at `0.0` and is never `-0.0`; the bias is added to it.
+        vec![true; self.shape.iter().product()]
     }
 }
 
-/// `let W = initTensor(rows, cols)[…] in`: each row from a new line, `WRITES_PER_LINE`
-/// elements a line.
-fn literal(out: &mut dyn Write, w: &str, rows: usize, cols: usize, weights: &[f64]) {
-    let _ = write!(out, "let {w} = initTensor({rows}, {cols})[");
+/// `let W = initTensor(dims)[…] in`: each row of `row` elements from a new line,
+/// `WRITES_PER_LINE` elements a line.
+fn literal(out: &mut dyn Write, w: &str, dims: &[usize], cols: usize, weights: &[f64]) {
+    let dims = dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+    let _ = write!(out, "let {w} = initTensor({dims})[");
     for (k, &weight) in weights.iter().enumerate() {
         if k > 0 {
             let _ = out.write_char(',');
@@ -249,9 +355,10 @@ fn literal(out: &mut dyn Write, w: &str, rows: usize, cols: usize, weights: &[f6
     let _ = out.write_str("\n] in\n");
 }
 
-/// The expression for element `i` after `steps`, or `None` when the steps leave it unchanged.
-fn element(tensor: &str, i: usize, steps: &[&Step], mut not_negative_zero: bool) -> Option<String> {
-    let mut expression = format!("{tensor}[{i}]");
+/// The expression for element `i` (at `index`) after `steps`, or `None` when the steps leave
+/// it unchanged.
+fn element(tensor: &str, index: &str, i: usize, steps: &[&Step], mut not_negative_zero: bool) -> Option<String> {
+    let mut expression = format!("{tensor}[{index}]");
     let mut is_sum = false;
     let mut changed = false;
     for step in steps {
@@ -283,7 +390,9 @@ fn element(tensor: &str, i: usize, steps: &[&Step], mut not_negative_zero: bool)
                 changed = true;
                 not_negative_zero = false;
             }
-            Step::Linear { .. } | Step::Activation(_) => unreachable!("only element-wise steps are fused"),
+            Step::Linear { .. } | Step::Activation(_) | Step::Conv(_) => {
+                unreachable!("only element-wise steps are fused")
+            }
         }
     }
     changed.then_some(expression)

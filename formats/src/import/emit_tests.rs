@@ -10,6 +10,7 @@ fn network(steps: Vec<Step>) -> Network {
         format: ".nnet",
         input: "x".into(),
         input_len: 2,
+        input_shape: vec![2],
         output: "y".into(),
         steps,
         notes: vec![],
@@ -31,6 +32,7 @@ fn a_layer_is_a_literal_linear_bias_activation() {
     // Nine elements a row wrap after eight.
     let text = emit(&Network {
         input_len: 9,
+        input_shape: vec![9],
         ..network(vec![Step::Linear { rows: 1, cols: 9, weights: (1..=9).map(f64::from).collect() }])
     });
     assert!(text.contains("[\n  1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0,\n  9.0\n] in"), "{text}");

@@ -33,6 +33,29 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
             Step::Mul(c) if layer == 0 => ("the input scaling (1 / range: a range of 0?)".into(), vec![c]),
             Step::Mul(c) => (format!("the scaling after layer {}", layer - 1), vec![c]),
             Step::Clip { low, high } => ("the input clipping bounds".into(), vec![low, high]),
+            Step::Conv(conv) => {
+                layer += 1;
+                let first = conv.weights.iter().position(|w| !w.is_finite());
+                if let Some(at) = first {
+                    let count = conv.weights.iter().filter(|w| !w.is_finite()).count();
+                    let [_, cg, kh, kw] = conv.kernel;
+                    let inner = (cg * kh * kw).max(1);
+                    let (m, rest) = (at / inner, at % inner);
+                    let (c, rest) = (rest / (kh * kw).max(1), rest % (kh * kw).max(1));
+                    found.push(format!(
+                        "layer {}: {count} weight{} not finite, the first W[{m}, {c}, {}, {}] = {}",
+                        layer - 1,
+                        if count == 1 { " is" } else { "s are" },
+                        rest / kw.max(1),
+                        rest % kw.max(1),
+                        conv.weights[at]
+                    ));
+                }
+                match &conv.bias {
+                    Some(bias) => (format!("the bias of layer {}", layer - 1), vec![&bias[..]]),
+                    None => continue,
+                }
+            }
             Step::Activation(_) => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());
@@ -54,8 +77,10 @@ pub fn program_size(network: &Network) -> Option<u64> {
     let mut elements = network.parameter_count() as u64;
     let mut len = network.input_len as u64;
     for step in &network.steps {
-        if let Step::Linear { rows, .. } = step {
-            len = *rows as u64;
+        match step {
+            Step::Linear { rows, .. } => len = *rows as u64,
+            Step::Conv(conv) => len = conv.output().map_or(u64::MAX, |s| s.iter().map(|&d| d as u64).product()),
+            _ => {}
         }
         elements = elements.checked_add(len)?;
     }
@@ -73,6 +98,7 @@ mod tests {
             format: "test",
             input: "x".into(),
             input_len: 2,
+            input_shape: vec![2],
             output: "y".into(),
             steps,
             notes: Vec::new(),

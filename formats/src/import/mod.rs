@@ -27,8 +27,11 @@ pub struct Network {
     pub format: &'static str,
     /// The identifier of the free input tensor (bound with `--input`).
     pub input: String,
-    /// The length of the input vector.
+    /// The number of elements of the input.
     pub input_len: usize,
+    /// The input's shape: `[input_len]` for a vector, `[C, H, W]` for an image a convolution
+    /// reads.
+    pub input_shape: Vec<usize>,
     /// The identifier of the result vector.
     pub output: String,
     pub steps: Vec<Step>,
@@ -57,6 +60,44 @@ pub enum Step {
         high: Vec<f64>,
     },
     Activation(Activation),
+    /// `conv2d(v, W, b, strides = …, pads = …, dilations = …, group = …)` on the current
+    /// `(C, H, W)` tensor: Ext-3.
+    Conv(Conv),
+}
+
+/// A 2-D convolution (`conv2d`): its weights, bias and attributes, and the shapes it reads and
+/// makes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conv {
+    /// `(C, H, W)`, the tensor it reads.
+    pub input: [usize; 3],
+    /// `(M, C / group, kH, kW)`, row-major, shared with the model's array.
+    pub kernel: [usize; 4],
+    pub weights: Arc<[f64]>,
+    /// `M` values, added last (the rule's order).
+    pub bias: Option<Arc<[f64]>>,
+    pub strides: [usize; 2],
+    /// `[top, left, bottom, right]`.
+    pub pads: [usize; 4],
+    pub dilations: [usize; 2],
+    pub group: usize,
+}
+
+impl Conv {
+    /// `(M, OH, OW)`, `None` when the kernel does not fit the padded input.
+    pub fn output(&self) -> Option<[usize; 3]> {
+        let extent = |axis: usize| -> Option<usize> {
+            let padded = self.input[1 + axis] + self.pads[axis] + self.pads[axis + 2];
+            let reach = (self.kernel[2 + axis].checked_sub(1)?).checked_mul(self.dilations[axis])? + 1;
+            Some(padded.checked_sub(reach)? / self.strides[axis].max(1) + 1)
+        };
+        Some([self.kernel[0], extent(0)?, extent(1)?])
+    }
+
+    /// The output's shape (checked when the step was made).
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.output().expect("a checked convolution").to_vec()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,19 +119,31 @@ impl Activation {
 }
 
 impl Network {
-    /// The widths of the vector between `linear` steps, input first.
+    /// The widths of the vector between `linear` and `conv2d` steps, input first (a
+    /// convolution's by its number of elements).
     pub fn layer_sizes(&self) -> Vec<usize> {
-        let mut sizes = vec![self.input_len];
-        sizes.extend(self.steps.iter().filter_map(|s| match s {
-            Step::Linear { rows, .. } => Some(*rows),
-            _ => None,
-        }));
-        sizes
+        self.layer_shapes().iter().map(|s| s.iter().product()).collect()
     }
 
-    /// The length of the result vector.
+    /// The shapes of the tensor between `linear` and `conv2d` steps, input first.
+    pub fn layer_shapes(&self) -> Vec<Vec<usize>> {
+        let mut shapes = vec![self.input_shape.clone()];
+        shapes.extend(self.steps.iter().filter_map(|s| match s {
+            Step::Linear { rows, .. } => Some(vec![*rows]),
+            Step::Conv(conv) => Some(conv.output_shape()),
+            _ => None,
+        }));
+        shapes
+    }
+
+    /// The length of the result vector (the number of elements of the result).
     pub fn output_len(&self) -> usize {
         *self.layer_sizes().last().unwrap_or(&self.input_len)
+    }
+
+    /// The shape of the result.
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.layer_shapes().pop().unwrap_or_else(|| self.input_shape.clone())
     }
 
     /// Number of weights and constants the program writes out.
@@ -101,6 +154,7 @@ impl Network {
                 Step::Linear { weights, .. } => weights.len(),
                 Step::Add(c) | Step::Mul(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
+                Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) => 0,
             })
             .sum()

@@ -19,10 +19,10 @@ pub fn identifier(name: &str) -> String {
 }
 
 /// Whether the emitter may use `name` for the input or output: an identifier that no
-/// generated name (`W0`, `z0`, `h0`, `t0`, …) can take.
+/// generated name (`W0`, `b0`, `z0`, `h0`, `t0`, …) can take.
 pub fn is_free(name: &str) -> bool {
     let generated = name.len() > 1
-        && matches!(name.as_bytes()[0], b'W' | b'z' | b'h' | b't')
+        && matches!(name.as_bytes()[0], b'W' | b'b' | b'z' | b'h' | b't')
         && name[1..].bytes().all(|b| b.is_ascii_digit());
     is_identifier(name) && !generated
 }
@@ -42,7 +42,7 @@ pub fn rename(network: &mut Network, options: &ImportOptions) -> Result<(), Stri
         }
         if !is_free(target) {
             return Err(format!(
-                "the name `{target}` is taken by the program's own tensors (W0, z0, h0, t0, …): choose another with {flag}"
+                "the name `{target}` is taken by the program's own tensors (W0, b0, z0, h0, t0, …): choose another with {flag}"
             ));
         }
     }

@@ -221,6 +221,7 @@ impl Nnet {
             format: ".nnet",
             input: "x".into(),
             input_len: n,
+            input_shape: vec![n],
             output: "y".into(),
             steps,
             notes,

@@ -15,6 +15,9 @@ use crate::syntax::Span;
 use crate::syntax::lexer::is_identifier;
 use crate::term::{FuncTerm, Ints, Node, Sym, Term};
 
+/// The largest rank an input may have (a convolution's input has rank 3).
+pub const MAX_INPUT_RANK: usize = 8;
+
 /// A dense, row-major tensor to bind to a name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorInput {
@@ -27,11 +30,13 @@ pub struct TensorInput {
 pub enum InputError {
     NotAnIdentifier(String),
     Duplicate(String),
-    /// Only vectors and matrices can be bound (rank-3 allocation is broken in the published
-    /// rules, §3(b)).
+    /// A rank the rules cannot bind: 0 or more than [`MAX_INPUT_RANK`] under any profile, more than 2
+    /// under the published rules (their rank-3 allocation is broken, docs/semantics.md §3(b)).
     Rank {
         name: String,
         rank: usize,
+        /// The largest rank the profile binds.
+        max: usize,
     },
     /// `data` does not have `product(shape)` elements.
     Size {
@@ -53,8 +58,14 @@ impl fmt::Display for InputError {
                 write!(f, "`{n}` is not an identifier a program can use")
             }
             InputError::Duplicate(n) => write!(f, "the input `{n}` is given twice"),
-            InputError::Rank { name, rank } => {
-                write!(f, "the input `{name}` has rank {rank}; inputs must be vectors or matrices")
+            InputError::Rank { name, rank, max: 2 } => {
+                write!(
+                    f,
+                    "the input `{name}` has rank {rank}; under the published rules inputs must be vectors or matrices (their rank-3 tensors are broken, docs/semantics.md §3(b)); the revised rules take any rank"
+                )
+            }
+            InputError::Rank { name, rank, max } => {
+                write!(f, "the input `{name}` has rank {rank}; inputs have rank 1 to {max}")
             }
             InputError::Size { name, expected, found } => {
                 write!(f, "the input `{name}` needs {expected} elements for its shape, found {found}")
@@ -69,16 +80,27 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 impl TensorInput {
+    /// The name is an identifier, the rank one the revised rules bind (1 to [`MAX_INPUT_RANK`]), the
+    /// data as long as the shape says. [`TensorInput::validate_for`] adds the profile's limit.
     pub fn validate(&self) -> Result<(), InputError> {
         if !is_identifier(&self.name) {
             return Err(InputError::NotAnIdentifier(self.name.clone()));
         }
-        if !(1..=2).contains(&self.shape.len()) {
-            return Err(InputError::Rank { name: self.name.clone(), rank: self.shape.len() });
+        if !(1..=MAX_INPUT_RANK).contains(&self.shape.len()) {
+            return Err(InputError::Rank { name: self.name.clone(), rank: self.shape.len(), max: MAX_INPUT_RANK });
         }
         let expected: usize = self.shape.iter().product();
         if expected != self.data.len() {
             return Err(InputError::Size { name: self.name.clone(), expected, found: self.data.len() });
+        }
+        Ok(())
+    }
+
+    /// [`TensorInput::validate`], and under the published rules a rank of at most 2.
+    pub fn validate_for(&self, profile: &Profile) -> Result<(), InputError> {
+        self.validate()?;
+        if profile.name == "published" && self.shape.len() > 2 {
+            return Err(InputError::Rank { name: self.name.clone(), rank: self.shape.len(), max: 2 });
         }
         Ok(())
     }
@@ -89,11 +111,13 @@ impl TensorInput {
         let name = Sym::new(&self.name);
         let mut term = body;
         for (flat, &v) in self.data.iter().enumerate().rev() {
-            let index = match self.shape.as_slice() {
-                [_] => vec![flat as i64],
-                [_, cols] => vec![(flat / cols) as i64, (flat % cols) as i64],
-                _ => unreachable!("validated rank"),
-            };
+            // The row-major index of element `flat`, last dimension fastest.
+            let mut index = vec![0i64; self.shape.len()];
+            let mut rest = flat;
+            for (slot, &d) in index.iter_mut().zip(&self.shape).rev() {
+                *slot = (rest % d) as i64;
+                rest /= d;
+            }
             let target = Term::new(Node::Index { base: Term::id(&name, span), ints: ints(&index) }, span);
             term = Term::new(Node::Let { target, value: Term::float(v, span), body: term }, span);
         }
@@ -110,7 +134,7 @@ fn ints(values: &[i64]) -> Ints {
 /// `program` in a configuration where `inputs` are already bound.
 pub fn initial_config(profile: &'static Profile, program: Term, inputs: &[TensorInput]) -> Result<Config, InputError> {
     for (k, input) in inputs.iter().enumerate() {
-        input.validate()?;
+        input.validate_for(profile)?;
         if inputs[..k].iter().any(|earlier| earlier.name == input.name) {
             return Err(InputError::Duplicate(input.name.clone()));
         }

@@ -33,6 +33,7 @@ pub fn program_text(input_len: usize, layers: &[Dense]) -> String {
         format: "test",
         input: "x".into(),
         input_len,
+        input_shape: vec![input_len],
         output: "y".into(),
         steps,
         notes: vec![],

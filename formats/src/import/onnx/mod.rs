@@ -1,10 +1,12 @@
-//! ONNX models whose graph is an MLP: one float input, a chain of `Gemm`, `MatMul`, `Add`/`Sub`
-//! with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Identity`, `Constant`
-//! nodes, one output. Any other operator is an error that names it and its node.
+//! ONNX models whose graph is an MLP or a chain of convolutions: one float input, a chain of
+//! `Conv`, `Gemm`, `MatMul`, `Add`/`Sub` with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`,
+//! `Reshape`, `Identity`, `Constant` nodes, one output. Any other operator is an error that
+//! names it and its node.
 //!
-//! The graph's single non-constant value flows through the chain as one K-NN vector: its ONNX
-//! shape (say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`) is tracked so that every
-//! operator can check that it acts on a vector, but the program sees the elements in C order.
+//! The graph's single non-constant value flows through the chain as one K-NN tensor: a vector
+//! (its ONNX shape, say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`, is tracked so that
+//! every operator can check that it acts on a vector, but the program sees the elements in C
+//! order), or, in a graph with a `Conv`, the `(C, H, W)` image of a `(1, C, H, W)` value.
 
 mod constant;
 mod ops;
@@ -37,6 +39,9 @@ struct Graph {
     values: HashMap<String, Value>,
     steps: Vec<Step>,
     generation: usize,
+    /// The K-NN shape of the chain's current value: a vector (`[n]`, whatever its ONNX shape),
+    /// or `[C, H, W]` for the `(1, C, H, W)` images convolutions read and make.
+    tensor: Vec<usize>,
 }
 
 /// Where in the graph an error is: `node "name" (Op)` or `node #3 (Op)`.
@@ -58,7 +63,7 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         .graph
         .as_ref()
         .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
-    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0 };
+    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0, tensor: Vec::new() };
     for tensor in &graph.initializer {
         let constant = Constant::from_proto(tensor)
             .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;
@@ -66,6 +71,26 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
     }
     let input = graph_input(path, graph, &walk.values)?;
     let (input_len, shape) = input_shape(path, input)?;
+    // A graph with a convolution reads a `(1, C, H, W)` image: the program's input is the
+    // `(C, H, W)` tensor. Any other graph reads a vector, the input flattened.
+    walk.tensor = if graph.node.iter().any(|n| ops::reads_images(&n.op_type)) {
+        match shape[..] {
+            [1, c, h, w] => vec![c, h, w],
+            _ => {
+                return Err(ImportError::new(
+                    path,
+                    format!("input \"{}\"", input.name),
+                    format!(
+                        "the graph convolves its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)"
+                    ),
+                ));
+            }
+        }
+    } else {
+        vec![input_len]
+    };
+    let input_shape = walk.tensor.clone();
+    let input_is_vector = input_shape.len() == 1;
     walk.values.insert(input.name.clone(), Value::Vector { generation: 0, shape });
     for (index, node) in graph.node.iter().enumerate() {
         if !matches!(node.domain.as_str(), "" | "ai.onnx") {
@@ -85,11 +110,16 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         format: "ONNX",
         input: identifier(&input.name),
         input_len,
+        input_shape,
         output: identifier(&output.name),
         steps: walk.steps,
         notes: vec![
             format!("ONNX graph `{}`{producer}: input `{}`, output `{}`.", graph.name, input.name, output.name),
-            "The input is the graph's input tensor flattened in C order (batch dimensions of 1 dropped).".into(),
+            if input_is_vector {
+                "The input is the graph's input tensor flattened in C order (batch dimensions of 1 dropped).".into()
+            } else {
+                "The input is the graph's (1, C, H, W) input without its batch dimension, (C, H, W).".into()
+            },
         ],
     })
 }
@@ -143,7 +173,7 @@ fn input_shape(path: &Path, input: &ValueInfoProto) -> Result<(usize, Vec<usize>
     Ok((len, shape))
 }
 
-/// The one graph output, which must be the chain's last vector.
+/// The one graph output, which must be the chain's last value (a vector, or an image).
 fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<&'g ValueInfoProto, ImportError> {
     let [output] = &graph.output[..] else {
         return Err(ImportError::new(
@@ -154,7 +184,7 @@ fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<
     };
     match walk.values.get(&output.name) {
         Some(Value::Vector { generation, shape }) if *generation == walk.generation => {
-            if shape.iter().filter(|&&d| d != 1).count() > 1 {
+            if walk.tensor.len() == 1 && shape.iter().filter(|&&d| d != 1).count() > 1 {
                 return Err(ImportError::new(
                     path,
                     format!("output \"{}\"", output.name),

@@ -6,9 +6,16 @@ use std::sync::Arc;
 use super::constant::{Constant, Values, broadcast, element_count};
 use super::proto::{AttributeProto, NodeProto};
 use super::{Graph, Value};
-use crate::import::{Activation, Step};
+use crate::import::{Activation, Conv, Step};
 
-const SUPPORTED: &str = "Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Identity, Constant";
+const SUPPORTED: &str = "Conv, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Identity, Constant";
+
+/// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
+/// `(C, H, W)` tensor rather than a vector. (`MaxPool` and `AveragePool` join `Conv` here when
+/// they are imported.)
+pub fn reads_images(op_type: &str) -> bool {
+    matches!(op_type, "Conv")
+}
 
 pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
     let output = match node.output.as_slice() {
@@ -40,7 +47,7 @@ pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
             let [input] = inputs::<1>(graph, node)?;
             let shape = graph.vector(&input, node)?;
             let axis = axis(int_attribute(node, "axis", 1)?, shape.len())?;
-            graph.reshaped(vec![shape[..axis].iter().product(), shape[axis..].iter().product()])
+            graph.reshaped(vec![shape[..axis].iter().product(), shape[axis..].iter().product()])?
         }
         "Reshape" => {
             let [input, target] = inputs::<2>(graph, node)?;
@@ -49,12 +56,13 @@ pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
                 return Err("the target shape must be a constant int64 tensor".into());
             };
             let allow_zero = int_attribute(node, "allowzero", 0)? != 0;
-            graph.reshaped(reshape(&shape, &target, allow_zero)?)
+            graph.reshaped(reshape(&shape, &target, allow_zero)?)?
         }
         "Add" | "Sub" => add_or_sub(graph, node)?,
         "MatMul" => matmul(graph, node)?,
         "Gemm" => gemm(graph, node)?,
-        other => return Err(format!("operator `{other}` is not supported (knn imports MLPs: {SUPPORTED})")),
+        "Conv" => conv(graph, node)?,
+        other => return Err(format!("operator `{other}` is not supported (knn imports {SUPPORTED})")),
     };
     graph.values.insert(output, value);
     Ok(())
@@ -79,9 +87,37 @@ impl Graph {
         Value::Vector { generation: self.generation, shape }
     }
 
-    /// The current vector under another shape (no step: the elements stay in C order).
-    fn reshaped(&self, shape: Vec<usize>) -> Value {
-        Value::Vector { generation: self.generation, shape }
+    /// A new vector of the chain whose K-NN shape is `tensor`.
+    fn next_tensor(&mut self, shape: Vec<usize>, tensor: Vec<usize>) -> Value {
+        self.tensor = tensor;
+        self.next(shape)
+    }
+
+    /// The current vector under another shape (no step: the elements stay in C order). An
+    /// image stays an image (its shape the same, batch dimensions of 1 aside): making it a
+    /// vector needs K-NN's `flatten`, which knn does not emit yet.
+    fn reshaped(&self, shape: Vec<usize>) -> Result<Value, String> {
+        if self.tensor.len() > 1 {
+            let kept: Vec<usize> = shape.iter().copied().skip_while(|&d| d == 1).collect();
+            let tensor: Vec<usize> = self.tensor.iter().copied().skip_while(|&d| d == 1).collect();
+            if kept != tensor {
+                return Err(format!(
+                    "it reshapes a ({}) image to {shape:?}, which needs K-NN's `flatten` or `reshape`: knn does not import that yet",
+                    self.tensor.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        Ok(Value::Vector { generation: self.generation, shape })
+    }
+
+    /// Checks that the current value is a vector to K-NN (`linear` reads vectors).
+    fn expect_vector(&self) -> Result<(), String> {
+        match self.tensor[..] {
+            [_] => Ok(()),
+            ref t => Err(format!(
+                "it reads a tensor of shape {t:?}; `linear` reads vectors, and knn does not import `flatten` yet"
+            )),
+        }
     }
 }
 
@@ -222,30 +258,27 @@ fn matmul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
         }
         _ => return Err("knn imports products of the vector and a constant matrix only".into()),
     };
+    graph.expect_vector()?;
     let (input_shape, output_shape) = shape;
     let len: usize = input_shape.iter().product();
     if len != cols {
         return Err(format!("the matrix expects {cols} inputs, the vector has shape {input_shape:?}"));
     }
     graph.steps.push(Step::Linear { rows, cols, weights: w });
-    Ok(graph.next(output_shape))
+    Ok(graph.next_tensor(output_shape, vec![rows]))
 }
 
-/// `Gemm(A, B, C) = alpha * A' B' + beta * C` with `alpha = beta = 1`, one of `A`, `B` the
-/// vector: a `linear`, then `C` added as a bias.
+/// `Gemm(A, B, C) = alpha * A' B' + beta * C`, one of `A`, `B` the vector, `A'` and `B'`
+/// transposed or not (`transA`, `transB`): a `linear`, then the product scaled by `alpha`
+/// (left out when it is 1), then `beta * C` added as a bias (`beta * C` computed when
+/// importing, exactly: the product of two float32 values is a binary64 value).
 fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let (alpha, beta) = (float_attribute(node, "alpha", 1.0)?, float_attribute(node, "beta", 1.0)?);
-    if alpha != 1.0 {
-        return Err(format!("alpha = {alpha} is not supported (only 1.0; fold it into the weights)"));
-    }
     let (trans_a, trans_b) = (int_attribute(node, "transA", 0)? != 0, int_attribute(node, "transB", 0)? != 0);
     if !(2..=3).contains(&node.input.len()) {
         return Err(format!("expected 2 or 3 inputs, found {}", node.input.len()));
     }
     let has_bias = node.input.len() == 3 && !node.input[2].is_empty();
-    if has_bias && beta != 1.0 {
-        return Err(format!("beta = {beta} is not supported (only 1.0; fold it into the bias)"));
-    }
     let a = lookup(graph, &node.input[0])?;
     let b = lookup(graph, &node.input[1])?;
     let (rows, cols, w, output_shape) = match (&a, &b) {
@@ -269,6 +302,7 @@ fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
         }
         _ => return Err("knn imports products of the vector and a constant matrix only".into()),
     };
+    graph.expect_vector()?;
     let len = match (&a, &b) {
         (Value::Vector { shape, .. }, _) | (_, Value::Vector { shape, .. }) => shape.iter().product::<usize>(),
         _ => 0,
@@ -277,15 +311,128 @@ fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
         return Err(format!("the weight matrix expects {cols} inputs, the vector has {len}"));
     }
     graph.steps.push(Step::Linear { rows, cols, weights: w });
+    if alpha != 1.0 {
+        graph.steps.push(Step::Mul(vec![f64::from(alpha); rows]));
+    }
     if has_bias {
         let Value::Constant(c) = lookup(graph, &node.input[2])? else {
             return Err("the bias C is not a constant".into());
         };
         let bias = broadcast(&c.floats(), &c.dims, &output_shape)
             .ok_or_else(|| format!("the bias of shape {:?} does not broadcast to {output_shape:?}", c.dims))?;
-        graph.steps.push(Step::Add(bias));
+        let beta = f64::from(beta);
+        graph.steps.push(Step::Add(if beta == 1.0 { bias } else { bias.iter().map(|c| beta * c).collect() }));
     }
-    Ok(graph.next(output_shape))
+    Ok(graph.next_tensor(output_shape, vec![rows]))
+}
+
+fn ints_attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n [i64]> {
+    attribute(node, name).map(|a| a.ints.as_slice())
+}
+
+/// A Conv attribute of two positive values (`strides`, `dilations`), `[1, 1]` when absent.
+fn pair(node: &NodeProto, name: &str) -> Result<[usize; 2], String> {
+    match ints_attribute(node, name) {
+        None => Ok([1, 1]),
+        Some(&[a, b]) if a >= 1 && b >= 1 => Ok([a as usize, b as usize]),
+        Some(values) => {
+            Err(format!("{name} = {values:?}: knn imports 2-D convolutions, with two values of at least 1"))
+        }
+    }
+}
+
+/// ONNX `Conv` on a `(1, C, H, W)` image: `conv2d` with the same attributes. `auto_pad`'s
+/// pads are computed as ONNX defines them (`SAME_UPPER` puts the odd one at the end,
+/// `SAME_LOWER` at the beginning); `kernel_shape`, when given, must be `W`'s.
+fn conv(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    if !(2..=3).contains(&node.input.len()) {
+        return Err(format!("expected 2 or 3 inputs, found {}", node.input.len()));
+    }
+    let x = lookup(graph, &node.input[0])?;
+    let shape = graph.vector(&x, node)?;
+    let (&[c, h, w], [1, ..]) = (&graph.tensor[..], &shape[..]) else {
+        return Err(format!("the input X has shape {shape:?}; knn imports convolutions of (1, C, H, W) images"));
+    };
+    let Value::Constant(weights) = lookup(graph, &node.input[1])? else {
+        return Err("the weights W are not a constant".into());
+    };
+    let [m, cg, kh, kw] = weights.dims[..] else {
+        return Err(format!("the weights W have shape {:?}, not (M, C/group, kH, kW)", weights.dims));
+    };
+    let group = int_attribute(node, "group", 1)?;
+    let group = usize::try_from(group).ok().filter(|&g| g >= 1).ok_or(format!("group = {group} is not positive"))?;
+    if !c.is_multiple_of(group) || c / group != cg || !m.is_multiple_of(group) {
+        return Err(format!(
+            "the weights W of shape {:?} do not fit an input of {c} channels in {group} group{}",
+            weights.dims,
+            if group == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(kernel) = ints_attribute(node, "kernel_shape")
+        && kernel != [kh as i64, kw as i64]
+    {
+        return Err(format!("kernel_shape = {kernel:?} is not the shape of W's kernels, [{kh}, {kw}]"));
+    }
+    let (strides, dilations) = (pair(node, "strides")?, pair(node, "dilations")?);
+    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(&a.s).into_owned());
+    let automatic = !matches!(auto_pad.as_deref(), None | Some("NOTSET"));
+    // Some exporters write zero pads beside auto_pad: those say nothing.
+    let explicit = ints_attribute(node, "pads").filter(|p| !(automatic && p.iter().all(|&v| v == 0)));
+    let pads = match (auto_pad.as_deref().unwrap_or("NOTSET"), explicit) {
+        ("NOTSET", None) => [0; 4],
+        ("NOTSET", Some(&[t, l, b, r])) if [t, l, b, r].iter().all(|&p| p >= 0) => {
+            [t as usize, l as usize, b as usize, r as usize]
+        }
+        ("NOTSET", Some(values)) => {
+            return Err(format!("pads = {values:?}: knn imports 2-D convolutions, with four values of at least 0"));
+        }
+        (_, Some(_)) => return Err("pads and auto_pad are both given (ONNX allows one)".into()),
+        ("VALID", None) => [0; 4],
+        (same @ ("SAME_UPPER" | "SAME_LOWER"), None) => {
+            let upper = same == "SAME_UPPER";
+            let [(t, b), (l, r)] = [0, 1].map(|axis| {
+                let (size, kernel) = ([h, w][axis], [kh, kw][axis]);
+                let out = size.div_ceil(strides[axis]);
+                let reach = (kernel.max(1) - 1) * dilations[axis] + 1;
+                let total = ((out.max(1) - 1) * strides[axis] + reach).saturating_sub(size);
+                // The odd pad goes at the end for SAME_UPPER, at the beginning for SAME_LOWER.
+                if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
+            });
+            [t, l, b, r]
+        }
+        (other, None) => return Err(format!("auto_pad = {other:?} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER")),
+    };
+    let bias = match node.input.get(2).filter(|name| !name.is_empty()) {
+        None => None,
+        Some(name) => {
+            let Value::Constant(b) = lookup(graph, name)? else {
+                return Err("the bias B is not a constant".into());
+            };
+            if b.len() != m || b.dims.len() != 1 {
+                return Err(format!("the bias B has shape {:?}, not ({m})", b.dims));
+            }
+            Some(b.floats())
+        }
+    };
+    let step = Conv {
+        input: [c, h, w],
+        kernel: [m, cg, kh, kw],
+        weights: weights.floats(),
+        bias,
+        strides,
+        pads,
+        dilations,
+        group,
+    };
+    let Some(output) = step.output().filter(|o| o.iter().all(|&d| d > 0)) else {
+        return Err(format!(
+            "the {kh}×{kw} kernel (dilations {dilations:?}) does not fit the {h}×{w} image padded by {pads:?}"
+        ));
+    };
+    element_count(&output).ok_or("the output is too large")?;
+    graph.steps.push(Step::Conv(step));
+    let [om, oh, ow] = output;
+    Ok(graph.next_tensor(vec![1, om, oh, ow], output.to_vec()))
 }
 
 #[cfg(test)]
