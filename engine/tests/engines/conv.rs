@@ -3,44 +3,15 @@
 //! `ext-conv2d-helper-step` (from `0.0`, the taps over channels, kernel rows, kernel columns,
 //! then the bias), and each error kind.
 
+use super::images::*;
 use super::*;
 
-/// `v` = [1, …, 9] as an input (inputs are vectors or matrices), copied into `x` = [[1, 2, 3],
-/// [4, 5, 6], [7, 8, 9]], one channel, so that `x`'s elements are symbolic.
-fn input_3x3() -> TensorInput {
-    vector("v", &(1..=9).map(f64::from).collect::<Vec<_>>())
-}
-
-/// `x` from the input `v`, element by element.
-fn x_from_input() -> String {
-    let mut source = "let x = initTensor(1, 3, 3) in ".to_string();
-    for k in 0..9 {
-        source.push_str(&format!("let x[0, {}, {}] = v[{k}] in ", k / 3, k % 3));
-    }
-    source
-}
-
-/// The same `x` as a literal, so that the direct evaluation computes on constants.
-const X_LITERAL: &str = "let x = initTensor(1, 3, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] in ";
 /// `w` = [[1, 0.5], [-1, 2]].
 const W: &str = "let w = initTensor(1, 1, 2, 2)[1.0, 0.5, -1.0, 2.0] in ";
 
-fn tensor(source: &str, inputs: &[TensorInput]) -> (Vec<usize>, Vec<f64>) {
-    match agree(source, inputs) {
-        Verdict::Value(Observed::Tensor(t)) => (t.shape, t.data),
-        other => panic!("{source}: {other}"),
-    }
-}
-
-/// Both ways: `x` bound as an input, and `x` a literal.
+/// `program` after `x` (both ways) and `w`.
 fn both(program: &str) -> (Vec<usize>, Vec<f64>) {
-    let symbolic = tensor(&format!("{}{W}{program}", x_from_input()), &[input_3x3()]);
-    let constant = tensor(&format!("{X_LITERAL}{W}{program}"), &[]);
-    assert_eq!(
-        (&symbolic.0, symbolic.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
-        (&constant.0, constant.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
-    );
-    symbolic
+    both_ways(&format!("{W}{program}"))
 }
 
 #[test]

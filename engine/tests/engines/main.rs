@@ -6,6 +6,7 @@
 mod conv;
 mod errors;
 mod extensions;
+mod images;
 mod pool;
 mod reshape;
 

@@ -4,41 +4,8 @@
 //! row-major window order) and `ext-avg-pool2d-helper-step` (`+` from `0.0`, then `/Float` by
 //! the count, `ext-pool-mean`), and each error kind.
 
+use super::images::{both_ways as both, *};
 use super::*;
-
-/// `v` = [1, …, 9] as an input, copied into `x` = [[1, 2, 3], [4, 5, 6], [7, 8, 9]], one
-/// channel, so that `x`'s elements are symbolic.
-fn input_3x3() -> TensorInput {
-    vector("v", &(1..=9).map(f64::from).collect::<Vec<_>>())
-}
-
-fn x_from_input() -> String {
-    let mut source = "let x = initTensor(1, 3, 3) in ".to_string();
-    for k in 0..9 {
-        source.push_str(&format!("let x[0, {}, {}] = v[{k}] in ", k / 3, k % 3));
-    }
-    source
-}
-
-const X_LITERAL: &str = "let x = initTensor(1, 3, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] in ";
-
-fn tensor(source: &str, inputs: &[TensorInput]) -> (Vec<usize>, Vec<f64>) {
-    match agree(source, inputs) {
-        Verdict::Value(Observed::Tensor(t)) => (t.shape, t.data),
-        other => panic!("{source}: {other}"),
-    }
-}
-
-/// Both ways: `x` bound as an input, and `x` a literal.
-fn both(program: &str) -> (Vec<usize>, Vec<f64>) {
-    let symbolic = tensor(&format!("{}{program}", x_from_input()), &[input_3x3()]);
-    let constant = tensor(&format!("{X_LITERAL}{program}"), &[]);
-    assert_eq!(
-        (&symbolic.0, symbolic.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>()),
-        (&constant.0, constant.1.iter().map(|v| v.to_bits()).collect::<Vec<_>>())
-    );
-    symbolic
-}
 
 fn float(source: &str) -> f64 {
     match agree(source, &[]) {
