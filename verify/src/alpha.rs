@@ -24,10 +24,6 @@ pub struct SignConstraint {
     pub positive: bool,
 }
 
-/// Gradient steps per row: 4, 5 and 6 decide all 186 ACAS Xu instances in 40–46 s, 8 in 81 s
-/// (docs/verification.md, "Branch and bound").
-const STEPS: usize = 5;
-
 /// Where an optimisation ended, to start a part's optimisation from its box's (β-CROWN's warm
 /// start): the lower slopes of the best bound (per layer, empty for layers that are not relus;
 /// any slope in `[0, 1]` is a valid line, so `f32` is enough and halves what the queue keeps)
@@ -39,7 +35,7 @@ pub struct Warm {
 }
 
 /// The best lower bound of `row·v` (`v` the output of layer `from`) over slopes `α ∈ [0, 1]`
-/// found from `start` (the better of the two fixed choices) by `STEPS` sign-gradient steps,
+/// found from `start` (the better of the two fixed choices) by [`Steps::COLD`] sign-gradient steps,
 /// stopping early once the bound is above `goal`.
 #[allow(clippy::too_many_arguments, reason = "the search's inputs, each used once")]
 pub fn optimise_row(
@@ -53,8 +49,7 @@ pub fn optimise_row(
     goal: f64,
     signs: &[SignConstraint],
 ) -> LowerBound {
-    let steps = Steps { count: STEPS, first: FIRST_STEP };
-    optimise_row_from(layers, bounds, prepared, from, row, start, start_bound, goal, signs, None, steps).0
+    optimise_row_from(layers, bounds, prepared, from, row, start, start_bound, goal, signs, None, Steps::COLD).0
 }
 
 /// The sign-gradient steps of one optimisation: how many, and the first one's size (each next
@@ -65,8 +60,15 @@ pub struct Steps {
     pub first: f64,
 }
 
-/// The first step from the fixed slopes.
-const FIRST_STEP: f64 = 0.5;
+impl Steps {
+    /// From the fixed slopes: 5 steps, the first of 1/2 (4, 5 and 6 decide all 186 ACAS Xu
+    /// instances in 40–46 s, 8 in 81 s: docs/verification.md, "Branch and bound").
+    pub const COLD: Steps = Steps { count: 5, first: 0.5 };
+    /// From where the box's optimisation ended (a relu part): 5 steps of a fifth of that size;
+    /// larger ones throw the warm start away (on mnist_fc 256×4 `prop_3_0.05` a first step of
+    /// 1/2 left half of the search open after 30 s, 1/10 a tenth, 1/20 and 1/5 more than 1/10).
+    pub const WARM: Steps = Steps { count: 5, first: 0.1 };
+}
 
 /// [`optimise_row`], starting from `warm` where given (the slopes of relus still unstable here
 /// and the multipliers of the constraints it had; a constraint added since starts at 0), and

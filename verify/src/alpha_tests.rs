@@ -226,7 +226,6 @@ fn a_warm_start_resumes_where_the_optimisation_ended() {
         let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
         let row = vec![1.0, -1.0];
         let (bounds, mut prepared, start) = start(&layers, input, &row);
-        let steps = Steps { count: 5, first: 0.5 };
         let optimise = |prepared: &mut PreparedLayers, bounds: &Bounds, start: &LowerBound, warm: Option<&Warm>| {
             let signs: &[SignConstraint] = &[];
             optimise_row_from(
@@ -240,7 +239,7 @@ fn a_warm_start_resumes_where_the_optimisation_ended() {
                 f64::INFINITY,
                 signs,
                 warm,
-                Steps { first: if warm.is_some() { 0.1 } else { steps.first }, ..steps },
+                if warm.is_some() { Steps::WARM } else { Steps::COLD },
             )
         };
         let (first, ended) = optimise(&mut prepared, &bounds, &start, None);

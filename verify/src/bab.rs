@@ -185,13 +185,8 @@ impl<'a> CaseSearch<'a> {
             (Some(_), Some(newest)) => (true, newest.output_of + 1),
             _ => (false, 0),
         };
-        let stages: &[Slopes] = if split_part {
-            &[Slopes::Fixed]
-        } else if stalled {
-            &[Slopes::Fixed, Slopes::Optimised]
-        } else {
-            &[Slopes::Fixed]
-        };
+        let stages: &[Slopes] =
+            if stalled && !split_part { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
         let mut last_prepared = None;
         for &slopes in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the

@@ -83,7 +83,7 @@ impl CaseSearch<'_> {
         // worse than both (docs/verification.md, "Branch and bound").
         let mut optimised: Vec<Option<LowerBound>> = vec![None; fixed.len()];
         let mut ended = Vec::new();
-        let steps = optimisation_steps(warm.is_some());
+        let steps = if warm.is_some() { Steps::WARM } else { Steps::COLD };
         for ((owner, bound), slot) in owners.iter().zip(&fixed).zip(optimised.iter_mut()) {
             if refuted[owner.0] {
                 continue;
@@ -112,15 +112,6 @@ impl CaseSearch<'_> {
         }
         Some(AtomBounds { owners, fixed, optimised, refuted, warm: ended })
     }
-}
-
-/// The steps of an atom's optimisation: from the fixed slopes 5, the first of 1/2 (ACAS Xu:
-/// docs/verification.md, "Branch and bound"); from where the box's optimisation ended
-/// (a relu part), 5 of a fifth of that size: larger ones throw the warm start away (on mnist_fc
-/// 256×4 `prop_3_0.05` a first step of 1/2 left half of the search open after 30 s, 1/10
-/// a tenth, 1/20 and 1/5 more than 1/10).
-fn optimisation_steps(warm: bool) -> Steps {
-    if warm { Steps { count: 5, first: 0.1 } } else { Steps { count: 5, first: 0.5 } }
 }
 
 /// An atom's coefficients over the last layer's vector (output `k` is element
