@@ -60,6 +60,15 @@ impl Network {
                 Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == chain.current && *n == chain.len => {
                     argmax = Some(*out);
                 }
+                Op::Copy { out, x, x_at: 0, len } if *x == chain.current && *len == chain.len => {
+                    // `reshape`/`flatten`: the same elements in the same order.
+                    chain.current = *out;
+                }
+                Op::Copy { .. } => {
+                    return Err(unsupported("a reshape of part of a vector, or of one not computed last", None));
+                }
+                Op::Conv2d { .. } => return Err(unsupported("conv2d", None)),
+                Op::Pool2d { pool, span, .. } => return Err(unsupported(pool.keyword(), Some(*span))),
                 Op::Raise { error } => {
                     return Err(unsupported(
                         format!("the program fails on every input: {}", error.detail),

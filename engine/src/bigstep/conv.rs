@@ -2,18 +2,21 @@
 //! `ext-conv2d-invalid-attribute` and `ext-conv2d-shape-mismatch` in the rules' order, the result
 //! allocated as `ext-let-conv2d` does, and the elements of `ext-conv2d-helper-step` (until
 //! `ext-conv2d-helper-done`) computed in the rules' order, through the scalar `+` and `*` every
-//! other construct uses. With symbolic inputs the same loop records `Read`/`Float`/`Write`
-//! operations in the plan; a plan operation of its own is later work.
+//! other construct uses. With symbolic inputs, an image held in one buffer and a constant
+//! kernel make one `Conv2d` of the plan; otherwise the same loop records `Read`/`Float`/`Write`
+//! operations.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::{Exp, Func, FuncKind, Span};
 use knn_semantics::window::{Conv2dGeometry, WindowAttrs};
 
 use super::functions::{row_major_index, tensor_name};
+use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, error};
+use super::ops::{Arith, ConvKernel, Eval, Op, error};
 use super::scope::Scope;
 use super::store::Value;
 
@@ -61,11 +64,45 @@ impl Interpreter<'_> {
         .map_err(|detail| error(ErrorKind::ShapeMismatch, call, detail))?;
         let y_dims: Vec<usize> = geometry.output.iter().map(|&d| d as usize).collect();
         let root = self.stage.store.alloc(&y_dims, call)?;
-        let operands = (scope.env[x], scope.env[w], b.map(|(b, _)| scope.env[b]));
-        let done = self.convolve(operands, root, &geometry, &y_dims, span);
+        let operands = (scope.env[x], scope.env[w], b.as_ref().map(|(b, _)| scope.env[*b]));
+        let b_len = b.as_ref().map(|(_, shape)| shape.iter().product());
+        let done = if self.conv2d_op(operands, b_len, &geometry, root, &y_dims) {
+            Ok(())
+        } else {
+            self.convolve(operands, root, &geometry, &y_dims, span)
+        };
         self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
         tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
         Ok(())
+    }
+
+    /// The whole helper as one `Conv2d` of the plan when `X` is one run of a buffer and the
+    /// kernel (and the bias, `b_len` elements) are constants: every element sees the same
+    /// operations in the same order ([`ConvKernel::apply`]). Whether it was.
+    fn conv2d_op(
+        &mut self,
+        (x_loc, w_loc, b_loc): (usize, usize, Option<usize>),
+        b_len: Option<usize>,
+        g: &Conv2dGeometry,
+        y_root: usize,
+        dims: &[usize],
+    ) -> bool {
+        let shape = |d: &[i64]| d.iter().map(|&n| n as usize).collect::<Vec<usize>>();
+        let store = &self.stage.store;
+        let Some((x, x_at, _)) = fuse::slot_run(store, x_loc, &shape(&g.input)) else { return false };
+        let Some(weights) = fuse::constant_tensor(store, w_loc, &shape(&g.kernel)) else { return false };
+        let bias = match (b_loc, b_len) {
+            (Some(b_loc), Some(len)) => match fuse::constant_tensor(store, b_loc, &[len]) {
+                Some(bias) => Some(bias.into()),
+                None => return false,
+            },
+            _ => None,
+        };
+        let targets = store.leaves(y_root, dims);
+        let out = fuse::output_buffer(&mut self.stage, &targets);
+        let conv = Arc::new(ConvKernel { geometry: *g, weights: weights.into(), bias });
+        self.stage.record(Op::Conv2d { out, x, x_at, conv });
+        true
     }
 
     /// The helper of `conv2d` (`ext-conv2d-helper-step`): for each output `(o, i, j)` in

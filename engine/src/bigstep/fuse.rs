@@ -21,9 +21,9 @@ use super::stage::Stage;
 use super::store::{Cell, Store, Value};
 use crate::tensor::Matrix;
 
-/// The run `(buffer, first slot, length)` if the tensor whose header is at `header` has
-/// exactly the structure `dims` and its leaves are consecutive slots of one buffer.
-fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usize, usize)> {
+/// The locations of the leaves of the tensor whose header is at `header`, row-major, if it has
+/// exactly the structure `dims`.
+fn leaf_locations(store: &Store, header: usize, dims: &[usize]) -> Option<Vec<usize>> {
     let mut level = vec![header];
     for &d in dims {
         let mut next = Vec::with_capacity(level.len() * d);
@@ -35,6 +35,13 @@ fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usiz
         }
         level = next;
     }
+    Some(level)
+}
+
+/// The run `(buffer, first slot, length)` if the tensor whose header is at `header` has
+/// exactly the structure `dims` and its leaves are consecutive slots of one buffer.
+pub(super) fn slot_run(store: &Store, header: usize, dims: &[usize]) -> Option<(BufId, usize, usize)> {
+    let level = leaf_locations(store, header, dims)?;
     let &first = level.first()?;
     let Cell::Slot { buf, at } = store.get(first) else { return None };
     let consecutive = level.iter().enumerate().all(|(k, &loc)| store.get(loc) == Cell::Slot { buf, at: at + k });
@@ -75,6 +82,29 @@ fn constant_matrix(store: &Store, header: usize, rows: usize, cols: usize) -> Op
         }
     }
     Some(Matrix::new(rows, cols, data))
+}
+
+/// The elements of the constant tensor at `header` of shape `dims`, row-major, Ints widened
+/// as the mixed rules widen them, if it is one.
+pub(super) fn constant_tensor(store: &Store, header: usize, dims: &[usize]) -> Option<Vec<f64>> {
+    leaf_locations(store, header, dims)?
+        .into_iter()
+        .map(|loc| match store.get(loc) {
+            Cell::Float(x) => Some(x),
+            Cell::Int(n) => Some(widen(n)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Gives the tensor whose leaves are `targets` the slots of a new buffer, in order: the
+/// output of the operation just recorded.
+pub(super) fn output_buffer(stage: &mut Stage, targets: &[usize]) -> BufId {
+    let out = stage.new_buffer(targets.len());
+    for (at, &loc) in targets.iter().enumerate() {
+        stage.store.set(loc, Cell::Slot { buf: out, at });
+    }
+    out
 }
 
 /// `linear`'s helper (`rev-linear-mac` for each row, then each column: `linear-rows-step`,

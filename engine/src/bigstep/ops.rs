@@ -6,8 +6,12 @@ use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{int_to_float, k_max, k_min, revised_tanh, sigmoid};
-use knn_semantics::syntax::Span;
+use knn_semantics::syntax::{Pool, Span};
+use knn_semantics::window::Pool2dGeometry;
 
+pub use super::window_ops::ConvKernel;
+#[cfg(doc)]
+use super::window_ops::pool_apply;
 use crate::tensor::Matrix;
 
 /// A register: one scalar per row of a batch. Float and Int registers are numbered apart.
@@ -191,6 +195,15 @@ pub enum Op {
     ArgMaxBuffer { buf: BufId, at: usize, len: usize, out: Reg },
     /// `out = ArgMax` of Float operands (`len > 0`).
     ArgMaxOperands { items: Vec<FOperand>, out: Reg },
+    /// `conv2d` (Ext-3) of the image in `x[x_at ..]` with a constant kernel and bias into
+    /// `out`, element by element as [`ConvKernel::apply`] (the rules' order).
+    Conv2d { out: BufId, x: BufId, x_at: usize, conv: Arc<ConvKernel> },
+    /// `maxPool2d` / `avgPool2d` (Ext-4) of the image in `x[x_at ..]` into `out`, as
+    /// [`pool_apply`]; `max` of a NaN is the row's error, at `span`.
+    Pool2d { pool: Pool, out: BufId, x: BufId, x_at: usize, geometry: Pool2dGeometry, span: Span },
+    /// `out[k] = x[x_at + k]` for `k < len` (`reshape`, `flatten`: Ext-5, a copy in row-major
+    /// order).
+    Copy { out: BufId, x: BufId, x_at: usize, len: usize },
     /// Every row that has not failed yet fails here (an error the compiler found).
     Raise { error: RowError },
 }

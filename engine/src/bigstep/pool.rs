@@ -5,7 +5,8 @@
 //! `ext-pool2d-helper-done`) computed in the rules' order, through the scalar `max` and `+`
 //! every other construct uses, and `poolMean`'s `/Float` (`ext-heat-pool-mean`, then
 //! `ext-cool-pool-mean` once the sum is a value, then `ext-pool-mean`). With symbolic inputs
-//! the same loop records `Read`/`Float`/`Write` operations in the plan.
+//! an image held in one buffer makes one `Pool2d` of the plan; otherwise the same loop records
+//! `Read`/`Float`/`Write` operations.
 
 use std::rc::Rc;
 
@@ -14,8 +15,9 @@ use knn_semantics::syntax::{Exp, Func, FuncKind, Pool, Span};
 use knn_semantics::window::{Pool2dGeometry, WindowAttrs};
 
 use super::functions::{row_major_index, tensor_name};
+use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, error};
+use super::ops::{Arith, Eval, Op, error};
 use super::scope::Scope;
 use super::store::Value;
 
@@ -47,10 +49,34 @@ impl Interpreter<'_> {
             .map_err(|detail| error(ErrorKind::ShapeMismatch, call, detail))?;
         let y_dims: Vec<usize> = geometry.output.iter().map(|&d| d as usize).collect();
         let root = self.stage.store.alloc(&y_dims, call)?;
-        let done = self.pool(pool, scope.env[x], root, &geometry, &y_dims, span);
+        let done = if self.pool2d_op(pool, scope.env[x], &geometry, root, &y_dims, span) {
+            Ok(())
+        } else {
+            self.pool(pool, scope.env[x], root, &geometry, &y_dims, span)
+        };
         self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
         tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
         Ok(())
+    }
+
+    /// The whole helper as one `Pool2d` of the plan when `X` is one run of a buffer: every
+    /// element sees the same operations in the same order (`window_ops::pool_apply`). Whether
+    /// it was.
+    fn pool2d_op(
+        &mut self,
+        pool: Pool,
+        x_loc: usize,
+        geometry: &Pool2dGeometry,
+        y_root: usize,
+        dims: &[usize],
+        span: Span,
+    ) -> bool {
+        let x_dims: Vec<usize> = geometry.input.iter().map(|&n| n as usize).collect();
+        let Some((x, x_at, _)) = fuse::slot_run(&self.stage.store, x_loc, &x_dims) else { return false };
+        let targets = self.stage.store.leaves(y_root, dims);
+        let out = fuse::output_buffer(&mut self.stage, &targets);
+        self.stage.record(Op::Pool2d { pool, out, x, x_at, geometry: *geometry, span });
+        true
     }
 
     /// The helpers of the pools: for each output `(o, i, j)` in row-major order, over the

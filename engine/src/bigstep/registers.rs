@@ -85,6 +85,12 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
             }
             *out = f(*out, false);
         }
-        Op::MatVec { .. } | Op::AddBias { .. } | Op::Activate { .. } | Op::Raise { .. } => {}
+        Op::MatVec { .. }
+        | Op::AddBias { .. }
+        | Op::Activate { .. }
+        | Op::Conv2d { .. }
+        | Op::Pool2d { .. }
+        | Op::Copy { .. }
+        | Op::Raise { .. } => {}
     }
 }

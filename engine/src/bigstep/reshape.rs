@@ -2,7 +2,8 @@
 //! `rev-let-func-error` and `ext-reshape-shape-mismatch` in the rules' order, the result
 //! allocated as `ext-let-reshape` and `ext-let-flatten` do, and the element copies of
 //! `ext-reshape-helper-step` (until `ext-reshape-helper-done`) in row-major order, each read
-//! through the indexing every other construct uses.
+//! through the indexing every other construct uses; a tensor held in one buffer is one `Copy`
+//! of the plan.
 
 use std::rc::Rc;
 
@@ -11,8 +12,9 @@ use knn_semantics::revisions::ext5_reshape::{mismatch_detail, size};
 use knn_semantics::syntax::{Exp, Func, FuncKind, Span};
 
 use super::functions::{row_major_index, tensor_name};
+use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Eval, error};
+use super::ops::{Eval, Op, error};
 use super::scope::Scope;
 
 impl Interpreter<'_> {
@@ -41,10 +43,24 @@ impl Interpreter<'_> {
             None => vec![x_dims.iter().product()],
         };
         let root = self.stage.store.alloc(&y_dims, call)?;
-        let done = self.copy_reshaped(scope.env[x], &x_dims, root, &y_dims, span);
+        let done = if self.copy_op(scope.env[x], &x_dims, root, &y_dims) {
+            Ok(())
+        } else {
+            self.copy_reshaped(scope.env[x], &x_dims, root, &y_dims, span)
+        };
         self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
         tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
         Ok(())
+    }
+
+    /// The whole copy as one `Copy` of the plan when `X` is one run of a buffer. Whether it
+    /// was.
+    fn copy_op(&mut self, x_loc: usize, x_dims: &[usize], y_root: usize, y_dims: &[usize]) -> bool {
+        let Some((x, x_at, len)) = fuse::slot_run(&self.stage.store, x_loc, x_dims) else { return false };
+        let targets = self.stage.store.leaves(y_root, y_dims);
+        let out = fuse::output_buffer(&mut self.stage, &targets);
+        self.stage.record(Op::Copy { out, x, x_at, len });
+        true
     }
 
     /// The helper (`ext-reshape-helper-step`): `Y[rowMajor(k, Os)] = X[rowMajor(k, SH[X])]` for
