@@ -66,6 +66,10 @@ pub struct VerifyArgs {
     /// The program's input that the box or property ranges over (default: its only free name).
     #[arg(long, value_name = "NAME")]
     input_name: Option<String>,
+    /// The shape of that input, its elements those of the region in row-major order: `1,28,28`
+    /// for a C×H×W image. Default: an imported network's own input shape, or a vector.
+    #[arg(long, value_name = "D,D,…", value_parser = parse_shape, conflicts_with = "instances")]
+    input_shape: Option<Shape>,
     /// Give up after this many seconds (answer: unknown, timeout). Per instance with
     /// --instances, where the list's own timeouts apply unless this is given.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
@@ -108,6 +112,23 @@ pub enum VerifyFormat {
     Text,
     /// One JSON object (docs/cli.md).
     Json,
+}
+
+/// A tensor's shape (a newtype: clap reads a bare `Vec` as many values).
+#[derive(Clone, Debug)]
+pub struct Shape(Vec<usize>);
+
+/// `D,D,…`: positive lengths, at most eight.
+fn parse_shape(text: &str) -> Result<Shape, String> {
+    let dims: Vec<usize> = text
+        .split(',')
+        .map(|d| d.trim().parse::<usize>().ok().filter(|&d| d > 0))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("`{text}`: expected positive lengths separated by commas, such as 1,28,28"))?;
+    if dims.len() > 8 {
+        return Err(format!("`{text}`: a tensor has at most 8 dimensions"));
+    }
+    Ok(Shape(dims))
 }
 
 /// With no --timeout, a single question gets this long.
@@ -207,6 +228,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         split: args.split.into(),
         progress: Some(&mut on_progress),
         region_words: Some(asked.region_words.clone()),
+        input_shape: args.input_shape.clone().map(|s| s.0),
     };
     let report = program.verify(&asked.question, options).map_err(fail);
     // The process ends with the answer: the system frees the network at once, where dropping

@@ -116,8 +116,8 @@ pub struct Program {
     source: Arc<Source>,
     syntax: Exp,
     semantics: Semantics,
-    /// The input the file names (an imported network's), with its length.
-    input: Option<(String, usize)>,
+    /// The input the file names (an imported network's), with its shape.
+    input: Option<(String, Vec<usize>)>,
 }
 
 /// Loads `path` under the revised rules: a `.knn` program (`-` reads standard input), or a
@@ -303,7 +303,12 @@ impl Program {
 
     /// The name and length of the input, when the file says it (an imported network).
     pub fn declared_input(&self) -> Option<(&str, usize)> {
-        self.input.as_ref().map(|(name, len)| (name.as_str(), *len))
+        self.input.as_ref().map(|(name, shape)| (name.as_str(), shape.iter().product()))
+    }
+
+    /// The shape of the input, when the file says it (an imported network's).
+    pub fn declared_shape(&self) -> Option<&[usize]> {
+        self.input.as_ref().map(|(_, shape)| shape.as_slice())
     }
 }
 
@@ -316,7 +321,7 @@ impl Imported {
     pub fn program(&self, name: String, semantics: Semantics) -> Result<Program, KnnError> {
         let (text, elements) = skeleton(self.network.clone());
         let mut program = Program::parse_with_elements(Source { name, text }, semantics, elements)?;
-        program.input = Some((self.network.input.clone(), self.network.input_len));
+        program.input = Some((self.network.input.clone(), self.network.input_shape.clone()));
         Ok(program)
     }
 }

@@ -48,6 +48,9 @@ pub struct VerifyOptions<'a> {
     /// How messages name the region's length (`--box gives 3 ranges`); default: the
     /// property's or the region's own words.
     pub region_words: Option<String>,
+    /// The shape of the input the region's elements fill in row-major order (an image's
+    /// `C, H, W`); default: the network's declared shape, or a vector.
+    pub input_shape: Option<Vec<usize>>,
 }
 
 /// Reads a VNN-LIB property (`X_i` the program's input, `Y_i` its result vector); a file
@@ -100,7 +103,8 @@ impl Program {
             Question::Class { region, .. } => (region.len(), format!("the region has {} ranges", region.len())),
         };
         let region_words = options.region_words.unwrap_or(own_words);
-        let target = match self.target(&input_name, input_len, options.fixed, &region_words)? {
+        let shape = self.input_shape(&input_name, options.input_shape, input_len, &region_words)?;
+        let target = match self.target(&input_name, shape, options.fixed, &region_words)? {
             Ok(target) => target,
             Err(unsupported) => return Ok((unsupported, Effort::default())),
         };
@@ -166,38 +170,59 @@ impl Program {
         }
     }
 
-    /// The program compiled for an input of `input_len` elements, or the answer `unknown`
-    /// when the verifier cannot bound it. A length the program refuses is the caller's error:
+    /// The shape of an input of `input_len` elements: the one asked for, else the network's
+    /// declared one, else a vector. A shape of another size is the caller's error.
+    fn input_shape(
+        &self,
+        input_name: &str,
+        asked: Option<Vec<usize>>,
+        input_len: usize,
+        region_words: &str,
+    ) -> Result<Vec<usize>, KnnError> {
+        let file = &self.source().name;
+        let dims = |shape: &[usize]| shape.iter().map(usize::to_string).collect::<Vec<_>>().join("×");
+        let (shape, whose) = match (asked, self.declared_shape()) {
+            (Some(shape), _) => {
+                let whose = format!("the input shape asked for ({})", dims(&shape));
+                (shape, whose)
+            }
+            (None, Some(shape)) => (shape.to_vec(), format!("the network's input `{input_name}`")),
+            (None, None) => return Ok(vec![input_len]),
+        };
+        let elements: usize = shape.iter().product();
+        if elements != input_len {
+            return Err(KnnError::usage(format!("{file}: {whose} has {elements} elements, but {region_words}")));
+        }
+        Ok(shape)
+    }
+
+    /// The program compiled for an input of shape `shape`, or the answer `unknown` when the
+    /// verifier cannot bound it. A shape the program refuses is the caller's error:
     /// `region_words` says where the length comes from.
     fn target(
         &self,
         input_name: &str,
-        input_len: usize,
+        shape: Vec<usize>,
         fixed: Vec<TensorInput>,
         region_words: &str,
     ) -> Result<Result<Target, Conclusion>, KnnError> {
-        let file = &self.source().name;
-        if let Some((_, expected)) = self.declared_input()
-            && expected != input_len
-        {
-            return Err(KnnError::usage(format!(
-                "{file}: the network's input `{input_name}` has {expected} elements, but {region_words}"
-            )));
-        }
+        let input_len: usize = shape.iter().product();
         // A program that fails before it reads its input fails on every input of this length,
         // typically on a shape that does not fit: the region is wrong, not the verifier short.
-        let plan = Target::plan(self.syntax(), input_name, &[input_len], &fixed);
+        let plan = Target::plan(self.syntax(), input_name, &shape, &fixed);
         if let Some((detail, span)) = plan.ops.iter().find_map(|op| match op {
             Op::Raise { error } => Some((error.detail.to_string(), error.span)),
             _ => None,
         }) {
-            let message = format!(
-                "the program fails on every input `{input_name}` of {input_len} elements ({region_words}): {detail}"
-            );
+            let of = match shape.as_slice() {
+                [_] => format!("{input_len} elements"),
+                dims => format!("shape {}", dims.iter().map(usize::to_string).collect::<Vec<_>>().join("×")),
+            };
+            let message = format!("the program fails on every input `{input_name}` of {of} ({region_words}): {detail}");
             let diagnostic = Diagnostic { span, message, label: "fails here".into(), hint: None };
             return Err(KnnError::located(Failure::Usage, &self.shared_source(), vec![diagnostic], 1));
         }
-        Ok(Target::from_plan(self.syntax().clone(), input_name, vec![input_len], fixed, plan)
+        Ok(Target::from_plan(self.syntax().clone(), input_name, shape, fixed, plan)
             .map_err(|unsupported| Conclusion::Unknown(Unknown::Unsupported(unsupported))))
     }
 }

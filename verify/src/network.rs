@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, read_activation};
+use super::operator::{Bias, Chain, Dense, Layer, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -67,8 +67,8 @@ impl Network {
                 Op::Copy { .. } => {
                     return Err(unsupported("a reshape of part of a vector, or of one not computed last", None));
                 }
-                Op::Conv2d { .. } => return Err(unsupported("conv2d", None)),
-                Op::Pool2d { pool, span, .. } => return Err(unsupported(pool.keyword(), Some(*span))),
+                Op::Conv2d { .. } => read_conv2d(op, &mut chain)?,
+                Op::Pool2d { .. } => read_pool2d(op, &mut chain)?,
                 Op::Raise { error } => {
                     return Err(unsupported(
                         format!("the program fails on every input: {}", error.detail),

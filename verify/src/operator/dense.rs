@@ -97,23 +97,7 @@ impl Operator for Dense {
 
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
         (0..self.w.rows())
-            .map(|i| {
-                let ends = row_ends(self.w.row(i), v, self.bias[i]);
-                // Finite ends mean that no product and no partial sum could be infinite (an
-                // infinite or NaN end would have reached the last sum), so no NaN either.
-                if ends.lo.is_finite() && ends.hi.is_finite() {
-                    return Some(ends);
-                }
-                // The engine's sum starts from 0.0 and adds fl(w·x) column by column.
-                let mut sum = Interval::point(0.0);
-                for (&wij, x) in self.w.row(i).iter().zip(v) {
-                    sum = engine_sum(sum, product(wij, *x)?)?;
-                }
-                match self.bias[i] {
-                    Some(b) => engine_sum(sum, Interval::point(b)),
-                    None => Some(sum),
-                }
-            })
+            .map(|i| row_interval(self.w.row(i).iter().copied().zip(v.iter().copied()), self.bias[i]))
             .collect()
     }
 
@@ -132,9 +116,7 @@ impl Operator for Dense {
             .map(|i| {
                 // a_i ≥ Σ_j |W_ij|·|u_j|.
                 let a = row_sums.bound(w.row(i).iter().zip(&magnitude).map(|(x, u)| x.abs() * u).sum());
-                let ab = add_up(a, bias[i].map_or(0.0, f64::abs));
-                // (1): γ_{n+1}(a + |b|) + (n+1)η; (2): γ_m(a + |b|) for G·W and G·b.
-                add_up(add_up(mul_up(g_engine, ab), engine_underflow), mul_up(g_ours, ab))
+                row_charge(a, bias[i], (g_engine, engine_underflow), g_ours)
             })
             .collect();
         // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
@@ -209,16 +191,49 @@ impl Operator for Dense {
     }
 }
 
+/// The charges (1) and (2) of [`crate::linear`] of one output `Σ w·x (+ b)` whose terms have
+/// `a ≥ Σ|w|·|u|` on the box: `γ_{n+1}(a + |b|) + (n+1)η` for the engine's sum of `n` products
+/// and the bias (`engine`: `(γ_{n+1}, (n+1)η)`), `γ_m(a + |b|)` for our sums `G·W`, `G·b` of at
+/// most `m` terms (`ours`: `γ_m`).
+pub(super) fn row_charge(a: f64, bias: Option<f64>, (g_engine, engine_underflow): (f64, f64), g_ours: f64) -> f64 {
+    let ab = add_up(a, bias.map_or(0.0, f64::abs));
+    add_up(add_up(mul_up(g_engine, ab), engine_underflow), mul_up(g_ours, ab))
+}
+
+/// The enclosure of one output `((0.0 + fl(w₀·x₀)) + fl(w₁·x₁) + …) (+ b)` for `x` in the
+/// intervals of `terms` (weight, input range) as the engine computes it, or `None` when it may
+/// be NaN somewhere in the box.
+pub(super) fn row_interval(
+    terms: impl Iterator<Item = (f64, Interval)> + Clone,
+    bias: Option<f64>,
+) -> Option<Interval> {
+    let ends = row_ends(terms.clone(), bias);
+    // Finite ends mean that no product and no partial sum could be infinite (an infinite or
+    // NaN end would have reached the last sum), so no NaN either.
+    if ends.lo.is_finite() && ends.hi.is_finite() {
+        return Some(ends);
+    }
+    // The engine's sum starts from 0.0 and adds fl(w·x) term by term.
+    let mut sum = Interval::point(0.0);
+    for (w, x) in terms {
+        sum = engine_sum(sum, product(w, x)?)?;
+    }
+    match bias {
+        Some(b) => engine_sum(sum, Interval::point(b)),
+        None => Some(sum),
+    }
+}
+
 /// The ends of one row, each computed as the engine computes a point: the sum from 0.0 of
 /// `fl(w·x)` at the end of `x` that makes it smallest (largest), then the bias. An enclosure
-/// wherever no NaN can be made (rounding is monotone); the fast path of
-/// [`Operator::interval`], which checks that.
-fn row_ends(w: &[f64], v: &[Interval], bias: Option<f64>) -> Interval {
+/// wherever no NaN can be made (rounding is monotone); the fast path of [`row_interval`],
+/// which checks that.
+fn row_ends(terms: impl Iterator<Item = (f64, Interval)>, bias: Option<f64>) -> Interval {
     let (mut lo, mut hi) = (0.0, 0.0);
-    for (wij, x) in w.iter().zip(v) {
+    for (wij, x) in terms {
         // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
         let (a, b) = (wij * x.lo, wij * x.hi);
-        let (tl, th) = if *wij >= 0.0 { (a, b) } else { (b, a) };
+        let (tl, th) = if wij >= 0.0 { (a, b) } else { (b, a) };
         lo += tl;
         hi += th;
     }
@@ -245,7 +260,7 @@ fn product(w: f64, x: Interval) -> Option<Interval> {
 
 /// `a·b` in eight independent partial sums (the slope optimiser only steers, so the order of
 /// the sum is free): a sequential sum waits on each addition's latency.
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut partial = [0.0; 8];
     let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f64 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();

@@ -16,9 +16,13 @@
 mod activation;
 mod bias;
 mod dense;
+mod divide;
+mod max_pool;
 mod relu;
 mod sigmoid;
+mod sparse;
 mod tanh;
+mod window;
 
 use std::any::Any;
 use std::fmt;
@@ -37,9 +41,13 @@ use crate::relax::{Line, LowerSlope};
 pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
+pub use divide::Divide;
+pub use max_pool::MaxPool;
 pub use relu::Relu;
 pub use sigmoid::Sigmoid;
+pub use sparse::Sparse;
 pub use tanh::Tanh;
+pub use window::{read_conv2d, read_pool2d};
 
 /// What an operator keeps from [`Operator::prepare`] for its back-substitution steps on one
 /// box: its own type, which only it reads back (an activation's is [`Relaxed`]).
@@ -176,6 +184,21 @@ impl Layer {
     /// `out[i] = x[i] + bias[i]` where given.
     pub fn bias(bias: Vec<Option<f64>>) -> Layer {
         Layer(Arc::new(Bias::new(bias)))
+    }
+
+    /// A sparse affine layer (a convolution, a pool's window sums).
+    pub fn sparse(layer: Sparse) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `out[i] = x[i] / divisor[i]`.
+    pub fn divide(divisor: Vec<f64>) -> Layer {
+        Layer(Arc::new(Divide::new(divisor)))
+    }
+
+    /// `maxPool2d`.
+    pub fn max_pool(layer: MaxPool) -> Layer {
+        Layer(Arc::new(layer))
     }
 
     /// `reluTensor`.

@@ -1,0 +1,97 @@
+//! Division of each element by a positive constant: `avgPool2d`'s `poolMean`, the window's sum
+//! `/Float` its count (`ext-pool-mean`), after the sums ([`super::Sparse`]).
+//!
+//! `fl(x/d)` is monotone in `x` for `d > 0`, so interval ends map to ends. For
+//! back-substitution, `fl(x/d) = x/d + δ` with `|δ| ≤ u·|x|/d + η` (relative error `u`, or an
+//! absolute one below `η` where the quotient is subnormal; `d ≥ 1`, so nothing overflows), and
+//! the coefficient carried back is `h = fl(g/d)` with `|h − g/d| ≤ u·|g|/d + η`. Then
+//! `g·fl(x/d) = h·x + (g/d − h)·x + g·δ ≥ h·x − |g|·(2u·U/d + η) − η·U` with `|x| ≤ U` on the
+//! box: the charge of an element is `2u·U/d + η` per unit of `|g|`, plus `η·ΣU` per row.
+
+use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
+use crate::float::{ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_up, div_up, mul_up, sub_down, sum_up};
+
+#[derive(Clone, Debug)]
+pub struct Divide {
+    divisor: Vec<f64>,
+}
+
+impl Divide {
+    /// `out[i] = x[i] / divisor[i]`; every divisor a positive integer (a window's count).
+    pub fn new(divisor: Vec<f64>) -> Divide {
+        debug_assert!(divisor.iter().all(|d| *d >= 1.0 && d.fract() == 0.0));
+        Divide { divisor }
+    }
+}
+
+/// The charge per unit of `|g|` of each element, and the row's underflow charge.
+struct Charges {
+    charge: Vec<f64>,
+    underflow: f64,
+    sums: NonNegativeSum,
+}
+
+impl Operator for Divide {
+    fn describe(&self) -> String {
+        format!("Divide by {:?}", self.divisor)
+    }
+
+    fn apply(&self, v: &[f64]) -> Vec<f64> {
+        v.iter().zip(&self.divisor).map(|(x, d)| x / d).collect()
+    }
+
+    fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
+        Some(v.iter().zip(&self.divisor).map(|(x, d)| Interval::new(x.lo / d, x.hi / d)).collect())
+    }
+
+    fn exact_on_box(&self) -> bool {
+        true
+    }
+
+    fn prepare(&self, input: &[Interval]) -> Prepared {
+        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
+        let charge = magnitude
+            .iter()
+            .zip(&self.divisor)
+            .map(|(u, d)| add_up(div_up(mul_up(2.0 * UNIT_ROUNDOFF, *u), *d), ETA))
+            .collect();
+        let underflow = mul_up(ETA, sum_up(magnitude.iter().copied()));
+        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(self.divisor.len()) })
+    }
+
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
+        let Charges { charge, underflow, sums } = prepared.downcast_ref().expect("prepared by Divide::prepare");
+        let m = self.divisor.len();
+        for r in 0..pass.count {
+            let mut charged = 0.0;
+            for ((g, d), c) in pass.g[r * m..(r + 1) * m].iter_mut().zip(&self.divisor).zip(charge) {
+                if *g != 0.0 {
+                    charged += g.abs() * c;
+                    *g /= d;
+                }
+            }
+            pass.acc[r] = sub_down(pass.acc[r], add_up(sums.bound(charged), *underflow));
+        }
+    }
+
+    fn backpropagate(&self, g: Vec<f64>, _input: &[f64], _output: &[f64]) -> Vec<f64> {
+        g.iter().zip(&self.divisor).map(|(g, d)| g / d).collect()
+    }
+
+    fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
+        let mut out = v.to_vec();
+        for (row, d) in out.chunks_exact_mut(lanes).zip(&self.divisor) {
+            row.iter_mut().for_each(|x| *x /= d);
+        }
+        out
+    }
+
+    fn backpropagate_lanes(&self, g: Vec<f64>, input: &[f64], output: &[f64], lanes: usize) -> Vec<f64> {
+        let _ = (input, output);
+        self.apply_lanes(&g, lanes)
+    }
+
+    fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
+        self.apply(&d)
+    }
+}
