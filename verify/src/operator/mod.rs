@@ -23,6 +23,8 @@ mod sigmoid;
 mod sparse;
 mod tanh;
 mod window;
+#[cfg(test)]
+mod window_tests;
 
 use std::any::Any;
 use std::fmt;
