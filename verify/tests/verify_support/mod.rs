@@ -1,6 +1,8 @@
 //! Helpers of the verifier's tests: networks as K-NN programs, targets, questions.
 #![allow(dead_code, reason = "each test file uses its own subset")]
 
+pub mod answers;
+
 use knn_formats::import::emit::emit;
 use knn_formats::import::{Activation, Network as Imported, Step};
 use knn_semantics::syntax::{Grammar, parse_program};

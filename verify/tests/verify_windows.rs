@@ -1,0 +1,123 @@
+//! Soundness of the verifier on random small convolutional networks — `conv2d` (strides,
+//! padding, dilations, groups), relu, `maxPool2d` or `avgPool2d` (with or without counting the
+//! padding), `flatten`, a dense layer — on C×H×W images: whenever it says `holds`, 10^4 random
+//! points and the box's corners find no violation (the corners on the small-step reference
+//! too); whenever it says `violated`, the counterexample replays on the reference.
+//! `KNN_VERIFY_CASES` sets the number of networks (default 100).
+//!
+//! `unknown` is allowed here (it is always an honest answer): with up to 50 inputs and radii
+//! up to 1, some draws are regions where the classes tie over a whole face (every relu off:
+//! two outputs exactly 0), which only splitting every relu decides.
+
+mod verify_support;
+
+use knn_semantics::syntax::{Grammar, parse_program};
+use knn_verify::Target;
+use knn_verify::claim::Claim;
+use knn_verify::falsify::SplitMix;
+use quickcheck::TestResult;
+use std::time::Duration;
+use verify_support::answers::{Case, answer_is_right, check_random_cases, uniform};
+
+use knn_verify::{Options, Question, verify};
+use verify_support::exact_box;
+
+fn below(rng: &mut SplitMix, n: u64) -> i64 {
+    (rng.next_u64() % n) as i64
+}
+
+fn literal(rng: &mut SplitMix, dims: &[i64], lo: f64, hi: f64) -> String {
+    let n: i64 = dims.iter().product();
+    let values: Vec<String> = (0..n).map(|_| format!("{:?}", uniform(rng, lo, hi))).collect();
+    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("initTensor({})[{}]", dims.join(", "), values.join(", "))
+}
+
+/// Output positions along one axis, or `None` when the window does not fit.
+fn extent(n: i64, pads: (i64, i64), k: i64, d: i64, s: i64) -> Option<i64> {
+    let room = n + pads.0 + pads.1 - (d * (k - 1) + 1);
+    (room >= 0).then(|| room / s + 1)
+}
+
+/// `strides = […], pads = […], dilations = […]` with small random values, and the output
+/// extents of a window `k` on `h × w`; `None` when it does not fit.
+fn window(rng: &mut SplitMix, (h, w): (i64, i64), (kh, kw): (i64, i64), dilate: bool) -> Option<(String, i64, i64)> {
+    let strides = [1 + below(rng, 2), 1 + below(rng, 2)];
+    let pads: Vec<i64> = (0..4).map(|_| if below(rng, 3) == 0 { 1 } else { 0 }).collect();
+    // Padding must stay smaller than the window, as ONNX requires of pools.
+    let pads: Vec<i64> =
+        pads.iter().enumerate().map(|(a, p)| if a % 2 == 0 { *p.min(&(kh - 1)) } else { *p.min(&(kw - 1)) }).collect();
+    let dilations = if dilate { [1 + below(rng, 2), 1 + below(rng, 2)] } else { [1, 1] };
+    let oh = extent(h, (pads[0], pads[2]), kh, dilations[0], strides[0])?;
+    let ow = extent(w, (pads[1], pads[3]), kw, dilations[1], strides[1])?;
+    let mut attrs = format!(
+        "strides = [{}, {}], pads = [{}]",
+        strides[0],
+        strides[1],
+        pads.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
+    );
+    if dilate {
+        attrs.push_str(&format!(", dilations = [{}, {}]", dilations[0], dilations[1]));
+    }
+    Some((attrs, oh, ow))
+}
+
+/// A random CNN on `x` (C×H×W) and its input shape, or `None` when the draw does not fit.
+fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3])> {
+    let group = 1 + below(rng, 2);
+    let (c, h, w) = (group * (1 + below(rng, 2)), 2 + below(rng, 4), 2 + below(rng, 4));
+    let m = group * (1 + below(rng, 2));
+    let (kh, kw) = (1 + below(rng, 3), 1 + below(rng, 3));
+    let (conv_attrs, oh, ow) = window(rng, (h, w), (kh, kw), true)?;
+    let mut source = format!("let W = {} in ", literal(rng, &[m, c / group, kh, kw], -1.0, 1.0));
+    source.push_str(&format!("let B = {} in ", literal(rng, &[m], -0.5, 0.5)));
+    source.push_str(&format!("let c = conv2d(x, W, B, {conv_attrs}, group = {group}) in let r = reluTensor(c) in "));
+    let (ph, pw) = (1 + below(rng, 2), 1 + below(rng, 2));
+    let (pool_attrs, qh, qw) = window(rng, (oh, ow), (ph, pw), false)?;
+    let pool = match below(rng, 3) {
+        0 => format!("maxPool2d(r, kernel = [{ph}, {pw}], {pool_attrs})"),
+        1 => format!("avgPool2d(r, kernel = [{ph}, {pw}], {pool_attrs})"),
+        _ => format!("avgPool2d(r, kernel = [{ph}, {pw}], {pool_attrs}, countPad = 1)"),
+    };
+    let features = m * qh * qw;
+    let outputs = 2 + below(rng, 2);
+    source.push_str(&format!("let p = {pool} in let f = flatten(p) in "));
+    source.push_str(&format!("let L = {} in let y = linear(L, f) in y", literal(rng, &[outputs, features], -1.0, 1.0)));
+    Some((source, [c, h, w]))
+}
+
+fn random_case(seed: u64) -> (Case, Vec<usize>) {
+    let mut rng = SplitMix::new(seed);
+    let (source, shape) = loop {
+        if let Some(drawn) = random_network(&mut rng) {
+            break drawn;
+        }
+    };
+    let inputs = shape.iter().product::<i64>() as usize;
+    let eps = uniform(&mut rng, 0.0, 1.0) * 10f64.powi(-((rng.next_u64() % 3) as i32));
+    let centre: Vec<f64> = (0..inputs).map(|_| uniform(&mut rng, 0.0, 1.0)).collect();
+    let lo: Vec<f64> = centre.iter().map(|c| c - eps).collect();
+    let hi: Vec<f64> = centre.iter().map(|c| c + eps).collect();
+    let claim = match rng.next_u64() % 4 {
+        0 | 1 => Claim::ArgmaxStable,
+        2 => Claim::ArgmaxIs((rng.next_u64() % 2) as usize),
+        _ => Claim::ArgmaxIsNot((rng.next_u64() % 2) as usize),
+    };
+    let case = Case { source, region: exact_box(&lo, &hi), lo, hi, claim };
+    (case, shape.iter().map(|&d| d as usize).collect())
+}
+
+fn sound(seed: u64) -> TestResult {
+    let (case, shape) = random_case(seed);
+    let program = parse_program(&case.source, Grammar::Relaxed).expect("the generated program parses");
+    let t = Target::new(program, "x", shape, vec![]).expect("a chain of layers the verifier reads");
+    let question = Question::Class { region: case.region.clone(), claim: case.claim };
+    let options = Options { timeout: Some(Duration::from_secs(3)), ..Options::default() };
+    let answer = verify(&t, &question, options).expect("the question fits the program");
+    answer_is_right(seed, &case, &t, answer, true)
+}
+
+#[test]
+fn holds_and_violated_are_never_wrong_on_random_convolutional_networks() {
+    check_random_cases(sound as fn(u64) -> TestResult);
+}
