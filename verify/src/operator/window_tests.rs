@@ -295,7 +295,7 @@ fn a_divisions_rounding_is_charged_where_the_coefficients_cancel() {
     let difference = Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]);
     let layers = [Layer::sparse(Sparse::conv2d(&k)), Layer::divide(vec![3.0, 3.0]), difference];
     let eighths: Vec<f64> = (0..64).map(|k| 0.25 + f64::from(k) / 8.0).collect();
-    bounds_hold_everywhere(&layers, &[eighths.clone()]);
+    bounds_hold_everywhere(&layers, std::slice::from_ref(&eighths));
     bounds_hold_everywhere(&[Layer::relu(), Layer::divide(vec![3.0])], &[eighths.iter().map(|x| x * 1e16).collect()]);
 }
 
