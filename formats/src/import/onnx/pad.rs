@@ -81,7 +81,14 @@ pub(super) fn pad(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> R
         return refuse(format!("pads = {pads:?} crops (a negative pad)"));
     }
     let (&[c, h, w], [1, _, _, _]) = (&graph.tensor[..], &shape[..]) else {
-        return refuse(format!("it pads a value of shape {shape:?}, not an image"));
+        return refuse(format!(
+            "it pads a value of shape {shape:?}, {}",
+            if graph.tensor.len() == 1 {
+                "which the program reads as a vector (no Conv or pool in the graph reads an image)"
+            } else {
+                "not a (1, C, H, W) image"
+            }
+        ));
     };
     if per_axis[..2].iter().any(|&p| p != (0, 0)) {
         return refuse(format!("pads = {pads:?} pads the batch or channel axis, not only the rows and columns"));
