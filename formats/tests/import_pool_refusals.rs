@@ -177,6 +177,13 @@ fn a_zero_pad_is_nothing_in_any_mode_and_flatten_can_make_a_matrix() {
         assert!(text.contains(line), "axis {axis}: {line}\n{text}");
     }
     assert!(import_bytes(&image(vec![with_int(node("Flatten", "f", &["input.1"], "y"), "axis", 5)], vec![])).is_err());
+    // A symbolic batch dimension counts as 1: Flatten (axis 1) of the pooled image is a vector.
+    let pool = max_pool("m", "input.1", "m0");
+    let flat = node("Flatten", "f", &["m0"], "y");
+    let symbolic = model(&[None, Some(2), Some(4), Some(4)], "y", vec![pool, flat], vec![]);
+    let network = import_bytes(&symbolic).unwrap();
+    assert_eq!((network.input_shape.clone(), network.output_shape()), (vec![2, 4, 4], vec![18]));
+    assert!(matches!(network.steps[..], [Step::Pool(_), Step::Reshape(_)]));
     let mut graph = ModelProto::decode(&image(vec![], vec![])[..]).unwrap();
     graph.graph.as_mut().unwrap().node.push(node("Flatten", "f", &["input.1"], "y"));
     assert!(import_bytes(&graph.encode_to_vec()).is_ok(), "a graph without pools reads a vector: Flatten is nothing");

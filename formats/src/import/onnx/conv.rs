@@ -101,7 +101,7 @@ pub(super) fn conv(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
     let (strides, dilations) = (pair(node, "strides")?, pair(node, "dilations")?);
     let pads = spatial_pads(node, [h, w], [kh, kw], strides, dilations)?;
     // A zero `Pad` node before this one is folded into these pads (see `pad.rs`).
-    let (input, pads) = graph.unfold_pad([c, h, w], pads);
+    let (input, pads) = graph.unfold_pad([c, h, w], pads, true)?;
     let bias = match node.input.get(2).filter(|name| !name.is_empty()) {
         None => None,
         Some(name) => {

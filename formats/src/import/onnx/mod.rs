@@ -1,12 +1,14 @@
-//! ONNX models whose graph is an MLP or a chain of convolutions: one float input, a chain of
-//! `Conv`, `Gemm`, `MatMul`, `Add`/`Sub` with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`,
-//! `Reshape`, `Identity`, `Constant` nodes, one output. Any other operator is an error that
-//! names it and its node.
+//! ONNX models whose graph is an MLP or a chain of convolutions and pools: one float input, a
+//! chain of `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants,
+//! `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded), `Identity`,
+//! `Constant` nodes, one output. Any other operator is an error that names it and its node.
 //!
 //! The graph's single non-constant value flows through the chain as one K-NN tensor: a vector
 //! (its ONNX shape, say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`, is tracked so that
 //! every operator can check that it acts on a vector, but the program sees the elements in C
-//! order), or, in a graph with a `Conv`, the `(C, H, W)` image of a `(1, C, H, W)` value.
+//! order), or, in a graph with a `Conv` or a pool, the `(C, H, W)` image of a `(1, C, H, W)`
+//! value, until a `Flatten` or `Reshape` makes it a vector (K-NN's `flatten`) or another
+//! shape (`reshape`).
 
 mod constant;
 mod ops;

@@ -129,14 +129,24 @@ fn folds_into(node: &NodeProto) -> bool {
 
 impl Graph {
     /// The input and pads of a `Conv` or pool reading `padded`, the current value: when a `Pad`
-    /// node made it (`self.pad`), the image before that padding and the sum of both pads.
-    pub(super) fn unfold_pad(&mut self, padded: [usize; 3], pads: [usize; 4]) -> ([usize; 3], [usize; 4]) {
+    /// node made it (`self.pad`), the image before that padding and the sum of both pads. A
+    /// node that cannot take the padding (`folds`, false) is an error; [`pad`] lets no such node
+    /// read it, so this is a second guard, not a path a model takes.
+    pub(super) fn unfold_pad(
+        &mut self,
+        padded: [usize; 3],
+        pads: [usize; 4],
+        folds: bool,
+    ) -> Result<([usize; 3], [usize; 4]), String> {
         match self.pad.take() {
             Some((generation, [t, l, b, r])) if generation == self.generation => {
+                if !folds {
+                    return Err("it reads a Pad node's padding, which it cannot take".into());
+                }
                 let [c, h, w] = padded;
-                ([c, h - t - b, w - l - r], [pads[0] + t, pads[1] + l, pads[2] + b, pads[3] + r])
+                Ok(([c, h - t - b, w - l - r], [pads[0] + t, pads[1] + l, pads[2] + b, pads[3] + r]))
             }
-            _ => (padded, pads),
+            _ => Ok((padded, pads)),
         }
     }
 }

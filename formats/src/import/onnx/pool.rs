@@ -40,7 +40,7 @@ pub(super) fn pool(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
     };
     let pads = spatial_pads(node, [h, w], kernel, strides, dilations)?;
     // A zero `Pad` node before an average over whole windows is folded into its pads (pad.rs).
-    let (input, pads) = graph.unfold_pad([c, h, w], pads);
+    let (input, pads) = graph.unfold_pad([c, h, w], pads, average && count_pad)?;
     let kind = if average { PoolKind::Average { count_pad } } else { PoolKind::Max };
     let step = Pool { kind, input, kernel, strides, pads, dilations };
     let Some(output) = step.output().filter(|o| o.iter().all(|&d| d > 0)) else {
