@@ -4,9 +4,9 @@
 
 mod onnx_support;
 
-use knn_formats::import::Step;
 use knn_formats::import::emit::emit;
 use knn_formats::import::onnx::proto::{ModelProto, NodeProto, TensorProto};
+use knn_formats::import::{Format, Step};
 use onnx_support::*;
 use prost::Message;
 
@@ -187,4 +187,48 @@ fn a_zero_pad_is_nothing_in_any_mode_and_flatten_can_make_a_matrix() {
     let mut graph = ModelProto::decode(&image(vec![], vec![])[..]).unwrap();
     graph.graph.as_mut().unwrap().node.push(node("Flatten", "f", &["input.1"], "y"));
     assert!(import_bytes(&graph.encode_to_vec()).is_ok(), "a graph without pools reads a vector: Flatten is nothing");
+}
+
+#[test]
+fn huge_sizes_are_errors_not_overflows() {
+    let huge = i64::MAX;
+    let refused = |node: NodeProto| error_of(&image(vec![node], vec![]));
+    let e = refused(with_ints(max_pool("p", "input.1", "y"), "pads", &[huge, 0, huge, 0]));
+    assert!(e.contains("does not fit the 4×4 image padded by"), "{e}");
+    // SAME's pads for a dilation of 2^63 - 1 are about 2^62 a side: sizes that still add up
+    // in 64 bits, imported as ONNX defines them (every tap of a window but the first in the padding).
+    let same = with_ints(max_pool("p", "input.1", "y"), "dilations", &[huge, huge]);
+    let network = import_bytes(&image(vec![with_string(same, "auto_pad", "SAME_UPPER")], vec![])).unwrap();
+    assert_eq!(network.output_shape(), vec![2, 4, 4], "SAME: ceil(4 / 1) rows and columns");
+    let (pad, p) = (node("Pad", "pad", &["input.1", "P"], "padded"), ints("P", &[0, 0, huge, 0, 0, 0, huge, 0]));
+    let reader = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
+    let e = error_of(&image(vec![pad, reader], vec![p]));
+    assert_eq!(e, "node \"pad\" (Pad): the padded image is too large");
+}
+
+/// Every prefix of a pooling model, and the model with bytes changed, is imported or refused
+/// with a message: never a panic (the tests run in debug too, where an overflow would be one).
+#[test]
+fn no_cut_or_changed_pool_model_panics() {
+    let path = std::path::Path::new("model.onnx");
+    for name in ["pad_conv", "pad_avgpool", "conv_relu_maxpool_gemm", "maxpool_pads_dilation", "conv_reshape_flatten"] {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/pool/{name}.onnx"));
+        let bytes = std::fs::read(fixture).unwrap();
+        // From memory: the cases are many, and a file each would be most of the time.
+        let import = |bytes: &[u8]| {
+            if let Err(e) = knn_formats::import::import_bytes(path, bytes, Format::Onnx, &Default::default()) {
+                assert!(!e.message.is_empty());
+            }
+        };
+        for end in (0..bytes.len()).step_by(3) {
+            import(&bytes[..end]);
+        }
+        for k in 0..bytes.len() {
+            for flip in [0x01, 0x5a, 0xff] {
+                let mut changed = bytes.clone();
+                changed[k] ^= flip;
+                import(&changed);
+            }
+        }
+    }
 }

@@ -92,7 +92,8 @@ impl Conv {
     /// `(M, OH, OW)`, `None` when the kernel does not fit the padded input.
     pub fn output(&self) -> Option<[usize; 3]> {
         let extent = |axis: usize| -> Option<usize> {
-            let padded = self.input[1 + axis] + self.pads[axis] + self.pads[axis + 2];
+            // Checked: the pads come from the model file, and a corrupt one can hold any size.
+            let padded = self.input[1 + axis].checked_add(self.pads[axis])?.checked_add(self.pads[axis + 2])?;
             let reach = (self.kernel[2 + axis].checked_sub(1)?).checked_mul(self.dilations[axis])? + 1;
             Some(padded.checked_sub(reach)? / self.strides[axis].max(1) + 1)
         };

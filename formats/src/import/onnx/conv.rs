@@ -55,8 +55,10 @@ pub(super) fn spatial_pads(
             let [(t, b), (l, r)] = [0, 1].map(|axis| {
                 let (size, kernel) = ([h, w][axis], [kh, kw][axis]);
                 let out = size.div_ceil(strides[axis]);
-                let reach = (kernel.max(1) - 1) * dilations[axis] + 1;
-                let total = ((out.max(1) - 1) * strides[axis] + reach).saturating_sub(size);
+                // Saturating: the sizes come from the model file; a huge pad then fails the fit
+                // check of the caller rather than wrapping around.
+                let reach = (kernel.max(1) - 1).saturating_mul(dilations[axis]).saturating_add(1);
+                let total = (out.max(1) - 1).saturating_mul(strides[axis]).saturating_add(reach).saturating_sub(size);
                 // The odd pad goes at the end for SAME_UPPER, at the beginning for SAME_LOWER.
                 if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
             });
