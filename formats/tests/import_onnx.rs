@@ -205,14 +205,13 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     let w = floats("W", &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
     let one = |nodes: Vec<NodeProto>, inits: Vec<TensorProto>| model(&[Some(1), Some(2)], "y", nodes, inits);
 
-    // Pooling is not imported yet: refused, naming the node.
     let image = |nodes: Vec<NodeProto>, inits: Vec<TensorProto>| {
         model(&[Some(1), Some(1), Some(3), Some(3)], "y", nodes, inits)
     };
-    let pool = image(vec![node("MaxPool", "pool1", &["input.1"], "y")], vec![]);
-    let e = error_of(&pool);
-    assert!(e.starts_with("node \"pool1\" (MaxPool): operator `MaxPool` is not supported"), "{e}");
-    assert!(e.contains("Conv, Gemm, MatMul, Add, Sub"), "{e}");
+    let lrn = image(vec![node("LRN", "norm1", &["input.1"], "y")], vec![]);
+    let e = error_of(&lrn);
+    assert!(e.starts_with("node \"norm1\" (LRN): operator `LRN` is not supported"), "{e}");
+    assert!(e.contains("Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub"), "{e}");
 
     let unnamed = one(vec![node("Softmax", "", &["input.1"], "y")], vec![]);
     assert!(error_of(&unnamed).starts_with("node #0 (Softmax)"), "{}", error_of(&unnamed));
@@ -238,13 +237,12 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     assert!(e.contains("the 2×2 kernel (dilations [3, 3]) does not fit the 3×3 image"), "{e}");
     let e = conv(with_ints(plain(), "pads", &[0, -1, 0, 0]));
     assert!(e.contains("pads = [0, -1, 0, 0]"), "{e}");
-    // An image made a vector needs K-NN's `flatten`, which the importer does not write yet.
-    let flat = image(vec![plain(), node("Flatten", "flat", &["y0"], "y")], vec![k.clone()]);
-    let mut flat = ModelProto::decode(&flat[..]).unwrap();
-    flat.graph.as_mut().unwrap().node[0].output = vec!["y0".into()];
-    let e = error_of(&flat.encode_to_vec());
-    assert!(e.starts_with("node \"flat\" (Flatten): it reshapes a (2, 2, 2) image to [1, 8]"), "{e}");
-    assert!(e.contains("needs K-NN's `flatten` or `reshape`"), "{e}");
+    // `linear` reads vectors: an image must be flattened first.
+    let gemm = image(vec![plain(), node("MatMul", "mm", &["y0", "W"], "y")], vec![k.clone(), w.clone()]);
+    let mut gemm = ModelProto::decode(&gemm[..]).unwrap();
+    gemm.graph.as_mut().unwrap().node[0].output = vec!["y0".into()];
+    let e = error_of(&gemm.encode_to_vec());
+    assert!(e.starts_with("node \"mm\" (MatMul): "), "{e}");
 
     let branch =
         one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "b", &["input.1", "W"], "y")], vec![w.clone()]);

@@ -43,7 +43,7 @@ pub(super) fn element(
                 changed = true;
                 not_negative_zero = false;
             }
-            Step::Linear { .. } | Step::Activation(_) | Step::Conv(_) => {
+            Step::Linear { .. } | Step::Activation(_) | Step::Conv(_) | Step::Pool(_) | Step::Reshape(_) => {
                 unreachable!("only element-wise steps are fused")
             }
         }

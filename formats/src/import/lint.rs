@@ -56,7 +56,7 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                     None => continue,
                 }
             }
-            Step::Activation(_) => continue,
+            Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());
         let count = all().filter(|x| !x.is_finite()).count();
@@ -80,6 +80,7 @@ pub fn program_size(network: &Network) -> Option<u64> {
         match step {
             Step::Linear { rows, .. } => len = *rows as u64,
             Step::Conv(conv) => len = conv.output().map_or(u64::MAX, |s| s.iter().map(|&d| d as u64).product()),
+            Step::Pool(pool) => len = pool.output().map_or(u64::MAX, |s| s.iter().map(|&d| d as u64).product()),
             _ => {}
         }
         elements = elements.checked_add(len)?;

@@ -63,6 +63,11 @@ pub enum Step {
     /// `conv2d(v, W, b, strides = …, pads = …, dilations = …, group = …)` on the current
     /// `(C, H, W)` tensor: Ext-3.
     Conv(Conv),
+    /// `maxPool2d` or `avgPool2d` on the current `(C, H, W)` tensor: Ext-4.
+    Pool(Pool),
+    /// `reshape(v, d1, …)` (`flatten(v)` when the shape has one dimension): the same elements
+    /// in row-major order under another shape, Ext-5.
+    Reshape(Vec<usize>),
 }
 
 /// A 2-D convolution (`conv2d`): its weights, bias and attributes, and the shapes it reads and
@@ -87,7 +92,8 @@ impl Conv {
     /// `(M, OH, OW)`, `None` when the kernel does not fit the padded input.
     pub fn output(&self) -> Option<[usize; 3]> {
         let extent = |axis: usize| -> Option<usize> {
-            let padded = self.input[1 + axis] + self.pads[axis] + self.pads[axis + 2];
+            // Checked: the pads come from the model file, and a corrupt one can hold any size.
+            let padded = self.input[1 + axis].checked_add(self.pads[axis])?.checked_add(self.pads[axis + 2])?;
             let reach = (self.kernel[2 + axis].checked_sub(1)?).checked_mul(self.dilations[axis])? + 1;
             Some(padded.checked_sub(reach)? / self.strides[axis].max(1) + 1)
         };
@@ -97,6 +103,56 @@ impl Conv {
     /// The output's shape (checked when the step was made).
     pub fn output_shape(&self) -> Vec<usize> {
         self.output().expect("a checked convolution").to_vec()
+    }
+}
+
+/// Which pool, and for the average what it divides by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolKind {
+    Max,
+    /// `count_pad`: divide by the whole window (`countPad = 1`) rather than by its taps inside
+    /// the input.
+    Average {
+        count_pad: bool,
+    },
+}
+
+/// A 2-D pool (`maxPool2d`, `avgPool2d`): its window, attributes and the shape it reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pool {
+    pub kind: PoolKind,
+    /// `(C, H, W)`, the tensor it reads.
+    pub input: [usize; 3],
+    /// `[kH, kW]`.
+    pub kernel: [usize; 2],
+    pub strides: [usize; 2],
+    /// `[top, left, bottom, right]`.
+    pub pads: [usize; 4],
+    /// `[1, 1]` for the average (`avgPool2d` has no dilations).
+    pub dilations: [usize; 2],
+}
+
+impl Pool {
+    /// `(C, OH, OW)`, `None` when the window does not fit the padded input: the same
+    /// arithmetic as a convolution's, with one output channel per input channel.
+    pub fn output(&self) -> Option<[usize; 3]> {
+        let [c, h, w] = self.input;
+        let [kh, kw] = self.kernel;
+        let conv = Conv {
+            input: [c, h, w],
+            kernel: [c, 1, kh, kw],
+            weights: Arc::new([]),
+            bias: None,
+            strides: self.strides,
+            pads: self.pads,
+            dilations: self.dilations,
+            group: 1,
+        };
+        conv.output()
+    }
+
+    pub fn output_shape(&self) -> Vec<usize> {
+        self.output().expect("a checked pool").to_vec()
     }
 }
 
@@ -119,18 +175,20 @@ impl Activation {
 }
 
 impl Network {
-    /// The widths of the vector between `linear` and `conv2d` steps, input first (a
-    /// convolution's by its number of elements).
+    /// The widths of the vector between `linear`, `conv2d`, pool and reshape steps, input first
+    /// (a tensor's by its number of elements).
     pub fn layer_sizes(&self) -> Vec<usize> {
         self.layer_shapes().iter().map(|s| s.iter().product()).collect()
     }
 
-    /// The shapes of the tensor between `linear` and `conv2d` steps, input first.
+    /// The shapes of the tensor between `linear`, `conv2d`, pool and reshape steps, input first.
     pub fn layer_shapes(&self) -> Vec<Vec<usize>> {
         let mut shapes = vec![self.input_shape.clone()];
         shapes.extend(self.steps.iter().filter_map(|s| match s {
             Step::Linear { rows, .. } => Some(vec![*rows]),
             Step::Conv(conv) => Some(conv.output_shape()),
+            Step::Pool(pool) => Some(pool.output_shape()),
+            Step::Reshape(shape) => Some(shape.clone()),
             _ => None,
         }));
         shapes
@@ -155,7 +213,7 @@ impl Network {
                 Step::Add(c) | Step::Mul(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
-                Step::Activation(_) => 0,
+                Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) => 0,
             })
             .sum()
     }

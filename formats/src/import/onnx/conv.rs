@@ -3,19 +3,69 @@
 
 use super::*;
 
-fn ints_attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n [i64]> {
+pub(super) fn ints_attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n [i64]> {
     attribute(node, name).map(|a| a.ints.as_slice())
 }
 
-/// A Conv attribute of two positive values (`strides`, `dilations`), `[1, 1]` when absent.
-fn pair(node: &NodeProto, name: &str) -> Result<[usize; 2], String> {
+/// What the node computes, in messages: "convolutions" or "pools".
+fn kind(node: &NodeProto) -> &'static str {
+    if node.op_type == "Conv" { "convolutions" } else { "pools" }
+}
+
+/// An attribute of two positive values (`strides`, `dilations`, `kernel_shape`), `[1, 1]`
+/// when absent.
+pub(super) fn pair(node: &NodeProto, name: &str) -> Result<[usize; 2], String> {
     match ints_attribute(node, name) {
         None => Ok([1, 1]),
         Some(&[a, b]) if a >= 1 && b >= 1 => Ok([a as usize, b as usize]),
         Some(values) => {
-            Err(format!("{name} = {values:?}: knn imports 2-D convolutions, with two values of at least 1"))
+            Err(format!("{name} = {values:?}: knn imports 2-D {}, with two values of at least 1", kind(node)))
         }
     }
+}
+
+/// The `[top, left, bottom, right]` pads of a `Conv` or pool on an `h`×`w` image: `pads`, or
+/// those `auto_pad` makes. `SAME_UPPER` and `SAME_LOWER` give per axis an output of
+/// `ceil(in / stride)` and a padding of `(out - 1)·stride + (k - 1)·dilation + 1 - in`, the
+/// odd one at the end (`SAME_UPPER`) or at the beginning (`SAME_LOWER`), as ONNX defines for
+/// both operators.
+pub(super) fn spatial_pads(
+    node: &NodeProto,
+    [h, w]: [usize; 2],
+    [kh, kw]: [usize; 2],
+    strides: [usize; 2],
+    dilations: [usize; 2],
+) -> Result<[usize; 4], String> {
+    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(&a.s).into_owned());
+    let automatic = !matches!(auto_pad.as_deref(), None | Some("NOTSET"));
+    // Some exporters write zero pads beside auto_pad: those say nothing.
+    let explicit = ints_attribute(node, "pads").filter(|p| !(automatic && p.iter().all(|&v| v == 0)));
+    Ok(match (auto_pad.as_deref().unwrap_or("NOTSET"), explicit) {
+        ("NOTSET", None) => [0; 4],
+        ("NOTSET", Some(&[t, l, b, r])) if [t, l, b, r].iter().all(|&p| p >= 0) => {
+            [t as usize, l as usize, b as usize, r as usize]
+        }
+        ("NOTSET", Some(values)) => {
+            return Err(format!("pads = {values:?}: knn imports 2-D {}, with four values of at least 0", kind(node)));
+        }
+        (_, Some(_)) => return Err("pads and auto_pad are both given (ONNX allows one)".into()),
+        ("VALID", None) => [0; 4],
+        (same @ ("SAME_UPPER" | "SAME_LOWER"), None) => {
+            let upper = same == "SAME_UPPER";
+            let [(t, b), (l, r)] = [0, 1].map(|axis| {
+                let (size, kernel) = ([h, w][axis], [kh, kw][axis]);
+                let out = size.div_ceil(strides[axis]);
+                // Saturating: the sizes come from the model file; a huge pad then fails the fit
+                // check of the caller rather than wrapping around.
+                let reach = (kernel.max(1) - 1).saturating_mul(dilations[axis]).saturating_add(1);
+                let total = (out.max(1) - 1).saturating_mul(strides[axis]).saturating_add(reach).saturating_sub(size);
+                // The odd pad goes at the end for SAME_UPPER, at the beginning for SAME_LOWER.
+                if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
+            });
+            [t, l, b, r]
+        }
+        (other, None) => return Err(format!("auto_pad = {other:?} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER")),
+    })
 }
 
 /// ONNX `Conv` on a `(1, C, H, W)` image: `conv2d` with the same attributes. `auto_pad`'s
@@ -51,34 +101,9 @@ pub(super) fn conv(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
         return Err(format!("kernel_shape = {kernel:?} is not the shape of W's kernels, [{kh}, {kw}]"));
     }
     let (strides, dilations) = (pair(node, "strides")?, pair(node, "dilations")?);
-    let auto_pad = attribute(node, "auto_pad").map(|a| String::from_utf8_lossy(&a.s).into_owned());
-    let automatic = !matches!(auto_pad.as_deref(), None | Some("NOTSET"));
-    // Some exporters write zero pads beside auto_pad: those say nothing.
-    let explicit = ints_attribute(node, "pads").filter(|p| !(automatic && p.iter().all(|&v| v == 0)));
-    let pads = match (auto_pad.as_deref().unwrap_or("NOTSET"), explicit) {
-        ("NOTSET", None) => [0; 4],
-        ("NOTSET", Some(&[t, l, b, r])) if [t, l, b, r].iter().all(|&p| p >= 0) => {
-            [t as usize, l as usize, b as usize, r as usize]
-        }
-        ("NOTSET", Some(values)) => {
-            return Err(format!("pads = {values:?}: knn imports 2-D convolutions, with four values of at least 0"));
-        }
-        (_, Some(_)) => return Err("pads and auto_pad are both given (ONNX allows one)".into()),
-        ("VALID", None) => [0; 4],
-        (same @ ("SAME_UPPER" | "SAME_LOWER"), None) => {
-            let upper = same == "SAME_UPPER";
-            let [(t, b), (l, r)] = [0, 1].map(|axis| {
-                let (size, kernel) = ([h, w][axis], [kh, kw][axis]);
-                let out = size.div_ceil(strides[axis]);
-                let reach = (kernel.max(1) - 1) * dilations[axis] + 1;
-                let total = ((out.max(1) - 1) * strides[axis] + reach).saturating_sub(size);
-                // The odd pad goes at the end for SAME_UPPER, at the beginning for SAME_LOWER.
-                if upper { (total / 2, total - total / 2) } else { (total - total / 2, total / 2) }
-            });
-            [t, l, b, r]
-        }
-        (other, None) => return Err(format!("auto_pad = {other:?} is not NOTSET, VALID, SAME_UPPER or SAME_LOWER")),
-    };
+    let pads = spatial_pads(node, [h, w], [kh, kw], strides, dilations)?;
+    // A zero `Pad` node before this one is folded into these pads (see `pad.rs`).
+    let (input, pads) = graph.unfold_pad([c, h, w], pads, true)?;
     let bias = match node.input.get(2).filter(|name| !name.is_empty()) {
         None => None,
         Some(name) => {
@@ -91,19 +116,12 @@ pub(super) fn conv(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
             Some(b.floats())
         }
     };
-    let step = Conv {
-        input: [c, h, w],
-        kernel: [m, cg, kh, kw],
-        weights: weights.floats(),
-        bias,
-        strides,
-        pads,
-        dilations,
-        group,
-    };
+    let step =
+        Conv { input, kernel: [m, cg, kh, kw], weights: weights.floats(), bias, strides, pads, dilations, group };
     let Some(output) = step.output().filter(|o| o.iter().all(|&d| d > 0)) else {
         return Err(format!(
-            "the {kh}×{kw} kernel (dilations {dilations:?}) does not fit the {h}×{w} image padded by {pads:?}"
+            "the {kh}×{kw} kernel (dilations {dilations:?}) does not fit the {}×{} image padded by {pads:?}",
+            step.input[1], step.input[2]
         ));
     };
     element_count(&output).ok_or("the output is too large")?;

@@ -1,12 +1,14 @@
-//! ONNX models whose graph is an MLP or a chain of convolutions: one float input, a chain of
-//! `Conv`, `Gemm`, `MatMul`, `Add`/`Sub` with constants, `Relu`, `Sigmoid`, `Tanh`, `Flatten`,
-//! `Reshape`, `Identity`, `Constant` nodes, one output. Any other operator is an error that
-//! names it and its node.
+//! ONNX models whose graph is an MLP or a chain of convolutions and pools: one float input, a
+//! chain of `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants,
+//! `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded), `Identity`,
+//! `Constant` nodes, one output. Any other operator is an error that names it and its node.
 //!
 //! The graph's single non-constant value flows through the chain as one K-NN tensor: a vector
 //! (its ONNX shape, say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`, is tracked so that
 //! every operator can check that it acts on a vector, but the program sees the elements in C
-//! order), or, in a graph with a `Conv`, the `(C, H, W)` image of a `(1, C, H, W)` value.
+//! order), or, in a graph with a `Conv` or a pool, the `(C, H, W)` image of a `(1, C, H, W)`
+//! value, until a `Flatten` or `Reshape` makes it a vector (K-NN's `flatten`) or another
+//! shape (`reshape`).
 
 mod constant;
 mod ops;
@@ -42,6 +44,10 @@ struct Graph {
     /// The K-NN shape of the chain's current value: a vector (`[n]`, whatever its ONNX shape),
     /// or `[C, H, W]` for the `(1, C, H, W)` images convolutions read and make.
     tensor: Vec<usize>,
+    /// A zero padding not written as a step (K-NN has no `pad`): the generation of the padded
+    /// value a `Pad` node made and its `[top, left, bottom, right]`, which the `Conv` or
+    /// `AveragePool` that reads it adds to its own pads (`ops/pad.rs`).
+    pad: Option<(usize, [usize; 4])>,
 }
 
 /// Where in the graph an error is: `node "name" (Op)` or `node #3 (Op)`.
@@ -63,7 +69,7 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         .graph
         .as_ref()
         .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
-    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0, tensor: Vec::new() };
+    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0, tensor: Vec::new(), pad: None };
     for tensor in &graph.initializer {
         let constant = Constant::from_proto(tensor)
             .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;
@@ -81,7 +87,8 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
                     path,
                     format!("input \"{}\"", input.name),
                     format!(
-                        "the graph convolves its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)"
+                        "the graph {} its input, which has shape {shape:?}: knn imports images of shape (1, C, H, W) (a batch of one)",
+                        if graph.node.iter().any(|n| n.op_type == "Conv") { "convolves" } else { "pools" }
                     ),
                 ));
             }
@@ -100,7 +107,8 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
                 format!("operator domain `{}` is not supported (only the default ONNX operators)", node.domain),
             ));
         }
-        ops::translate(&mut walk, node).map_err(|e| ImportError::new(path, node_location(index, node), e))?;
+        ops::translate(&mut walk, node, &graph.node[index + 1..])
+            .map_err(|e| ImportError::new(path, node_location(index, node), e))?;
     }
     let output = graph_output(path, graph, &walk)?;
     let producer =

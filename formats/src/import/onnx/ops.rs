@@ -10,20 +10,34 @@ use crate::import::{Activation, Conv, Step};
 
 #[path = "conv.rs"]
 mod conv;
+#[path = "pad.rs"]
+mod pad;
+#[path = "pool.rs"]
+mod pool;
+#[path = "shape.rs"]
+mod shape;
 use conv::conv;
+use pad::pad;
+use pool::pool;
+use shape::{flatten, reshape_node};
 
-const SUPPORTED: &str = "Conv, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Identity, Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Pad (zeros, folded), Identity, Constant";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
-/// `(C, H, W)` tensor rather than a vector. (`MaxPool` and `AveragePool` join `Conv` here when
-/// they are imported.)
+/// `(C, H, W)` tensor rather than a vector.
 pub fn reads_images(op_type: &str) -> bool {
-    matches!(op_type, "Conv")
+    matches!(op_type, "Conv" | "MaxPool" | "AveragePool")
 }
 
-pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
-    let output = match node.output.as_slice() {
+/// Adds `node`'s steps to the chain; `later`, the nodes after it, tell a `Pad` who reads it.
+pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Result<(), String> {
+    // An optional output left out is an empty name (ONNX): only the first is imported.
+    let used = node.output.iter().rposition(|o| !o.is_empty()).map_or(0, |last| last + 1);
+    let output = match &node.output[..used] {
         [output] => output.clone(),
+        [_, _] if node.op_type == "MaxPool" => {
+            return Err("its second output, the indices of the maxima, is not supported (K-NN's maxPool2d makes the values only)".into());
+        }
         outputs => return Err(format!("expected one output, found {}", outputs.len())),
     };
     let value = match node.op_type.as_str() {
@@ -47,21 +61,10 @@ pub fn translate(graph: &mut Graph, node: &NodeProto) -> Result<(), String> {
             }));
             graph.next(shape)
         }
-        "Flatten" => {
-            let [input] = inputs::<1>(graph, node)?;
-            let shape = graph.vector(&input, node)?;
-            let axis = axis(int_attribute(node, "axis", 1)?, shape.len())?;
-            graph.reshaped(vec![shape[..axis].iter().product(), shape[axis..].iter().product()])?
-        }
-        "Reshape" => {
-            let [input, target] = inputs::<2>(graph, node)?;
-            let shape = graph.vector(&input, node)?;
-            let Value::Constant(Constant { values: Values::Int(target), .. }) = target else {
-                return Err("the target shape must be a constant int64 tensor".into());
-            };
-            let allow_zero = int_attribute(node, "allowzero", 0)? != 0;
-            graph.reshaped(reshape(&shape, &target, allow_zero)?)?
-        }
+        "Flatten" => flatten(graph, node)?,
+        "Reshape" => reshape_node(graph, node)?,
+        "MaxPool" | "AveragePool" => pool(graph, node)?,
+        "Pad" => pad(graph, node, later)?,
         "Add" | "Sub" => add_or_sub(graph, node)?,
         "MatMul" => matmul(graph, node)?,
         "Gemm" => gemm(graph, node)?,
@@ -97,29 +100,12 @@ impl Graph {
         self.next(shape)
     }
 
-    /// The current vector under another shape (no step: the elements stay in C order). An
-    /// image stays an image (its shape the same, batch dimensions of 1 aside): making it a
-    /// vector needs K-NN's `flatten`, which knn does not emit yet.
-    fn reshaped(&self, shape: Vec<usize>) -> Result<Value, String> {
-        if self.tensor.len() > 1 {
-            let kept: Vec<usize> = shape.iter().copied().skip_while(|&d| d == 1).collect();
-            let tensor: Vec<usize> = self.tensor.iter().copied().skip_while(|&d| d == 1).collect();
-            if kept != tensor {
-                return Err(format!(
-                    "it reshapes a ({}) image to {shape:?}, which needs K-NN's `flatten` or `reshape`: knn does not import that yet",
-                    self.tensor.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
-                ));
-            }
-        }
-        Ok(Value::Vector { generation: self.generation, shape })
-    }
-
     /// Checks that the current value is a vector to K-NN (`linear` reads vectors).
     fn expect_vector(&self) -> Result<(), String> {
         match self.tensor[..] {
             [_] => Ok(()),
             ref t => Err(format!(
-                "it reads a tensor of shape {t:?}; `linear` reads vectors, and knn does not import `flatten` yet"
+                "it reads a tensor of shape {t:?}; `linear` reads vectors (flatten it first, with ONNX's Flatten or Reshape)"
             )),
         }
     }
@@ -158,37 +144,6 @@ fn axis(axis: i64, rank: usize) -> Result<usize, String> {
         .ok()
         .filter(|&a| a <= rank)
         .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
-}
-
-/// ONNX `Reshape`: `0` copies the input's dimension (unless `allowzero`), `-1` is inferred.
-fn reshape(shape: &[usize], target: &[i64], allow_zero: bool) -> Result<Vec<usize>, String> {
-    let total: usize = shape.iter().product();
-    let mut resolved = Vec::with_capacity(target.len());
-    let mut inferred = None;
-    for (axis, &d) in target.iter().enumerate() {
-        match d {
-            -1 if inferred.is_none() => {
-                inferred = Some(axis);
-                resolved.push(1);
-            }
-            0 if !allow_zero => {
-                resolved.push(*shape.get(axis).ok_or("a 0 in the shape has no input dimension to copy")?)
-            }
-            d if d >= 0 => resolved.push(d as usize),
-            _ => return Err(format!("invalid target shape {target:?}")),
-        }
-    }
-    let known = element_count(&resolved).ok_or("the target shape is too large")?;
-    if let Some(axis) = inferred
-        && known > 0
-        && total.is_multiple_of(known)
-    {
-        resolved[axis] = total / known;
-    }
-    if element_count(&resolved) != Some(total) {
-        return Err(format!("cannot reshape {shape:?} ({total} elements) to {target:?}"));
-    }
-    Ok(resolved)
 }
 
 /// `Add`/`Sub` of the vector and a constant, in either order.
@@ -333,16 +288,6 @@ fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reshape_resolves_zero_and_minus_one() {
-        assert_eq!(reshape(&[1, 1, 28, 28], &[1, -1], false).unwrap(), vec![1, 784]);
-        assert_eq!(reshape(&[1, 5], &[0, 5], false).unwrap(), vec![1, 5]);
-        assert_eq!(reshape(&[1, 5], &[-1], false).unwrap(), vec![5]);
-        assert!(reshape(&[1, 5], &[2, -1], false).is_err());
-        assert!(reshape(&[1, 5], &[-1, -1], false).is_err());
-        assert!(reshape(&[1, 5], &[0, 5], true).is_err());
-    }
 
     #[test]
     fn weights_transpose_row_major() {

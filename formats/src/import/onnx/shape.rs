@@ -1,0 +1,93 @@
+//! ONNX `Flatten` and `Reshape`. A vector stays a vector whatever its ONNX shape (`[1, 784]`,
+//! `[1, 1, 28, 28]`): no step, the elements stay in C order. An image, or any tensor of rank
+//! two or more to K-NN, becomes K-NN's `flatten` when the new shape is a vector (at most one
+//! dimension other than 1: `Flatten` with `axis = 1` of a `(1, C, H, W)` image, the usual
+//! way to a `Gemm`), and `reshape` to the new shape (its leading batch dimensions of 1
+//! dropped, as the input's is) otherwise. A shape that keeps the tensor's writes nothing.
+
+use super::*;
+
+/// ONNX `Flatten`: the dimensions before `axis` and those from it on, multiplied.
+pub(super) fn flatten(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let [input] = inputs::<1>(graph, node)?;
+    let shape = graph.vector(&input, node)?;
+    let axis = axis(int_attribute(node, "axis", 1)?, shape.len())?;
+    graph.reshaped(vec![shape[..axis].iter().product(), shape[axis..].iter().product()])
+}
+
+/// ONNX `Reshape` to a constant shape.
+pub(super) fn reshape_node(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let [input, target] = inputs::<2>(graph, node)?;
+    let shape = graph.vector(&input, node)?;
+    let Value::Constant(Constant { values: Values::Int(target), .. }) = target else {
+        return Err("the target shape must be a constant int64 tensor".into());
+    };
+    let allow_zero = int_attribute(node, "allowzero", 0)? != 0;
+    graph.reshaped(reshape(&shape, &target, allow_zero)?)
+}
+
+impl Graph {
+    /// The current value under the ONNX shape `shape`: the same vector, or a `flatten` or
+    /// `reshape` step of a tensor.
+    fn reshaped(&mut self, shape: Vec<usize>) -> Result<Value, String> {
+        if self.tensor.len() == 1 {
+            return Ok(Value::Vector { generation: self.generation, shape });
+        }
+        // The K-NN shape: the ONNX one without its leading dimensions of 1 (the batch).
+        let kept: Vec<usize> = shape.iter().copied().skip_while(|&d| d == 1).collect();
+        let current: Vec<usize> = self.tensor.iter().copied().skip_while(|&d| d == 1).collect();
+        if kept == current {
+            return Ok(Value::Vector { generation: self.generation, shape });
+        }
+        let tensor = if shape.iter().filter(|&&d| d != 1).count() <= 1 { vec![shape.iter().product()] } else { kept };
+        self.steps.push(Step::Reshape(tensor.clone()));
+        Ok(self.next_tensor(shape, tensor))
+    }
+}
+
+/// ONNX `Reshape`: `0` copies the input's dimension (unless `allowzero`), `-1` is inferred.
+fn reshape(shape: &[usize], target: &[i64], allow_zero: bool) -> Result<Vec<usize>, String> {
+    let total: usize = shape.iter().product();
+    let mut resolved = Vec::with_capacity(target.len());
+    let mut inferred = None;
+    for (axis, &d) in target.iter().enumerate() {
+        match d {
+            -1 if inferred.is_none() => {
+                inferred = Some(axis);
+                resolved.push(1);
+            }
+            0 if !allow_zero => {
+                resolved.push(*shape.get(axis).ok_or("a 0 in the shape has no input dimension to copy")?)
+            }
+            d if d >= 0 => resolved.push(d as usize),
+            _ => return Err(format!("invalid target shape {target:?}")),
+        }
+    }
+    let known = element_count(&resolved).ok_or("the target shape is too large")?;
+    if let Some(axis) = inferred
+        && known > 0
+        && total.is_multiple_of(known)
+    {
+        resolved[axis] = total / known;
+    }
+    if element_count(&resolved) != Some(total) {
+        return Err(format!("cannot reshape {shape:?} ({total} elements) to {target:?}"));
+    }
+    Ok(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reshape_resolves_zero_and_minus_one() {
+        assert_eq!(reshape(&[1, 1, 28, 28], &[1, -1], false).unwrap(), vec![1, 784]);
+        assert_eq!(reshape(&[1, 5], &[0, 5], false).unwrap(), vec![1, 5]);
+        assert_eq!(reshape(&[1, 5], &[-1], false).unwrap(), vec![5]);
+        assert_eq!(reshape(&[1, 2, 3, 4], &[0, 0, -1], false).unwrap(), vec![1, 2, 12]);
+        assert!(reshape(&[1, 5], &[2, -1], false).is_err());
+        assert!(reshape(&[1, 5], &[-1, -1], false).is_err());
+        assert!(reshape(&[1, 5], &[0, 5], true).is_err());
+    }
+}

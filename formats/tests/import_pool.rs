@@ -1,0 +1,131 @@
+//! ONNX `MaxPool`, `AveragePool`, `Flatten`, `Reshape` and `Pad` models made by
+//! `tests/data/pool/make_fixtures.py`: imported, run on both engines with their `(C, H, W)`
+//! input bound as it is, and compared bit for bit with the script's float64 loops (which
+//! follow K-NN's rules' order, and which the script checks against onnxruntime within float32
+//! rounding).
+
+use std::path::PathBuf;
+
+use knn_engine::bigstep::{BigStep, Staging};
+use knn_engine::tensor::Precision;
+use knn_formats::import::emit::{emit, skeleton};
+use knn_formats::import::{ImportOptions, Step, import_file};
+use knn_formats::npy::read_npy;
+use knn_semantics::Profile;
+use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::{parse_program, parse_program_with_elements};
+
+const MODELS: [&str; 13] = [
+    "maxpool_stride",
+    "maxpool_pads_dilation",
+    "maxpool_same_upper",
+    "avgpool_stride",
+    "avgpool_pads_count0",
+    "avgpool_pads_count1",
+    "avgpool_same_lower",
+    "conv_reshape_flatten",
+    "pad_conv",
+    "pad_avgpool",
+    "pad_zero_maxpool",
+    "conv_relu_maxpool_gemm",
+    "conv_relu_avgpool_gemm",
+];
+
+fn fixture(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool").join(name);
+    assert!(path.is_file(), "missing fixture {} (made by make_fixtures.py beside it)", path.display());
+    path
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn program_of(name: &str) -> String {
+    emit(&import_file(&fixture(&format!("{name}.onnx")), None, &ImportOptions::default()).unwrap())
+}
+
+/// The model's output on its input on the small-step engine, checked to agree with the
+/// big-step one (direct and staged, the program parsed from text and built in memory); and
+/// the expected array.
+fn run(name: &str) -> (Vec<f64>, Vec<f64>) {
+    let network = import_file(&fixture(&format!("{name}.onnx")), None, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let x = read_npy(&fixture(&format!("{name}.input.npy"))).unwrap();
+    let expected = read_npy(&fixture(&format!("{name}.expected.npy"))).unwrap();
+    assert_eq!(network.input_shape, x.shape, "{name}: the input is (C, H, W)");
+    assert_eq!(network.output_shape(), expected.shape, "{name}");
+    let text = emit(&network);
+    let program = parse_program(&text, Profile::revised().grammar).unwrap_or_else(|e| panic!("{text}\n{e}"));
+    let (skeleton_text, elements) = skeleton(network.clone());
+    let built = parse_program_with_elements(&skeleton_text, Profile::revised().grammar, elements)
+        .unwrap_or_else(|e| panic!("{skeleton_text}\n{e}"));
+    let input = TensorInput { name: network.input.clone(), shape: x.shape.clone(), data: x.data.clone() };
+    let inputs = std::slice::from_ref(&input);
+    let small = SmallStep::revised().evaluate(&program, inputs).unwrap();
+    for staging in [Staging::Direct, Staging::Staged] {
+        let engine = BigStep { staging, precision: Precision::Exact };
+        for program in [&program, &built] {
+            let big = engine.evaluate(program, inputs).unwrap();
+            assert!(big.agrees_with(&small), "{name}: {staging:?}\n{text}");
+        }
+    }
+    let Verdict::Value(Observed::Tensor(result)) = small else { panic!("{name}: {small}\n{text}") };
+    assert_eq!(result.shape, expected.shape, "{name}");
+    (result.data, expected.data)
+}
+
+#[test]
+fn pool_models_agree_with_the_reference_bit_for_bit_on_both_engines() {
+    for name in MODELS {
+        let (result, expected) = run(name);
+        assert_eq!(bits(&result), bits(&expected), "{name}");
+    }
+}
+
+#[test]
+fn the_programs_read_like_the_models() {
+    let text = program_of("maxpool_pads_dilation");
+    assert!(
+        text.contains(
+            "let output = maxPool2d(input, kernel = [2, 3], strides = [1, 2], pads = [1, 0, 1, 2], dilations = [2, 1]) in"
+        ),
+        "{text}"
+    );
+    // (6, 5), a 3×3 window, strides 2: SAME_UPPER pads rows (3 - 1)·2 + 3 - 6 = 1 at the end,
+    // columns (3 - 1)·2 + 3 - 5 = 2, one on each side.
+    let text = program_of("maxpool_same_upper");
+    assert!(text.contains("maxPool2d(input, kernel = [3, 3], strides = [2, 2], pads = [0, 1, 1, 1]) in"), "{text}");
+    let text = program_of("avgpool_pads_count1");
+    assert!(text.contains("avgPool2d(input, kernel = [3, 3], strides = [2, 2], pads = [1, 1, 1, 0], countPad = 1)"));
+    let text = program_of("avgpool_pads_count0");
+    assert!(text.contains("avgPool2d(input, kernel = [3, 3], strides = [2, 2], pads = [1, 1, 1, 0]) in"), "{text}");
+    // SAME_LOWER, a 2×3 window on (5, 6), stride 1: one row at the top, one column each side.
+    let text = program_of("avgpool_same_lower");
+    assert!(text.contains("avgPool2d(input, kernel = [2, 3], pads = [1, 1, 0, 1]) in"), "{text}");
+    let text = program_of("conv_reshape_flatten");
+    assert!(text.contains("let h0 = reshape(z0, 3, 16) in\nlet output = flatten(h0) in"), "{text}");
+    // The Pad's (1, 0, 2, 1) added to the Conv's (0, 1, 1, 0), and to the pool's (1, 0, 0, 1).
+    let text = program_of("pad_conv");
+    assert!(text.contains("= conv2d(input, W0, b0, pads = [1, 1, 3, 1]) in"), "{text}");
+    assert!(text.contains("// Layer 0: conv2d 2×5×6 -> 2×7×7"), "{text}");
+    let text = program_of("pad_avgpool");
+    assert!(text.contains("avgPool2d(input, kernel = [3, 2], strides = [2, 1], pads = [2, 2, 0, 2], countPad = 1)"));
+    let text = program_of("pad_zero_maxpool");
+    assert!(text.contains("let output = maxPool2d(input, kernel = [2, 2], strides = [2, 2]) in"), "{text}");
+    let text = program_of("conv_relu_maxpool_gemm");
+    for line in [
+        "let h0 = reluTensor(z0) in",
+        "// maxPool2d 4×8×8 -> 4×4×4",
+        "let h1 = maxPool2d(h0, kernel = [2, 2], strides = [2, 2]) in",
+        "let h2 = flatten(h1) in",
+        "let W1 = initTensor(5, 64)[",
+        "let output = linear(W1, h2) in",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let network = import_file(&fixture("conv_relu_maxpool_gemm.onnx"), None, &ImportOptions::default()).unwrap();
+    assert_eq!(network.layer_shapes(), vec![vec![1, 9, 9], vec![4, 8, 8], vec![4, 4, 4], vec![64], vec![5]]);
+    assert!(network.steps.iter().any(|s| matches!(s, Step::Pool(_))));
+}

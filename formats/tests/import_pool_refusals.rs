@@ -1,0 +1,234 @@
+//! ONNX pools, reshapes and pads that knn cannot import: each refused with a message that
+//! names the node and says why; and the edge cases it does import (an empty indices output,
+//! a zero `Pad` in any mode, `Flatten` to a matrix).
+
+mod onnx_support;
+
+use knn_formats::import::emit::emit;
+use knn_formats::import::onnx::proto::{ModelProto, NodeProto, TensorProto};
+use knn_formats::import::{Format, Step};
+use onnx_support::*;
+use prost::Message;
+
+/// A model reading a `(1, 2, 4, 4)` image.
+fn image(nodes: Vec<NodeProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+    model(&[Some(1), Some(2), Some(4), Some(4)], "y", nodes, inits)
+}
+
+/// The same, with a pool at the end so that the input is read as an image whatever the
+/// nodes before it (the refusals come before the pool is reached).
+fn pooled(mut nodes: Vec<NodeProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+    nodes.push(max_pool("tail", "unused", "z"));
+    image(nodes, inits)
+}
+
+fn error_of(bytes: &[u8]) -> String {
+    let e = import_bytes(bytes).expect_err("the model is refused");
+    format!("{}: {}", e.location, e.message)
+}
+
+fn max_pool(name: &str, input: &str, output: &str) -> NodeProto {
+    with_ints(node("MaxPool", name, &[input], output), "kernel_shape", &[2, 2])
+}
+
+fn average_pool(name: &str, input: &str, output: &str) -> NodeProto {
+    with_ints(node("AveragePool", name, &[input], output), "kernel_shape", &[2, 2])
+}
+
+#[test]
+fn pools_outside_the_language_are_refused_naming_the_node() {
+    let refused = |node: NodeProto| error_of(&image(vec![node], vec![]));
+    let e = refused(node("MaxPool", "p", &["input.1"], "y"));
+    assert_eq!(e, "node \"p\" (MaxPool): kernel_shape is required");
+    let e = refused(with_int(max_pool("p", "input.1", "y"), "ceil_mode", 1));
+    assert!(e.starts_with("node \"p\" (MaxPool): ceil_mode = 1 is not supported"), "{e}");
+    let e = refused(with_int(average_pool("a", "input.1", "y"), "ceil_mode", 1));
+    assert!(e.starts_with("node \"a\" (AveragePool): ceil_mode = 1 is not supported"), "{e}");
+    let e = refused(with_int(max_pool("p", "input.1", "y"), "storage_order", 1));
+    assert!(e.starts_with("node \"p\" (MaxPool): storage_order = 1 is not supported"), "{e}");
+    let mut indices = max_pool("p", "input.1", "y");
+    indices.output.push("indices".into());
+    let e = refused(indices);
+    assert!(e.starts_with("node \"p\" (MaxPool): its second output, the indices of the maxima, is not supported"));
+    let e = refused(with_ints(average_pool("a", "input.1", "y"), "dilations", &[2, 2]));
+    assert_eq!(e, "node \"a\" (AveragePool): dilations = [2, 2]: K-NN's avgPool2d has no dilations");
+    let e = refused(with_int(average_pool("a", "input.1", "y"), "count_include_pad", 2));
+    assert_eq!(e, "node \"a\" (AveragePool): count_include_pad = 2 is not 0 or 1");
+    let e = refused(with_ints(node("MaxPool", "p", &["input.1"], "y"), "kernel_shape", &[5, 5]));
+    assert_eq!(
+        e,
+        "node \"p\" (MaxPool): the 5×5 window (dilations [1, 1]) does not fit the 4×4 image padded by [0, 0, 0, 0]"
+    );
+    let e = refused(with_ints(max_pool("p", "input.1", "y"), "strides", &[2]));
+    assert!(e.starts_with("node \"p\" (MaxPool): strides = [2]: knn imports 2-D pools"), "{e}");
+    let e = refused(with_ints(node("MaxPool", "p", &["input.1"], "y"), "kernel_shape", &[2, 2, 2]));
+    assert!(e.contains("kernel_shape = [2, 2, 2]: knn imports 2-D pools"), "{e}");
+    let e = refused(with_string(
+        with_ints(average_pool("a", "input.1", "y"), "pads", &[1, 1, 1, 1]),
+        "auto_pad",
+        "SAME_UPPER",
+    ));
+    assert!(e.contains("pads and auto_pad are both given"), "{e}");
+    let e = refused(with_ints(max_pool("p", "input.1", "y"), "pads", &[1, 1, 1]));
+    assert!(e.contains("pads = [1, 1, 1]: knn imports 2-D pools"), "{e}");
+    // A pool reads an image: the graph's input must be one.
+    let vector = model(&[Some(1), Some(4)], "y", vec![max_pool("p", "input.1", "y")], vec![]);
+    assert_eq!(
+        error_of(&vector),
+        "input \"input.1\": the graph pools its input, which has shape [1, 4]: knn imports images of shape (1, C, H, W) (a batch of one)"
+    );
+    // An indices output left out (an empty name) is no output.
+    let mut unnamed = max_pool("p", "input.1", "y");
+    unnamed.output.push(String::new());
+    let network = import_bytes(&image(vec![unnamed], vec![])).unwrap();
+    assert!(matches!(network.steps[..], [Step::Pool(_)]));
+}
+
+/// A `Pad` node of the opset 11 form (`pads` an input), its output `padded`.
+fn pad(pads: &[i64]) -> (NodeProto, TensorProto) {
+    (node("Pad", "pad", &["input.1", "P"], "padded"), ints("P", pads))
+}
+
+#[test]
+fn paddings_that_do_not_fold_are_refused_naming_the_pad_node() {
+    let spatial = [0, 0, 1, 0, 0, 0, 0, 1];
+    let refused = |reader: NodeProto, pads: &[i64]| {
+        let (pad, p) = pad(pads);
+        error_of(&pooled(vec![pad, reader], vec![p]))
+    };
+    let e = refused(node("Relu", "r", &["padded"], "y"), &spatial);
+    assert!(
+        e.starts_with(
+            "node \"pad\" (Pad): the node that reads it, \"r\" (Relu), cannot take the padding; K-NN has no `pad`"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("the one Conv, or AveragePool with count_include_pad = 1, that reads it"), "{e}");
+    // A max pool skips its padding, where the Pad node's zeros would count.
+    let e = refused(max_pool("m", "padded", "y"), &spatial);
+    assert!(e.contains("the node that reads it, \"m\" (MaxPool), cannot take the padding"), "{e}");
+    // count_include_pad = 0 divides by the taps inside the image, which the zeros would be.
+    let e = refused(average_pool("a", "padded", "y"), &spatial);
+    assert!(e.contains("the node that reads it, \"a\" (AveragePool), cannot take the padding"), "{e}");
+    let relu = || node("Relu", "r", &["padded"], "y");
+    assert!(refused(relu(), &[0, 0, -1, 0, 0, 0, 0, 0]).contains("crops (a negative pad)"));
+    let e = refused(relu(), &[0, 1, 0, 0, 0, 0, 0, 0]);
+    assert!(e.contains("pads the batch or channel axis, not only the rows and columns"), "{e}");
+    let e = refused(relu(), &[1, 1]);
+    assert_eq!(e, "node \"pad\" (Pad): pads = [1, 1]: expected 8 values (a begin and an end per axis)");
+    // The padded value as the graph's output: nothing reads it.
+    let (mut last, p) = pad(&spatial);
+    last.output = vec!["y".into()];
+    assert!(error_of(&pooled(vec![last], vec![p.clone()])).contains("no node reads it"));
+    let (first, p) = pad(&spatial);
+    let two = pooled(vec![first, node("Relu", "r", &["padded"], "r1"), node("Relu", "s", &["padded"], "y")], vec![p]);
+    assert!(error_of(&two).contains("2 nodes read it (the graph branches)"), "{}", error_of(&two));
+
+    // Opset 2's form: the pads, mode and value attributes.
+    let old = |pad: NodeProto| {
+        let folded = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
+        error_of(&image(vec![with_ints(pad, "pads", &spatial), folded], vec![]))
+    };
+    let e = old(with_float(node("Pad", "pad", &["input.1"], "padded"), "value", 1.0));
+    assert!(e.starts_with("node \"pad\" (Pad): it pads with 1, not 0; K-NN has no `pad`"), "{e}");
+    let e = old(with_string(node("Pad", "pad", &["input.1"], "padded"), "mode", "reflect"));
+    assert!(e.starts_with("node \"pad\" (Pad): mode = \"reflect\" pads with copies of the image"), "{e}");
+    // Opset 11's constant_value input.
+    let (mut valued, p) = pad(&spatial);
+    valued.input.push("V".into());
+    let folded = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
+    let e = error_of(&image(vec![valued, folded], vec![p, floats("V", &[], &[-2.5])]));
+    assert!(e.starts_with("node \"pad\" (Pad): it pads with -2.5, not 0"), "{e}");
+    let e = error_of(&image(vec![node("Pad", "pad", &["input.1"], "y")], vec![]));
+    assert!(e.contains("the pads are missing (an attribute before opset 11, an input from 11)"), "{e}");
+
+    // A vector: padding it needs a `pad` too.
+    let (pad_v, p) = (node("Pad", "pad", &["input.1", "P"], "y"), ints("P", &[0, 1, 0, 1]));
+    let e = error_of(&model(&[Some(1), Some(4)], "y", vec![pad_v], vec![p]));
+    assert!(
+        e.starts_with("node \"pad\" (Pad): it pads a value of shape [1, 4], which the program reads as a vector"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_zero_pad_is_nothing_in_any_mode_and_flatten_can_make_a_matrix() {
+    // All pads 0: the same value, whatever the mode or the value.
+    let zero = with_string(node("Pad", "pad", &["input.1", "P"], "padded"), "mode", "edge");
+    let bytes = image(vec![zero, max_pool("m", "padded", "y")], vec![ints("P", &[0; 8])]);
+    let network = import_bytes(&bytes).unwrap();
+    assert!(matches!(network.steps[..], [Step::Pool(_)]));
+    // Flatten of a (1, 2, 4, 4) image (after a 1×1 pool, `h0`): at axis 2, (2, 16), K-NN's
+    // `reshape`; at 3, (8, 4); at 0, 1, 4 (or -3, which is 1), a vector, K-NN's `flatten`.
+    let flattened = |axis: i64| {
+        let pool = with_ints(node("MaxPool", "m", &["input.1"], "m0"), "kernel_shape", &[1, 1]);
+        let flat = with_int(node("Flatten", "f", &["m0"], "y"), "axis", axis);
+        emit(&import_bytes(&image(vec![pool, flat], vec![])).unwrap())
+    };
+    for (axis, line) in [
+        (2, "let y = reshape(h0, 2, 16) in"),
+        (3, "let y = reshape(h0, 8, 4) in"),
+        (0, "let y = flatten(h0) in"),
+        (1, "let y = flatten(h0) in"),
+        (4, "let y = flatten(h0) in"),
+        (-3, "let y = flatten(h0) in"),
+    ] {
+        let text = flattened(axis);
+        assert!(text.contains(line), "axis {axis}: {line}\n{text}");
+    }
+    assert!(import_bytes(&image(vec![with_int(node("Flatten", "f", &["input.1"], "y"), "axis", 5)], vec![])).is_err());
+    // A symbolic batch dimension counts as 1: Flatten (axis 1) of the pooled image is a vector.
+    let pool = max_pool("m", "input.1", "m0");
+    let flat = node("Flatten", "f", &["m0"], "y");
+    let symbolic = model(&[None, Some(2), Some(4), Some(4)], "y", vec![pool, flat], vec![]);
+    let network = import_bytes(&symbolic).unwrap();
+    assert_eq!((network.input_shape.clone(), network.output_shape()), (vec![2, 4, 4], vec![18]));
+    assert!(matches!(network.steps[..], [Step::Pool(_), Step::Reshape(_)]));
+    let mut graph = ModelProto::decode(&image(vec![], vec![])[..]).unwrap();
+    graph.graph.as_mut().unwrap().node.push(node("Flatten", "f", &["input.1"], "y"));
+    assert!(import_bytes(&graph.encode_to_vec()).is_ok(), "a graph without pools reads a vector: Flatten is nothing");
+}
+
+#[test]
+fn huge_sizes_are_errors_not_overflows() {
+    let huge = i64::MAX;
+    let refused = |node: NodeProto| error_of(&image(vec![node], vec![]));
+    let e = refused(with_ints(max_pool("p", "input.1", "y"), "pads", &[huge, 0, huge, 0]));
+    assert!(e.contains("does not fit the 4×4 image padded by"), "{e}");
+    // SAME's pads for a dilation of 2^63 - 1 are about 2^62 a side: sizes that still add up
+    // in 64 bits, imported as ONNX defines them (every tap of a window but the first in the padding).
+    let same = with_ints(max_pool("p", "input.1", "y"), "dilations", &[huge, huge]);
+    let network = import_bytes(&image(vec![with_string(same, "auto_pad", "SAME_UPPER")], vec![])).unwrap();
+    assert_eq!(network.output_shape(), vec![2, 4, 4], "SAME: ceil(4 / 1) rows and columns");
+    let (pad, p) = (node("Pad", "pad", &["input.1", "P"], "padded"), ints("P", &[0, 0, huge, 0, 0, 0, huge, 0]));
+    let reader = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
+    let e = error_of(&image(vec![pad, reader], vec![p]));
+    assert_eq!(e, "node \"pad\" (Pad): the padded image is too large");
+}
+
+/// Every prefix of a pooling model, and the model with bytes changed, is imported or refused
+/// with a message: never a panic (the tests run in debug too, where an overflow would be one).
+#[test]
+fn no_cut_or_changed_pool_model_panics() {
+    let path = std::path::Path::new("model.onnx");
+    for name in ["pad_conv", "pad_avgpool", "conv_relu_maxpool_gemm", "maxpool_pads_dilation", "conv_reshape_flatten"] {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/pool/{name}.onnx"));
+        let bytes = std::fs::read(fixture).unwrap();
+        // From memory: the cases are many, and a file each would be most of the time.
+        let import = |bytes: &[u8]| {
+            if let Err(e) = knn_formats::import::import_bytes(path, bytes, Format::Onnx, &Default::default()) {
+                assert!(!e.message.is_empty());
+            }
+        };
+        for end in (0..bytes.len()).step_by(3) {
+            import(&bytes[..end]);
+        }
+        for k in 0..bytes.len() {
+            for flip in [0x01, 0x5a, 0xff] {
+                let mut changed = bytes.clone();
+                changed[k] ^= flip;
+                import(&changed);
+            }
+        }
+    }
+}
