@@ -155,7 +155,7 @@ impl Network {
     /// `box=(lower, upper)` or an L∞ ball `around=centre, eps=E` (cut to `clip=(lo, hi)`).
     #[pyo3(signature = (
         *, r#box = None, around = None, eps = None, clip = None, claim = "argmax-stable", timeout = None,
-        threads = None, split = "auto", input_name = None, inputs = None
+        threads = None, split = "auto", input_name = None, inputs = None, input_shape = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn verify(
@@ -171,8 +171,14 @@ impl Network {
         split: &str,
         input_name: Option<String>,
         inputs: Option<&Bound<'_, PyAny>>,
+        input_shape: Option<Vec<usize>>,
     ) -> PyResult<VerifyResult> {
         let started = Instant::now();
+        if let Some(shape) = &input_shape
+            && (shape.is_empty() || shape.len() > 8 || shape.contains(&0))
+        {
+            return Err(usage(format!("input_shape={shape:?}: expected 1 to 8 positive lengths")));
+        }
         let claim = Claim::parse(claim).map_err(|e| usage(format!("claim={claim:?}: {e}")))?;
         let region = match (r#box, around) {
             (Some((lower, upper)), None) => {
@@ -209,6 +215,7 @@ impl Network {
             started: Some(started),
             threads,
             split: split_of(split)?,
+            input_shape,
             ..VerifyOptions::default()
         };
         answer(py, self, &Question::Class { region, claim }, options)

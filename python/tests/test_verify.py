@@ -165,3 +165,33 @@ def test_a_nan_inside_the_region_and_a_failing_run_are_counterexamples(tmp_path)
     assert result.answer == "violated" and len(c.output) == 0
     assert "cannot compute with NaN and 0.0 [invalid-operands]" in c.failure
     assert json.loads(result.json)["counterexample"]["failure"]["kind"] == "invalid-operands"
+
+
+# A program for 1×4×4 images (cli/tests/verify_images.rs has the same one).
+CNN = """let W = initTensor(2, 1, 2, 2)[0.5, -0.25, 0.125, 1.0, -0.75, 0.3, 0.6, -0.1] in
+let B = initTensor(2)[0.1, -0.2] in
+let c = conv2d(x, W, B, pads = [1, 0, 0, 1]) in
+let r = reluTensor(c) in
+let p = maxPool2d(r, kernel = [2, 2], strides = [2, 2]) in
+let f = flatten(p) in
+let L = initTensor(3, 8)[0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0, 0.11, -0.12, 0.13, 0.14, -0.15, 0.16,
+                         0.17, 0.18, -0.19, 0.2, 0.21, -0.22, 0.23, 0.24] in
+let y = linear(L, f) in y
+"""
+CNN_CENTRE = [0.1, 0.5, 0.9, 0.3, 0.2, 0.8, 0.4, 0.6, 0.7, 0.1, 0.3, 0.5, 0.9, 0.2, 0.6, 0.4]
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.3])
+def test_a_program_for_images_takes_its_input_shape_as_the_command_does(tmp_path, eps):
+    path = tmp_path / "cnn.knn"
+    path.write_text(CNN)
+    result = knn.load(str(path)).verify(around=CNN_CENTRE, eps=eps, input_shape=(1, 4, 4))
+    around = "x=[" + ", ".join(map(str, CNN_CENTRE)) + "]"
+    command = cli_json("verify", str(path), "--input-shape", "1,4,4", "--around", around, "--eps", str(eps),
+                       "--output", "json", "--quiet", check_codes=(0, 10, 11))
+    assert result.answer == command["answer"]
+    assert result.answer in ("holds", "violated")
+    with pytest.raises(knn.UsageError, match="has 32 elements"):
+        knn.load(str(path)).verify(around=CNN_CENTRE, eps=eps, input_shape=(2, 4, 4))
+    with pytest.raises(knn.UsageError, match="input_shape"):
+        knn.load(str(path)).verify(around=CNN_CENTRE, eps=eps, input_shape=(0, 4, 4))
