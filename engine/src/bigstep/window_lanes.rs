@@ -70,6 +70,7 @@ pub(super) fn conv2d_lanes(conv: &ConvKernel, input: &[f64], result: &mut [f64],
                     let row = &mut x[t * padded..(t + 1) * padded];
                     for (p, lanes_here) in row[..width].chunks_exact_mut(lanes).enumerate() {
                         match (rows[(p / ow) * kh + ki], cols[(p % ow) * kw + kj]) {
+                            (Some(r), Some(s)) if lanes == 1 => lanes_here[0] = input[(channel * h + r) * wd + s],
                             (Some(r), Some(s)) => {
                                 let at = (channel * h + r) * wd + s;
                                 lanes_here.copy_from_slice(&input[at * lanes..(at + 1) * lanes]);
@@ -120,31 +121,66 @@ pub(super) fn pool_lanes(
     let row_taps: Vec<Vec<usize>> = (0..oh).map(|i| inside(&rows, i, kh)).collect();
     let col_taps: Vec<Vec<usize>> = (0..ow).map(|j| inside(&cols, j, kw)).collect();
     let mut nan = vec![false; lanes];
+    let count_pad = g.attrs.count_pad == 1;
     for (k, out) in result.chunks_exact_mut(lanes).enumerate() {
         let (o, i, j) = (k / (oh * ow), (k / ow) % oh, k % ow);
-        let taps = row_taps[i].iter().flat_map(|&r| col_taps[j].iter().map(move |&s| (o * h + r) * wd + s));
+        let (rows, cols) = (&row_taps[i], &col_taps[j]);
+        // `poolMean`: `KH·KW` with `countPad = 1`, else the taps inside.
+        let count = if count_pad { kh * kw } else { rows.len() * cols.len() } as f64;
+        if lanes == 1 {
+            // One row: the same operations, without a loop over one lane.
+            let at = |r: usize, s: usize| input[(o * h + r) * wd + s];
+            out[0] = match pool {
+                Pool::Max => {
+                    let mut acc = f64::NEG_INFINITY;
+                    for &r in rows {
+                        for &s in cols {
+                            let x = at(r, s);
+                            acc = if acc < x { x } else { acc };
+                            nan[0] |= x.is_nan();
+                        }
+                    }
+                    acc
+                }
+                Pool::Avg => {
+                    let mut acc = 0.0;
+                    for &r in rows {
+                        for &s in cols {
+                            acc += at(r, s);
+                        }
+                    }
+                    acc / count
+                }
+            };
+            continue;
+        }
         match pool {
             Pool::Max => {
                 out.fill(f64::NEG_INFINITY);
-                for at in taps {
-                    for ((acc, &x), flag) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]).zip(&mut nan) {
-                        // `k_max(acc, x)` for an `acc` that is never NaN: `x` when `acc < x`,
-                        // else `acc` (`max-left` keeps the earlier on ties); a NaN `x` has no rule.
-                        *acc = if *acc < x { x } else { *acc };
-                        *flag |= x.is_nan();
+                for &r in rows {
+                    for &s in cols {
+                        let at = (o * h + r) * wd + s;
+                        for ((acc, &x), flag) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]).zip(&mut nan)
+                        {
+                            // `k_max(acc, x)` for an `acc` that is never NaN: `x` when `acc < x`,
+                            // else `acc` (`max-left` keeps the earlier on ties); a NaN `x` has
+                            // no rule.
+                            *acc = if *acc < x { x } else { *acc };
+                            *flag |= x.is_nan();
+                        }
                     }
                 }
             }
             Pool::Avg => {
                 out.fill(0.0);
-                for at in taps {
-                    for (acc, &x) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]) {
-                        *acc += x;
+                for &r in rows {
+                    for &s in cols {
+                        let at = (o * h + r) * wd + s;
+                        for (acc, &x) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]) {
+                            *acc += x;
+                        }
                     }
                 }
-                // `poolMean`: `KH·KW` with `countPad = 1`, else the taps inside.
-                let count = if g.attrs.count_pad == 1 { kh * kw } else { row_taps[i].len() * col_taps[j].len() };
-                let count = count as f64;
                 out.iter_mut().for_each(|acc| *acc /= count);
             }
         }
