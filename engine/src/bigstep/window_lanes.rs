@@ -122,66 +122,44 @@ pub(super) fn pool_lanes(
     let col_taps: Vec<Vec<usize>> = (0..ow).map(|j| inside(&cols, j, kw)).collect();
     let mut nan = vec![false; lanes];
     let count_pad = g.attrs.count_pad == 1;
-    for (k, out) in result.chunks_exact_mut(lanes).enumerate() {
-        let (o, i, j) = (k / (oh * ow), (k / ow) % oh, k % ow);
-        let (rows, cols) = (&row_taps[i], &col_taps[j]);
-        // `poolMean`: `KH·KW` with `countPad = 1`, else the taps inside.
-        let count = if count_pad { kh * kw } else { rows.len() * cols.len() } as f64;
-        if lanes == 1 {
-            // One row: the same operations, without a loop over one lane.
-            let at = |r: usize, s: usize| input[(o * h + r) * wd + s];
-            out[0] = match pool {
+    if lanes == 1 {
+        nan[0] = pool_row(pool, g, (&rows, &cols), input, result);
+    } else {
+        for (k, out) in result.chunks_exact_mut(lanes).enumerate() {
+            let (o, i, j) = (k / (oh * ow), (k / ow) % oh, k % ow);
+            let (rows, cols) = (&row_taps[i], &col_taps[j]);
+            // `poolMean`: `KH·KW` with `countPad = 1`, else the taps inside.
+            let count = if count_pad { kh * kw } else { rows.len() * cols.len() } as f64;
+            match pool {
                 Pool::Max => {
-                    let mut acc = f64::NEG_INFINITY;
+                    out.fill(f64::NEG_INFINITY);
                     for &r in rows {
                         for &s in cols {
-                            let x = at(r, s);
-                            acc = if acc < x { x } else { acc };
-                            nan[0] |= x.is_nan();
+                            let at = (o * h + r) * wd + s;
+                            for ((acc, &x), flag) in
+                                out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]).zip(&mut nan)
+                            {
+                                // `k_max(acc, x)` for an `acc` that is never NaN: `x` when `acc < x`,
+                                // else `acc` (`max-left` keeps the earlier on ties); a NaN `x` has
+                                // no rule.
+                                *acc = if *acc < x { x } else { *acc };
+                                *flag |= x.is_nan();
+                            }
                         }
                     }
-                    acc
                 }
                 Pool::Avg => {
-                    let mut acc = 0.0;
+                    out.fill(0.0);
                     for &r in rows {
                         for &s in cols {
-                            acc += at(r, s);
+                            let at = (o * h + r) * wd + s;
+                            for (acc, &x) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]) {
+                                *acc += x;
+                            }
                         }
                     }
-                    acc / count
+                    out.iter_mut().for_each(|acc| *acc /= count);
                 }
-            };
-            continue;
-        }
-        match pool {
-            Pool::Max => {
-                out.fill(f64::NEG_INFINITY);
-                for &r in rows {
-                    for &s in cols {
-                        let at = (o * h + r) * wd + s;
-                        for ((acc, &x), flag) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]).zip(&mut nan)
-                        {
-                            // `k_max(acc, x)` for an `acc` that is never NaN: `x` when `acc < x`,
-                            // else `acc` (`max-left` keeps the earlier on ties); a NaN `x` has
-                            // no rule.
-                            *acc = if *acc < x { x } else { *acc };
-                            *flag |= x.is_nan();
-                        }
-                    }
-                }
-            }
-            Pool::Avg => {
-                out.fill(0.0);
-                for &r in rows {
-                    for &s in cols {
-                        let at = (o * h + r) * wd + s;
-                        for (acc, &x) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]) {
-                            *acc += x;
-                        }
-                    }
-                }
-                out.iter_mut().for_each(|acc| *acc /= count);
             }
         }
     }
@@ -198,6 +176,57 @@ pub(super) fn pool_lanes(
         }
     }
     failed
+}
+
+/// One row's pool, a row of outputs `(o, i, ·)` at a time: for each tap `(ki, kj)` in window
+/// order, every output of the row whose tap it is inside the input. Each output still sees its
+/// taps in window order (`ki`, then `kj`), and the outputs' independent chains of `max` or `+`
+/// interleave. Whether `max` met a NaN.
+fn pool_row(
+    pool: Pool,
+    g: &Pool2dGeometry,
+    (rows, cols): (&[Option<usize>], &[Option<usize>]),
+    input: &[f64],
+    result: &mut [f64],
+) -> bool {
+    let [_, h, wd] = g.input.map(|n| n as usize);
+    let [_, oh, ow] = g.output.map(|n| n as usize);
+    let [kh, kw] = g.attrs.kernel.map(|n| n as usize);
+    let mut nan = false;
+    for (n, out) in result.chunks_exact_mut(ow).enumerate() {
+        let (o, i) = (n / oh, n % oh);
+        out.fill(match pool {
+            Pool::Max => f64::NEG_INFINITY,
+            Pool::Avg => 0.0,
+        });
+        for r in (0..kh).filter_map(|ki| rows[i * kh + ki]) {
+            let line = &input[(o * h + r) * wd..(o * h + r + 1) * wd];
+            for kj in 0..kw {
+                for (j, acc) in out.iter_mut().enumerate() {
+                    let Some(s) = cols[j * kw + kj] else { continue };
+                    let x = line[s];
+                    match pool {
+                        // `k_max(acc, x)` for an `acc` that is never NaN (see `pool_lanes`).
+                        Pool::Max => {
+                            *acc = if *acc < x { x } else { *acc };
+                            nan |= x.is_nan();
+                        }
+                        Pool::Avg => *acc += x,
+                    }
+                }
+            }
+        }
+        if pool == Pool::Avg {
+            // `poolMean`: `KH·KW` with `countPad = 1`, else the taps inside.
+            let inside_rows = (0..kh).filter(|&ki| rows[i * kh + ki].is_some()).count();
+            for (j, acc) in out.iter_mut().enumerate() {
+                let inside_cols = (0..kw).filter(|&kj| cols[j * kw + kj].is_some()).count();
+                let count = if g.attrs.count_pad == 1 { kh * kw } else { inside_rows * inside_cols };
+                *acc /= count as f64;
+            }
+        }
+    }
+    nan
 }
 
 #[cfg(test)]
