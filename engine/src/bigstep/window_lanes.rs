@@ -120,10 +120,12 @@ pub(super) fn pool_lanes(
     };
     let row_taps: Vec<Vec<usize>> = (0..oh).map(|i| inside(&rows, i, kh)).collect();
     let col_taps: Vec<Vec<usize>> = (0..ow).map(|j| inside(&cols, j, kw)).collect();
-    let mut nan = vec![false; lanes];
+    // Per lane, whether `max` met a NaN: a 64-bit word per lane, so that the flags vectorise
+    // with the f64 lanes they come from.
+    let mut nan = vec![0u64; lanes];
     let count_pad = g.attrs.count_pad == 1;
     if lanes == 1 {
-        nan[0] = pool_row(pool, g, (&rows, &cols), input, result);
+        nan[0] = u64::from(pool_row(pool, g, (&rows, &cols), input, result));
     } else {
         for (k, out) in result.chunks_exact_mut(lanes).enumerate() {
             let (o, i, j) = (k / (oh * ow), (k / ow) % oh, k % ow);
@@ -143,7 +145,7 @@ pub(super) fn pool_lanes(
                                 // else `acc` (`max-left` keeps the earlier on ties); a NaN `x` has
                                 // no rule.
                                 *acc = if *acc < x { x } else { *acc };
-                                *flag |= x.is_nan();
+                                *flag |= u64::from(x.is_nan());
                             }
                         }
                     }
@@ -167,7 +169,7 @@ pub(super) fn pool_lanes(
     // definition finds it and words it.
     let mut failed = Vec::new();
     let (mut row, mut pooled) = (vec![0.0; input.len() / lanes], vec![0.0; result.len() / lanes]);
-    for lane in (0..lanes).filter(|&l| nan[l]) {
+    for lane in (0..lanes).filter(|&l| nan[l] != 0) {
         for (k, v) in row.iter_mut().enumerate() {
             *v = input[k * lanes + lane];
         }
