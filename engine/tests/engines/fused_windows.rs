@@ -132,6 +132,8 @@ fn fused_pools_keep_the_rules_order_and_their_errors() {
     assert!(matches!(&error, Verdict::Error { kind, .. } if kind.id() == "invalid-operands"), "{error}");
 }
 
+/// `reshape` and `flatten` of a buffer are one `Copy`: element `k` of the result is element `k`
+/// of the input in row-major order (`ext-reshape-helper-step`), whatever its bits.
 #[test]
 fn fused_copies_reshape_and_flatten() {
     // reshape then conv2d: the 1×2×3 input read as 1×3×2, a 2×1 kernel [1, 10]:
