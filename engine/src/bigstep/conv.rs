@@ -99,7 +99,7 @@ impl Interpreter<'_> {
             _ => None,
         };
         let targets = store.leaves(y_root, dims);
-        let out = fuse::output_buffer(&mut self.stage, &targets);
+        let out = fuse::output_buffer(self.stage, &targets);
         let conv = Arc::new(ConvKernel { geometry: *g, weights: weights.into(), bias });
         self.stage.record(Op::Conv2d { out, x, x_at, conv });
         true

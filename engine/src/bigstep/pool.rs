@@ -74,7 +74,7 @@ impl Interpreter<'_> {
         let x_dims: Vec<usize> = geometry.input.iter().map(|&n| n as usize).collect();
         let Some((x, x_at, _)) = fuse::slot_run(&self.stage.store, x_loc, &x_dims) else { return false };
         let targets = self.stage.store.leaves(y_root, dims);
-        let out = fuse::output_buffer(&mut self.stage, &targets);
+        let out = fuse::output_buffer(self.stage, &targets);
         self.stage.record(Op::Pool2d { pool, out, x, x_at, geometry: *geometry, span });
         true
     }

@@ -58,7 +58,7 @@ impl Interpreter<'_> {
     fn copy_op(&mut self, x_loc: usize, x_dims: &[usize], y_root: usize, y_dims: &[usize]) -> bool {
         let Some((x, x_at, len)) = fuse::slot_run(&self.stage.store, x_loc, x_dims) else { return false };
         let targets = self.stage.store.leaves(y_root, y_dims);
-        let out = fuse::output_buffer(&mut self.stage, &targets);
+        let out = fuse::output_buffer(self.stage, &targets);
         self.stage.record(Op::Copy { out, x, x_at, len });
         true
     }

@@ -239,20 +239,21 @@ mod tests {
     /// Every small geometry: strides, pads, dilations and kernels 1–3 on inputs of 1–5.
     fn geometries() -> Vec<WindowAttrs> {
         let mut all = Vec::new();
-        for (s, p, d, k) in itertools(3) {
+        for (s, p, d, k) in attribute_grid(3) {
             all.push(WindowAttrs {
                 strides: [s, 4 - s],
                 pads: [p, 2 - p, 1, p],
                 dilations: [d, 3 - d + 1],
                 group: 1,
                 kernel: [k, 4 - k],
-                count_pad: (k % 2) as i64,
+                count_pad: k % 2,
             });
         }
         all
     }
 
-    fn itertools(n: i64) -> Vec<(i64, i64, i64, i64)> {
+    /// Strides and kernels 1–`n`, pads 0–2, dilations 1–2.
+    fn attribute_grid(n: i64) -> Vec<(i64, i64, i64, i64)> {
         let mut out = Vec::new();
         for s in 1..=n {
             for p in 0..=2 {

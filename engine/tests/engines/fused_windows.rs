@@ -20,7 +20,8 @@ fn fused(source: &str, dims: &[usize], data: &[f64], expected: Fused) -> Verdict
     let input = TensorInput { name: "x".into(), shape: dims.to_vec(), data: data.to_vec() };
     let reference = observe(source, std::slice::from_ref(&input)).verdict;
     for staging in [Staging::Direct, Staging::Staged] {
-        let got = BigStep { staging, precision: Precision::Exact }.evaluate(&program, &[input.clone()]).unwrap();
+        let got =
+            BigStep { staging, precision: Precision::Exact }.evaluate(&program, std::slice::from_ref(&input)).unwrap();
         assert!(same(&got, &reference), "{source} ({staging:?}): {got:?}, reference {reference:?}");
     }
     reference
