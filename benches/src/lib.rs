@@ -8,6 +8,7 @@ use knn_engine::bigstep::{Binding, InputData, Plan, compile};
 use knn_formats::import::{Activation, ImportOptions, Network, Step, import_file};
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
 
+pub mod cnn;
 pub mod crown;
 
 /// `x` of length `n` and `W` of shape `(n, n)` written element by element (`n + n²` element

@@ -32,6 +32,9 @@ struct Gen {
     max_rank: usize,
     moderate: bool,
     extensions: bool,
+    /// Whether the input `x` is an image `C×H×W`: the window operators then take it, or
+    /// tensors computed from it, more often (`windows.rs`).
+    image: bool,
     scope: Vec<(String, Binding)>,
     stmts: Vec<Stmt>,
     fresh: usize,
@@ -44,6 +47,7 @@ pub fn program(seed: u64, shape: Shape) -> Program {
         max_rank: shape.max_rank,
         moderate: shape.moderate,
         extensions: shape.extensions,
+        image: false,
         scope: Vec::new(),
         stmts: Vec::new(),
         fresh: 0,
@@ -51,6 +55,11 @@ pub fn program(seed: u64, shape: Shape) -> Program {
     let input = g.rng.chance(shape.input_percent).then(|| g.input(shape.vector_input));
     if let Some(input) = &input {
         g.scope.push((input.name.clone(), Binding::Tensor(input.shape.clone())));
+    }
+    // An image input goes through a window operator first, most of the time, so that the
+    // plan's fused `Conv2d`, `Pool2d` and `Copy` run on it before anything fails.
+    if g.image && g.rng.chance(60) {
+        g.window();
     }
     let count = 1 + g.rng.below(shape.max_stmts);
     for _ in 0..count {
@@ -69,9 +78,16 @@ impl Gen {
         if self.moderate { self.rng.below(10) as i64 } else { self.rng.int() }
     }
 
+    /// The input `x`: a vector mostly, else a matrix or, where the extensions and rank 3 are
+    /// allowed, an image `C×H×W` (small), so that the window operators of the plan
+    /// (`Op::Conv2d`, `Op::Pool2d`, `Op::Copy`, fused when their image is one buffer computed
+    /// from the input) meet the reference in `engines_agree` and `batch_equals_rows`.
     fn input(&mut self, vector: bool) -> Input {
         let shape = if vector || self.rng.chance(75) {
             vec![1 + self.rng.below(5)]
+        } else if self.extensions && self.max_rank >= 3 && self.rng.chance(50) {
+            self.image = true;
+            vec![*self.rng.pick(&[1, 2, 2, 4]), 1 + self.rng.below(4), 1 + self.rng.below(4)]
         } else {
             vec![1 + self.rng.below(3), 1 + self.rng.below(3)]
         };

@@ -12,6 +12,9 @@ impl Gen {
         // Moderate programs are for comparing values: more layers, no deliberate mistakes.
         let mut weights =
             if self.moderate { [14, 22, 8, 5, 30, 4, 10, 5, 6, 0, 6] } else { [14, 22, 8, 5, 12, 4, 10, 5, 6, 2, 6] };
+        if self.image {
+            weights[10] = 30;
+        }
         if !self.extensions {
             weights[10] = 0;
         }
@@ -59,11 +62,8 @@ impl Gen {
                 }
             }
             9 => self.mistake(),
-            10 if self.rng.chance(40) => match self.rng.below(3) {
-                0 => self.conv2d(),
-                1 => self.pool2d(),
-                _ => self.reshape(),
-            },
+            // With an image input, mostly the window operators (on it or on what came of it).
+            10 if self.rng.chance(if self.image { 85 } else { 40 }) => self.window(),
             10 => self.add_tensors(),
             _ => {
                 let vectors: Vec<(String, Vec<usize>)> =

@@ -8,6 +8,15 @@ use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
 
 impl Gen {
+    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`.
+    pub(super) fn window(&mut self) {
+        match self.rng.below(3) {
+            0 => self.conv2d(),
+            1 => self.pool2d(),
+            _ => self.reshape(),
+        }
+    }
+
     /// `let y = conv2d(x, w, b, …) in` (Ext-3): an input of shape `C×H×W` (a rank-3 tensor in
     /// scope, or a new literal), a kernel literal that fits it (`M×C/G×KH×KW`), a bias literal
     /// half the time, strides, pads, dilations and groups within what fits; in programs that
@@ -20,8 +29,8 @@ impl Gen {
             .into_iter()
             .filter(|(_, d)| d.len() == 3 && d.iter().all(|&n| n > 0) && d[0] % group == 0)
             .collect();
-        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(40) {
-            self.rng.pick(&in_scope).clone()
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
         } else {
             let dims = vec![group * (1 + self.rng.below(2)), 1 + self.rng.below(4), 1 + self.rng.below(4)];
             self.literal(Some(dims.clone()));
@@ -88,8 +97,8 @@ impl Gen {
         let in_scope: Vec<(String, Vec<usize>)> =
             self.tensors().into_iter().filter(|(_, d)| d.len() == 3 && d.iter().all(|&n| n > 0)).collect();
         let mistake = if self.moderate || !self.rng.chance(25) { None } else { Some(self.rng.below(3)) };
-        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(40) {
-            self.rng.pick(&in_scope).clone()
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
         } else {
             let dims = vec![1 + self.rng.below(2), 1 + self.rng.below(4), 1 + self.rng.below(4)];
             self.literal(Some(dims.clone()));
@@ -173,6 +182,22 @@ impl Gen {
         let out = self.name("y");
         self.stmts.push(Stmt::Reshape { out: out.clone(), x, dims: (!flatten).then_some(written) });
         self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// How often a window operator takes a rank-3 tensor in scope rather than a new literal:
+    /// most of the time when the input is an image, so that the fused operations of the plan
+    /// see images computed from the input.
+    fn in_scope_percent(&self) -> u32 {
+        if self.image { 85 } else { 40 }
+    }
+
+    /// One of the rank-3 tensors in scope, the latest (usually computed from the input, or the
+    /// input itself) half the time when the input is an image.
+    fn pick_image(&mut self, in_scope: &[(String, Vec<usize>)]) -> (String, Vec<usize>) {
+        if self.image && self.rng.chance(50) {
+            return in_scope[0].clone();
+        }
+        self.rng.pick(in_scope).clone()
     }
 
     /// The name the last statement bound.

@@ -13,7 +13,7 @@ use knn_semantics::syntax::Span;
 
 use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
 use super::plan::Plan;
-use super::window_ops::{ConvKernel, pool_apply};
+use super::window_lanes::{conv2d_lanes, pool_lanes};
 use crate::tensor::{AlignedFloats, Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
 
 /// Rows of inputs for a plan: for each row, one vector per input of the plan, in order. Each
@@ -286,16 +286,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let (input_len, output_len) =
                 (geometry.input.iter().product::<i64>(), geometry.output.iter().product::<i64>());
             let [input, result] = f.disjoint([(*x, *x_at, input_len as usize), (*out, 0, output_len as usize)]);
-            let mut failed = Vec::new();
-            let (mut row, mut pooled) = (vec![0.0; input_len as usize], vec![0.0; output_len as usize]);
-            for lane in 0..lanes {
-                gather_lane(input, lane, lanes, &mut row);
-                match pool_apply(*pool, geometry, &row, &mut pooled) {
-                    Ok(()) => scatter_lane(&pooled, lane, lanes, result),
-                    Err(nan) => failed.push((lane, nan)),
-                }
-            }
-            for (lane, nan) in failed {
+            for (lane, nan) in pool_lanes(*pool, geometry, input, result, lanes) {
                 f.fail(lane, || RowError {
                     kind: ErrorKind::InvalidOperands,
                     span: *span,
@@ -312,42 +303,6 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 f.fail(lane, || error.clone());
             }
         }
-    }
-}
-
-/// [`ConvKernel::apply`] on every lane at once (elements × lanes): the same operations in the
-/// same order for each lane, the lanes side by side.
-fn conv2d_lanes(conv: &ConvKernel, input: &[f64], result: &mut [f64], lanes: usize) {
-    for (k, out) in result.chunks_exact_mut(lanes).enumerate() {
-        out.fill(0.0);
-        for tap in conv.taps(k) {
-            match tap.input {
-                Some(at) => {
-                    for (sum, x) in out.iter_mut().zip(&input[at * lanes..(at + 1) * lanes]) {
-                        *sum += x * tap.weight;
-                    }
-                }
-                None => {
-                    let product = 0.0 * tap.weight;
-                    out.iter_mut().for_each(|sum| *sum += product);
-                }
-            }
-        }
-        if let Some(b) = conv.bias_of(k) {
-            out.iter_mut().for_each(|sum| *sum += b);
-        }
-    }
-}
-
-fn gather_lane(data: &[f64], lane: usize, lanes: usize, row: &mut [f64]) {
-    for (k, v) in row.iter_mut().enumerate() {
-        *v = data[k * lanes + lane];
-    }
-}
-
-fn scatter_lane(row: &[f64], lane: usize, lanes: usize, data: &mut [f64]) {
-    for (k, v) in row.iter().enumerate() {
-        data[k * lanes + lane] = *v;
     }
 }
 

@@ -17,6 +17,7 @@ pub mod rows;
 mod scope;
 mod stage;
 mod store;
+mod window_lanes;
 pub mod window_ops;
 
 use knn_semantics::engine::{Engine, Evaluation, Verdict};

@@ -6,6 +6,9 @@
 mod conv;
 mod errors;
 mod extensions;
+mod fused;
+mod fused_cnn;
+mod fused_windows;
 mod images;
 mod pool;
 mod reshape;
