@@ -68,3 +68,35 @@ fn a_shape_that_does_not_fit_the_region_or_the_program_is_the_users_error() {
     assert!(message.contains("the program fails on every input `x` of 16 elements"), "{message}");
     assert!(message.contains("cnn.knn:3:"), "{message}");
 }
+
+fn example() -> String {
+    format!("{}/../examples/cnn.knn", env!("CARGO_MANIFEST_DIR"))
+}
+
+const VERTICAL: &str = "x=[[[0,0,1,0,0],[0,0,1,0,0],[0,0,1,0,0],[0,0,1,0,0],[0,0,1,0,0]]]";
+const HORIZONTAL: &str = "x=[[[0,0,0,0,0],[0,0,0,0,0],[1,1,1,1,1],[0,0,0,0,0],[0,0,0,0,0]]]";
+
+#[test]
+fn the_cnn_example_tells_the_bars_apart_as_the_guide_works_out() {
+    // docs/language.md: f = [5, 0], o = [5, −5] for the vertical bar, the mirror for the
+    // horizontal one.
+    for (image, class) in [(VERTICAL, "0"), (HORIZONTAL, "1")] {
+        let out = knn(&["run", &example(), "--input", image], None);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out).trim(), class);
+    }
+    // The same program with its scores as the result instead of the class.
+    let scores = std::fs::read_to_string(example()).unwrap().replace("ArgMax(o)", "o");
+    let out = knn(&["run", "-", "--input", VERTICAL], Some(&scores));
+    assert_eq!(stdout(&out).trim(), "[5.0, -5.0]", "{}", stderr(&out));
+}
+
+#[test]
+fn the_cnn_example_is_verified_on_balls_around_the_vertical_bar() {
+    let centre = "x=[0,0,1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1,0,0]";
+    let out = knn(&["verify", &example(), "--input-shape", "1,5,5", "--around", centre, "--eps", "0.1"], None);
+    assert!(stdout(&out).starts_with("holds: the class is 0 on the whole region"), "{}", stdout(&out));
+    let out = knn(&["verify", &example(), "--input-shape", "1,5,5", "--around", centre, "--eps", "0.5"], None);
+    assert_eq!(out.status.code(), Some(10), "{}", stdout(&out));
+    assert!(stdout(&out).contains("the class is 1, not 0"), "{}", stdout(&out));
+}
