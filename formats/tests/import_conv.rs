@@ -4,17 +4,15 @@
 //! script's float64 reference (a loop convolution summing in the order of K-NN's rule). The
 //! float32 model's class is compared with onnxruntime's.
 
+mod fixture_support;
+
 use std::path::PathBuf;
 
-use knn_engine::bigstep::{BigStep, Staging};
-use knn_engine::tensor::Precision;
-use knn_formats::import::emit::{emit, skeleton};
+use knn_formats::import::emit::emit;
 use knn_formats::import::{ImportOptions, Step, import_file};
 use knn_formats::npy::read_npy;
-use knn_semantics::Profile;
-use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{parse_program, parse_program_with_elements};
+
+use fixture_support::{Ran, bits, run};
 
 const MODELS: [&str; 9] = [
     "conv_stride2_pads",
@@ -29,51 +27,14 @@ const MODELS: [&str; 9] = [
 ];
 
 fn fixture(name: &str) -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/conv").join(name);
-    assert!(path.is_file(), "missing fixture {} (made by make_fixtures.py beside it)", path.display());
-    path
-}
-
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
-/// The model's output on its input, on the small-step engine, the big-step one evaluating
-/// directly and the big-step one staged (the input symbolic), which must agree; and the
-/// expected array.
-fn run(name: &str) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
-    let network = import_file(&fixture(&format!("{name}.onnx")), None, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let x = read_npy(&fixture(&format!("{name}.input.npy"))).unwrap();
-    let expected = read_npy(&fixture(&format!("{name}.expected.npy"))).unwrap();
-    assert_eq!(network.input_shape, x.shape, "{name}: the input is (C, H, W)");
-    assert_eq!(network.output_shape(), expected.shape, "{name}");
-    assert!(network.steps.iter().any(|s| matches!(s, Step::Conv(_))), "{name}");
-    let text = emit(&network);
-    let program = parse_program(&text, Profile::revised().grammar).unwrap_or_else(|e| panic!("{text}\n{e}"));
-    // The program built in memory (the weights not written as text) is the same program.
-    let (skeleton_text, elements) = skeleton(network.clone());
-    let built = parse_program_with_elements(&skeleton_text, Profile::revised().grammar, elements)
-        .unwrap_or_else(|e| panic!("{skeleton_text}\n{e}"));
-    let input = TensorInput { name: network.input.clone(), shape: x.shape.clone(), data: x.data.clone() };
-    let inputs = std::slice::from_ref(&input);
-    let small = SmallStep::revised().evaluate(&program, inputs).unwrap();
-    for staging in [Staging::Direct, Staging::Staged] {
-        let engine = BigStep { staging, precision: Precision::Exact };
-        for program in [&program, &built] {
-            let big = engine.evaluate(program, inputs).unwrap();
-            assert!(big.agrees_with(&small), "{name}: {staging:?}\n{text}");
-        }
-    }
-    let Verdict::Value(Observed::Tensor(result)) = small else { panic!("{name}: {small}\n{text}") };
-    assert_eq!(result.shape, expected.shape, "{name}");
-    (result.shape, result.data, expected.data)
+    fixture_support::fixture("conv", name)
 }
 
 #[test]
 fn conv_models_agree_with_the_reference_bit_for_bit_on_both_engines() {
     for name in MODELS {
-        let (_, result, expected) = run(name);
+        let Ran { network, result, expected, .. } = run("conv", name);
+        assert!(network.steps.iter().any(|s| matches!(s, Step::Conv(_))), "{name}");
         assert_eq!(bits(&result), bits(&expected), "{name}");
     }
 }
@@ -82,7 +43,7 @@ fn conv_models_agree_with_the_reference_bit_for_bit_on_both_engines() {
 fn the_float32_model_has_onnxruntimes_class() {
     let onnxruntime = fixture("conv_relu_conv_f32.onnxruntime.npy");
     let ort = read_npy(&onnxruntime).unwrap();
-    let (shape, result, _) = run("conv_relu_conv_f32");
+    let Ran { shape, result, .. } = run("conv", "conv_relu_conv_f32");
     assert_eq!(ort.shape, shape);
     let argmax = |v: &[f64]| (0..v.len()).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
     assert_eq!(argmax(&result), argmax(&ort.data));

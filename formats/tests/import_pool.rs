@@ -4,17 +4,14 @@
 //! follow K-NN's rules' order, and which the script checks against onnxruntime within float32
 //! rounding).
 
+mod fixture_support;
+
 use std::path::PathBuf;
 
-use knn_engine::bigstep::{BigStep, Staging};
-use knn_engine::tensor::Precision;
-use knn_formats::import::emit::{emit, skeleton};
+use knn_formats::import::emit::emit;
 use knn_formats::import::{ImportOptions, Step, import_file};
-use knn_formats::npy::read_npy;
-use knn_semantics::Profile;
-use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::{parse_program, parse_program_with_elements};
+
+use fixture_support::{Ran, bits, run};
 
 const MODELS: [&str; 13] = [
     "maxpool_stride",
@@ -33,53 +30,17 @@ const MODELS: [&str; 13] = [
 ];
 
 fn fixture(name: &str) -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool").join(name);
-    assert!(path.is_file(), "missing fixture {} (made by make_fixtures.py beside it)", path.display());
-    path
-}
-
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
+    fixture_support::fixture("pool", name)
 }
 
 fn program_of(name: &str) -> String {
     emit(&import_file(&fixture(&format!("{name}.onnx")), None, &ImportOptions::default()).unwrap())
 }
 
-/// The model's output on its input on the small-step engine, checked to agree with the
-/// big-step one (direct and staged, the program parsed from text and built in memory); and
-/// the expected array.
-fn run(name: &str) -> (Vec<f64>, Vec<f64>) {
-    let network = import_file(&fixture(&format!("{name}.onnx")), None, &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
-    let x = read_npy(&fixture(&format!("{name}.input.npy"))).unwrap();
-    let expected = read_npy(&fixture(&format!("{name}.expected.npy"))).unwrap();
-    assert_eq!(network.input_shape, x.shape, "{name}: the input is (C, H, W)");
-    assert_eq!(network.output_shape(), expected.shape, "{name}");
-    let text = emit(&network);
-    let program = parse_program(&text, Profile::revised().grammar).unwrap_or_else(|e| panic!("{text}\n{e}"));
-    let (skeleton_text, elements) = skeleton(network.clone());
-    let built = parse_program_with_elements(&skeleton_text, Profile::revised().grammar, elements)
-        .unwrap_or_else(|e| panic!("{skeleton_text}\n{e}"));
-    let input = TensorInput { name: network.input.clone(), shape: x.shape.clone(), data: x.data.clone() };
-    let inputs = std::slice::from_ref(&input);
-    let small = SmallStep::revised().evaluate(&program, inputs).unwrap();
-    for staging in [Staging::Direct, Staging::Staged] {
-        let engine = BigStep { staging, precision: Precision::Exact };
-        for program in [&program, &built] {
-            let big = engine.evaluate(program, inputs).unwrap();
-            assert!(big.agrees_with(&small), "{name}: {staging:?}\n{text}");
-        }
-    }
-    let Verdict::Value(Observed::Tensor(result)) = small else { panic!("{name}: {small}\n{text}") };
-    assert_eq!(result.shape, expected.shape, "{name}");
-    (result.data, expected.data)
-}
-
 #[test]
 fn pool_models_agree_with_the_reference_bit_for_bit_on_both_engines() {
     for name in MODELS {
-        let (result, expected) = run(name);
+        let Ran { result, expected, .. } = run("pool", name);
         assert_eq!(bits(&result), bits(&expected), "{name}");
     }
 }
