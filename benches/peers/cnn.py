@@ -19,12 +19,14 @@ Usage: cnn.py [SECONDS_PER_POINT]
 """
 
 import sys
-import time
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
+
+# The same session options and the same measure as the MLP peer.
+from compare import best_time, session
 
 WEIGHT_SEED, IMAGE_SEED = 29, 2029
 KERNELS, SIDE, POOL, FEATURES, CLASSES = 32, 2, 4, 1152, 10
@@ -130,30 +132,6 @@ def finish(nodes, inits, dtype) -> bytes:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(model)
     return model.SerializeToString()
-
-
-def session(model: bytes, threads: int) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-
-
-def best_time(run, budget: float) -> float:
-    """The best mean time of one call over rounds of calls, within `budget` seconds in all
-    (`compare.py`'s measure)."""
-    start = time.perf_counter()
-    run()
-    once = max(time.perf_counter() - start, 1e-7)
-    per_round = max(1, int(budget / 10 / once))
-    best = float("inf")
-    while time.perf_counter() - start < budget or best == float("inf"):
-        round_start = time.perf_counter()
-        for _ in range(per_round):
-            run()
-        best = min(best, (time.perf_counter() - round_start) / per_round)
-    return best
 
 
 def main() -> int:
