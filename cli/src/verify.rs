@@ -16,7 +16,10 @@ use super::report::ReportRequest;
 use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use knn::render::{answer_word, results_text, verification_json, verification_note, verification_text};
-use knn::{Asked, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, load, witness_picture};
+use knn::{
+    Asked, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, empty_region_note, load,
+    witness_picture,
+};
 
 #[derive(Args)]
 pub struct VerifyArgs {
@@ -248,6 +251,9 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
     };
     let exit = print_report(args.output, &report);
     if let Some(note) = not_drawn {
+        eprintln!("{note}");
+    }
+    if let Some(note) = empty_region_note(&asked.question) {
         eprintln!("{note}");
     }
     exit

@@ -69,4 +69,4 @@ pub use report::limit_error;
 pub use report::{Answer, Effort, EngineKind, Report, Verification};
 pub use source::{Place, Source};
 pub use threads::{MAX_THREADS, check_threads};
-pub use verify::{VerifyOptions, read_property};
+pub use verify::{VerifyOptions, empty_region_note, read_property};

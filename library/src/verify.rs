@@ -53,6 +53,33 @@ pub struct VerifyOptions<'a> {
     pub input_shape: Option<Vec<usize>>,
 }
 
+/// A note for a question whose region holds no binary64 point (`--box x=0.2:0.2`: no binary64
+/// number is 0.2, and the box is taken as written), where any claim holds vacuously: which
+/// element's range is empty, in each case of a property (`None` when every region has points).
+pub fn empty_region_note(question: &Question) -> Option<String> {
+    let empty: Vec<(usize, usize)> = match question {
+        Question::Class { region, .. } => region.first_empty_element().map(|i| (0, i)).into_iter().collect(),
+        Question::Property(p) => {
+            p.cases.iter().enumerate().filter_map(|(k, c)| c.input.first_empty_element().map(|i| (k, i))).collect()
+        }
+    };
+    let (&(case, element), cases) = (empty.first()?, question_cases(question));
+    let whose = if cases > 1 { format!("case {case}'s region") } else { "the region".to_string() };
+    let more =
+        if empty.len() > 1 { format!(" ({} of the {cases} cases are empty)", empty.len()) } else { String::new() };
+    Some(format!(
+        "note: {whose} holds no binary64 point: no binary64 number lies in element {element}'s range as written{more}; \
+         a claim holds on it vacuously"
+    ))
+}
+
+fn question_cases(question: &Question) -> usize {
+    match question {
+        Question::Class { .. } => 1,
+        Question::Property(p) => p.cases.len(),
+    }
+}
+
 /// Reads a VNN-LIB property (`X_i` the program's input, `Y_i` its result vector); a file
 /// knn cannot read is an error at its line and column.
 pub fn read_property(path: &Path) -> Result<Property, KnnError> {

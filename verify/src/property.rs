@@ -78,6 +78,16 @@ impl InputBox {
             .collect()
     }
 
+    /// The first element whose range as written holds no finite binary64 number (`0.2:0.2`:
+    /// no binary64 number is 0.2), if any: then the box holds no point, and every claim on it
+    /// holds vacuously.
+    pub fn first_empty_element(&self) -> Option<usize> {
+        (0..self.len()).find(|&i| {
+            let single = InputBox { lower: vec![self.lower[i].clone()], upper: vec![self.upper[i].clone()] };
+            single.inner().is_none()
+        })
+    }
+
     /// Whether the binary64 point `x` is finite and lies in the box as written (exact, since
     /// the brackets are).
     pub fn contains(&self, x: &[f64]) -> bool {
