@@ -100,3 +100,23 @@ fn the_cnn_example_is_verified_on_balls_around_the_vertical_bar() {
     assert_eq!(out.status.code(), Some(10), "{}", stdout(&out));
     assert!(stdout(&out).contains("the class is 1, not 0"), "{}", stdout(&out));
 }
+
+#[test]
+fn a_centre_written_as_an_image_gives_the_input_its_shape() {
+    // The vertical bar as nested lists, and as a .npy image of shape (1, 5, 5): no
+    // --input-shape needed.
+    let nested = VERTICAL;
+    let out = knn(&["verify", &example(), "--around", nested, "--eps", "0.1"], None);
+    assert!(stdout(&out).starts_with("holds: the class is 0 on the whole region"), "{}{}", stdout(&out), stderr(&out));
+    let dir = tempfile::tempdir().unwrap();
+    let mut pixels = vec![0.0f64; 25];
+    (0..5).for_each(|r| pixels[r * 5 + 2] = 1.0);
+    let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let npy = temp_file(dir.path(), "bar.npy", &common::npy_bytes("<f8", "(1, 5, 5)", &bytes));
+    let out = knn(&["verify", &example(), "--around", &format!("x={npy}"), "--eps", "0.1"], None);
+    assert!(stdout(&out).starts_with("holds: the class is 0 on the whole region"), "{}{}", stdout(&out), stderr(&out));
+    // A ragged image is the user's error.
+    let out = knn(&["verify", &example(), "--around", "x=[[[0, 1], [1]]]", "--eps", "0.1"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("a tensor is rectangular"), "{}", stderr(&out));
+}

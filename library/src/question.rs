@@ -44,6 +44,9 @@ pub struct Asked {
     /// The centre of an L∞ ball (`around`), each element the binary64 value nearest to it as
     /// written: not the midpoint of the region where the clip cuts the ball.
     pub centre: Option<Vec<f64>>,
+    /// The shape of the input, when the text gives one beyond a vector (a centre written as
+    /// nested lists, `x=[[[…]]]`, or a `.npy` image of rank 3 or more).
+    pub input_shape: Option<Vec<usize>>,
 }
 
 impl Asked {
@@ -92,17 +95,18 @@ impl QuestionText {
         if let Some(path) = &self.vnnlib {
             let property = read_property(path)?;
             let region_words = format!("{} declares {} inputs X_i", path.display(), property.inputs);
-            return Ok(Asked { question: Question::Property(property), input_name: None, region_words, centre: None });
+            let question = Question::Property(property);
+            return Ok(Asked { question, input_name: None, region_words, centre: None, input_shape: None });
         }
         let usage = |message: String| KnnError::usage(message);
         let text = self.claim.as_deref().unwrap_or("argmax-stable");
         let claim = Claim::parse(text).map_err(|e| usage(format!("--claim {text}: {e}")))?;
-        let (name, region, region_words, centre) = if let Some(text) = &self.region {
+        let (name, region, region_words, centre, input_shape) = if let Some(text) = &self.region {
             let (name, region) = parse_box(text).map_err(usage)?;
             let words = format!("--box gives {} ranges", region.len());
-            (name, region, words, None)
+            (name, region, words, None, None)
         } else if let Some(text) = &self.around {
-            let (name, centre) = parse_point(text, self.row)?;
+            let (name, centre, shape) = parse_point(text, self.row)?;
             let eps_text = self.eps.as_deref().unwrap_or_default();
             let eps = Constant::parse(eps_text).map_err(|e| usage(format!("--eps {eps_text}: {e}")))?;
             if eps.below < 0.0 || !eps.above.is_finite() {
@@ -116,11 +120,12 @@ impl QuestionText {
             let words = format!("the centre given by --around has {} elements", centre.len());
             let region =
                 ball(&centre, &eps, clip.as_ref().map(|(l, h)| (l, h))).map_err(|e| usage(format!("--around: {e}")))?;
-            (name, region, words, Some(centre.iter().map(nearest).collect()))
+            (name, region, words, Some(centre.iter().map(nearest).collect()), shape)
         } else {
             return Err(usage("say what to verify: --box, --around with --eps, --vnnlib, or --instances".into()));
         };
-        Ok(Asked { question: Question::Class { region, claim }, input_name: Some(name), region_words, centre })
+        let question = Question::Class { region, claim };
+        Ok(Asked { question, input_name: Some(name), region_words, centre, input_shape })
     }
 }
 
@@ -146,33 +151,45 @@ fn parse_box(text: &str) -> Result<(String, InputBox), String> {
     Ok((name.trim().to_string(), region))
 }
 
-/// `NAME=[v0, v1, …]` (decimals as written) or `NAME=POINTS.npy` (binary64 values).
-fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>), KnnError> {
+/// A centre as written: the input's name, its elements, and its shape when not a vector.
+type Centre = (String, Vec<Constant>, Option<Vec<usize>>);
+
+/// `NAME=[v0, v1, …]` (decimals as written; nested lists for a tensor, `[[[…]]]` for an image)
+/// or `NAME=POINTS.npy` (binary64 values: a vector, a matrix of points with `row`, or one
+/// tensor of rank 3 or more); with the shape when it is not a vector.
+fn parse_point(text: &str, row: Option<usize>) -> Result<Centre, KnnError> {
     let (name, value) = text
         .split_once('=')
         .ok_or_else(|| KnnError::usage(format!("--around {text}: expected NAME=[…] or NAME=POINTS.npy")))?;
     let value = value.trim();
-    if let Some(list) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+    if value.starts_with('[') && value.ends_with(']') {
         if let Some(r) = row {
             return Err(KnnError::usage(format!(
                 "--row {r}: the centre is written out; --row picks a row of a .npy file"
             )));
         }
-        let centre = list
-            .split(',')
-            .map(|t| Constant::parse(t.trim()).map_err(|e| KnnError::usage(format!("--around: {e}"))))
+        let (shape, elements) = nested_list(value).map_err(|e| KnnError::usage(format!("--around: {e}")))?;
+        let centre = elements
+            .iter()
+            .map(|t| Constant::parse(t).map_err(|e| KnnError::usage(format!("--around: {e}"))))
             .collect::<Result<Vec<Constant>, KnnError>>()?;
-        return Ok((name.trim().to_string(), centre));
+        let shape = (shape.len() > 1).then_some(shape);
+        return Ok((name.trim().to_string(), centre, shape));
     }
     let array = read_array(Path::new(value))?;
+    let mut shape = None;
     let data = match (array.shape.as_slice(), row) {
         ([_], None) => array.data,
+        (dims, None) if dims.len() >= 3 => {
+            shape = Some(dims.to_vec());
+            array.data
+        }
         ([rows, cols], Some(r)) if r < *rows => array.data[r * cols..(r + 1) * cols].to_vec(),
         ([rows, _], Some(r)) => return Err(KnnError::usage(format!("--row {r}: {value} has {rows} rows"))),
         ([_, _], None) => return Err(KnnError::usage(format!("{value} is a matrix: pick the centre with --row"))),
         (shape, _) => {
             return Err(KnnError::usage(format!(
-                "{value} has shape {shape:?}: expected a vector or a matrix of points"
+                "{value} has shape {shape:?}: expected a vector, a matrix of points, or one tensor of rank 3 or more"
             )));
         }
     };
@@ -182,7 +199,63 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<(String, Vec<Constant>)
             data[k]
         )));
     }
-    Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect()))
+    Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect(), shape))
+}
+
+/// A bracketed list, nested to any depth with every sub-list of one length (`[[1, 2], [3, 4]]`):
+/// its shape and its elements' texts in row-major order.
+fn nested_list(text: &str) -> Result<(Vec<usize>, Vec<&str>), String> {
+    fn level<'t>(text: &'t str, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<&'t str>) -> Result<(), String> {
+        let text = text.trim();
+        let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+            if depth < shape.len() {
+                return Err(format!("`{text}` where a list of {} was expected", shape[depth]));
+            }
+            out.push(text);
+            return Ok(());
+        };
+        let items = split_top(inner);
+        match shape.get(depth) {
+            Some(&n) if n != items.len() => {
+                return Err(format!(
+                    "lists of {} and of {} elements at one level: a tensor is rectangular",
+                    n,
+                    items.len()
+                ));
+            }
+            Some(_) => {}
+            None if depth == shape.len() && out.is_empty() => shape.push(items.len()),
+            None => return Err(format!("`{text}`: a list where a number was expected")),
+        }
+        for item in items {
+            level(item, depth + 1, shape, out)?;
+        }
+        Ok(())
+    }
+    let (mut shape, mut out) = (Vec::new(), Vec::new());
+    level(text, 0, &mut shape, &mut out)?;
+    if shape.len() > 8 {
+        return Err(format!("{} levels of lists: a tensor has at most 8 dimensions", shape.len()));
+    }
+    Ok((shape, out))
+}
+
+/// The items of a list's inside, split at its own commas (not at those of nested lists).
+fn split_top(inner: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (k, c) in inner.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(&inner[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&inner[start..]);
+    items
 }
 
 #[cfg(test)]
@@ -230,5 +303,31 @@ mod tests {
         assert!(empty.to_string().contains("element 0: `1:0` is empty"), "{empty}");
         let negative = QuestionText { around: Some("x=[0]".into()), eps: Some("-1".into()), ..QuestionText::default() };
         assert_eq!(negative.ask().unwrap_err().exit_code(), 1);
+    }
+
+    #[test]
+    fn a_centre_written_as_nested_lists_gives_the_inputs_shape() {
+        let asked = QuestionText {
+            around: Some("x=[[[0.1, 0.2], [0.3, 0.4]], [[0.5, 0.6], [0.7, 0.8]]]".into()),
+            eps: Some("0.01".into()),
+            ..QuestionText::default()
+        }
+        .ask()
+        .unwrap();
+        assert_eq!(asked.input_shape, Some(vec![2, 2, 2]));
+        assert_eq!(asked.centre.as_deref(), Some(&[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8][..]));
+        // A flat list is a vector, as before.
+        let flat = QuestionText { around: Some("x=[1, 2]".into()), eps: Some("0".into()), ..QuestionText::default() };
+        assert_eq!(flat.ask().unwrap().input_shape, None);
+        for (bad, message) in [
+            ("x=[[1, 2], [3]]", "a tensor is rectangular"),
+            ("x=[[1], 2]", "where a list of 1 was expected"),
+            ("x=[1, [2]]", "a list where a number was expected"),
+            ("x=[[[[[[[[[1]]]]]]]]]", "at most 8 dimensions"),
+        ] {
+            let text = QuestionText { around: Some(bad.into()), eps: Some("0".into()), ..QuestionText::default() };
+            let error = text.ask().unwrap_err().to_string();
+            assert!(error.contains(message), "{bad}: {error}");
+        }
     }
 }
