@@ -109,7 +109,7 @@ fn a_centre_written_as_an_image_gives_the_input_its_shape() {
     let out = knn(&["verify", &example(), "--around", nested, "--eps", "0.1"], None);
     assert!(stdout(&out).starts_with("holds: the class is 0 on the whole region"), "{}{}", stdout(&out), stderr(&out));
     let dir = tempfile::tempdir().unwrap();
-    let mut pixels = vec![0.0f64; 25];
+    let mut pixels = [0.0f64; 25];
     (0..5).for_each(|r| pixels[r * 5 + 2] = 1.0);
     let bytes: Vec<u8> = pixels.iter().flat_map(|v| v.to_le_bytes()).collect();
     let npy = temp_file(dir.path(), "bar.npy", &common::npy_bytes("<f8", "(1, 5, 5)", &bytes));
