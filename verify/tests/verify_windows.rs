@@ -121,3 +121,19 @@ fn sound(seed: u64) -> TestResult {
 fn holds_and_violated_are_never_wrong_on_random_convolutional_networks() {
     check_random_cases(sound as fn(u64) -> TestResult);
 }
+
+#[test]
+fn a_pool_window_wholly_in_the_padding_is_unsupported_not_bounded() {
+    // Window 0 of each pool reads only the padding row: avgPool2d divides 0.0 by 0 there
+    // (NaN at every input), maxPool2d returns -Infinity; neither is bounded, both are named.
+    for (pool, what) in [
+        ("avgPool2d(x, kernel = [1, 1], pads = [1, 0, 0, 0])", "avgPool2d"),
+        ("maxPool2d(x, kernel = [1, 1], pads = [1, 0, 0, 0])", "maxPool2d"),
+    ] {
+        let source = format!("let p = {pool} in let f = flatten(p) in f");
+        let program = parse_program(&source, Grammar::Relaxed).expect("the program parses");
+        let Err(refused) = Target::new(program, "x", vec![1, 1, 2], vec![]) else { panic!("{what}: bounded") };
+        let message = format!("{refused:?}");
+        assert!(message.contains(what) && message.contains("wholly in the padding"), "{message}");
+    }
+}

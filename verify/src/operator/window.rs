@@ -40,12 +40,12 @@ pub fn read_pool2d(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
             chain.layers.push(Layer::max_pool(layer));
         }
         Pool::Avg => {
-            let windows = (0..outputs).map(|k| pool_taps(geometry, k).collect());
-            chain.layers.push(Layer::sparse(Sparse::window_sums(input_len, windows)));
             let counts: Vec<f64> = (0..outputs).map(|k| pool_count(geometry, k)).collect();
             if counts.contains(&0.0) {
                 return Err(unsupported("avgPool2d with a window wholly in the padding (0/0)", Some(*span)));
             }
+            let windows = (0..outputs).map(|k| pool_taps(geometry, k).collect());
+            chain.layers.push(Layer::sparse(Sparse::window_sums(input_len, windows)));
             chain.layers.push(Layer::divide(counts));
         }
     }
