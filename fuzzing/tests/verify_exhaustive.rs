@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use knn_fuzzing::verify_exhaustive::case::{Ask, Case, ClassClaim, Comparison, Expr, Op, Region};
-use knn_fuzzing::verify_exhaustive::case_of_seed;
 use knn_fuzzing::verify_exhaustive::check::{Decided, Settings, Wrong, check};
+use knn_fuzzing::verify_exhaustive::{case_of_seed, window_case_of_seed};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}={v}: not a number")))
@@ -65,18 +65,32 @@ impl Tally {
 }
 
 /// The seeds to run: `KNN_EXHAUSTIVE_SEEDS=3,17,…` (to replay the seeds a run reported), or
-/// `KNN_EXHAUSTIVE_CASES` of them from `KNN_EXHAUSTIVE_SEED` on.
-fn seeds() -> Vec<u64> {
+/// `KNN_EXHAUSTIVE_CASES` of them (default `default_cases`) from `KNN_EXHAUSTIVE_SEED` on.
+fn seeds(default_cases: u64) -> Vec<u64> {
     if let Ok(list) = std::env::var("KNN_EXHAUSTIVE_SEEDS") {
         return list.split(',').map(|s| s.trim().parse().unwrap_or_else(|_| panic!("`{s}`: not a seed"))).collect();
     }
     let first = env_u64("KNN_EXHAUSTIVE_SEED", 0);
-    (first..first + env_u64("KNN_EXHAUSTIVE_CASES", 1500)).collect()
+    (first..first + env_u64("KNN_EXHAUSTIVE_CASES", default_cases)).collect()
 }
 
 #[test]
 fn every_answer_holds_on_every_point_of_small_regions() {
-    let seeds = seeds();
+    every_answer_holds(case_of_seed, 1500);
+}
+
+/// The same for networks that start with a window front: the input reshaped into an image of
+/// at most four elements, `conv2d` (strides, padding, dilations, groups; weights with the
+/// extremes), an optional relu, an optional max or average pool, `flatten`, then dense layers.
+#[test]
+fn every_answer_holds_on_networks_with_convolutions_and_pools() {
+    every_answer_holds(window_case_of_seed, 300);
+}
+
+/// The cases `case_of` makes of the seeds, checked on as many threads as there are cores;
+/// every wrong answer reported with its seed, then the run fails.
+fn every_answer_holds(case_of: fn(u64) -> Case, default_cases: u64) {
+    let seeds = seeds(default_cases);
     let cases = seeds.len();
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let next = AtomicUsize::new(0);
@@ -86,7 +100,7 @@ fn every_answer_holds_on_every_point_of_small_regions() {
         for _ in 0..workers {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let case = case_of_seed(seed);
+                    let case = case_of(seed);
                     let result = check(&case, Settings::default());
                     tally.lock().unwrap().record(seed, &case, result);
                 }

@@ -6,6 +6,7 @@
 use super::case::{Ask, Case, ClassClaim};
 use super::choices::Choices;
 use super::exact::{key, of_key};
+use super::front;
 use super::network::{Activation, Layer, Net};
 use super::region::{property, region};
 
@@ -48,6 +49,11 @@ fn parameter(c: &mut Choices, extreme: bool, odds: usize) -> f64 {
 /// A network of 1–3 inputs, 0–2 hidden layers of width 1–4, and `outputs` scores.
 pub fn network(c: &mut Choices, extreme: bool, outputs: usize, argmax: bool) -> Net {
     let inputs = 1 + c.below(3);
+    dense_network(c, extreme, inputs, outputs, argmax)
+}
+
+/// Dense layers on `inputs` values: 0–2 hidden layers of width 1–4, and `outputs` scores.
+fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, argmax: bool) -> Net {
     let hidden = c.below(3);
     let mut layers = Vec::new();
     let mut cols = inputs;
@@ -69,7 +75,7 @@ pub fn network(c: &mut Choices, extreme: bool, outputs: usize, argmax: bool) -> 
         layers.push(Layer { rows, cols, weights, bias, activation, after });
         cols = rows;
     }
-    Net { inputs, layers, argmax }
+    Net { inputs, front: None, layers, argmax }
 }
 
 /// What the plain evaluation says at a point, for the bisection: where NaNs and infinities
@@ -96,7 +102,13 @@ fn input_value(c: &mut Choices, net: &Net, element: usize) -> f64 {
             // |w·x| reaches MAX: the product overflows on one side of this point.
             let first = &net.layers[0];
             let row = c.below(first.rows);
-            let w = first.weights[row * first.cols + element].abs();
+            // Behind a front, the first dense layer reads the front's outputs: a weight of
+            // the convolution is the one that meets the input.
+            let w = match net.front.as_ref().and_then(|f| f.conv.as_ref()) {
+                Some(conv) => conv.weights[c.below(conv.weights.len())].abs(),
+                None if net.front.is_some() => 1.0,
+                None => first.weights[row * first.cols + element].abs(),
+            };
             if w.is_finite() && w > 0.0 { sign * (f64::MAX / w).min(f64::MAX) } else { sign * 1e308 }
         }
         6 => sign * c.pick(&[1e300, 1e307, 1.5e308, f64::MAX, 1e154]),
@@ -150,11 +162,27 @@ fn class_claim(c: &mut Choices, net: &Net, at: &[f64]) -> ClassClaim {
 
 /// A whole case.
 pub fn case(c: &mut Choices) -> Case {
+    case_with(c, false)
+}
+
+/// A whole case whose network starts with a window front (`front.rs`) on an image of at most
+/// four inputs.
+pub fn window_case(c: &mut Choices) -> Case {
+    case_with(c, true)
+}
+
+fn case_with(c: &mut Choices, with_front: bool) -> Case {
     let extreme = c.chance(1, 2);
     let asks_property = c.chance(1, 4);
     let outputs = if asks_property { 1 + c.below(3) } else { c.pick(&[1, 2, 2, 3, 3]) };
     let argmax = !asks_property && c.chance(1, 2);
-    let net = network(c, extreme, outputs, argmax);
+    let net = if with_front {
+        let front = front::draw(c, |c| parameter(c, extreme, 4));
+        let dense = dense_network(c, extreme, front.output_len(), outputs, argmax);
+        Net { inputs: front.input_len(), front: Some(front), ..dense }
+    } else {
+        network(c, extreme, outputs, argmax)
+    };
     let at = anchor(c, &net);
     let ask = if asks_property { Ask::Property(property(c, &net, &at)) } else { Ask::Class(class_claim(c, &net, &at)) };
     let region = region(c, &at, asks_property);

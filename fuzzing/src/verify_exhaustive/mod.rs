@@ -14,6 +14,7 @@ pub mod case;
 pub mod check;
 pub mod choices;
 pub mod exact;
+pub mod front;
 mod generate;
 pub mod network;
 pub mod oracle;
@@ -34,6 +35,12 @@ pub fn case_of_bytes(bytes: &[u8]) -> Case {
 /// The case a seed chooses (the integration test's).
 pub fn case_of_seed(seed: u64) -> Case {
     generate::case(&mut Choices::from_seed(seed))
+}
+
+/// The case a seed chooses among networks that start with a window front (`conv2d`, a pool:
+/// [`front`]); the seeds of [`case_of_seed`] keep their cases.
+pub fn window_case_of_seed(seed: u64) -> Case {
+    generate::window_case(&mut Choices::from_seed(seed))
 }
 
 /// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the

@@ -7,6 +7,8 @@ use std::fmt::Write;
 
 use knn_semantics::syntax::print::float_literal;
 
+use super::front::Front;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
     Relu,
@@ -40,10 +42,13 @@ pub struct Layer {
     pub after: Vec<Option<f64>>,
 }
 
-/// A chain of dense layers on the input `x`, with or without a final `ArgMax`.
+/// A chain of dense layers on the input `x` (or on a window front's output), with or without
+/// a final `ArgMax`.
 #[derive(Clone, Debug)]
 pub struct Net {
     pub inputs: usize,
+    /// The input as an image through `conv2d` and a pool first, if any.
+    pub front: Option<Front>,
     pub layers: Vec<Layer>,
     pub argmax: bool,
 }
@@ -65,7 +70,10 @@ impl Net {
     /// The program text.
     pub fn source(&self) -> String {
         let mut out = String::new();
-        let mut current = "x".to_string();
+        let mut current = match &self.front {
+            Some(front) => front.source(&mut out).to_string(),
+            None => "x".to_string(),
+        };
         for (k, layer) in self.layers.iter().enumerate() {
             writeln!(out, "let W{k} = initTensor({}, {}) in", layer.rows, layer.cols).unwrap();
             for i in 0..layer.rows {
@@ -95,8 +103,10 @@ impl Net {
     /// The scores in plain binary64 arithmetic, in the engine's order (multiply, then add, from
     /// `0.0`), with the standard library's `tanh`: close to the engine, not bit for bit.
     pub fn approximate(&self, x: &[f64]) -> Approximate {
-        let mut v = x.to_vec();
-        let mut relu_of_nan = false;
+        let (mut v, mut relu_of_nan) = match &self.front {
+            Some(front) => front.approximate(x),
+            None => (x.to_vec(), false),
+        };
         for layer in &self.layers {
             let mut z: Vec<f64> = (0..layer.rows)
                 .map(|i| (0..layer.cols).fold(0.0, |s, j| s + layer.weights[i * layer.cols + j] * v[j]))
@@ -145,6 +155,7 @@ mod tests {
     fn the_text_writes_every_weight_bias_and_activation() {
         let net = Net {
             inputs: 2,
+            front: None,
             layers: vec![Layer {
                 rows: 2,
                 cols: 2,
@@ -183,7 +194,7 @@ mod tests {
             activation: Some(Activation::Relu),
             after: vec![None],
         };
-        let net = Net { inputs: 2, layers: vec![layer], argmax: false };
+        let net = Net { inputs: 2, front: None, layers: vec![layer], argmax: false };
         assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
         assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
     }
