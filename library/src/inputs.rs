@@ -50,7 +50,8 @@ fn not_a_file(value: &str) -> Option<String> {
         return None;
     }
     const FORMS: &str = "a value is a list in brackets (`[1.0, 2.0]`, `[[1, 2], [3, 4]]`) or the path of a .npy file";
-    Some(if parse_numbers(value).is_ok() {
+    let numbers = value.trim().is_empty() || value.split(',').all(|item| parse_number(item.trim()).is_ok());
+    Some(if numbers {
         format!("{FORMS}; inputs are tensors, so a single number is written `[{value}]`")
     } else {
         format!("{FORMS}, and there is no file `{value}`")
@@ -62,21 +63,29 @@ fn not_a_file(value: &str) -> Option<String> {
 /// must all have the same length. Numbers are anything Rust reads as an f64 (`1`, `-2.5e3`,
 /// `NaN`, `inf`) or K's `Infinity`.
 pub fn parse_inline(text: &str) -> Result<(Vec<usize>, Vec<f64>), String> {
+    let (shape, items) = parse_nested_texts(text)?;
+    Ok((shape, items.into_iter().map(parse_number).collect::<Result<_, _>>()?))
+}
+
+/// The nested lists of [`parse_inline`] with their elements left as written (trimmed): the
+/// shape and the row-major texts, for callers that read the numbers their own way (a
+/// region's centre, kept as decimals).
+pub fn parse_nested_texts(text: &str) -> Result<(Vec<usize>, Vec<&str>), String> {
     let mut shape = None;
     let mut data = Vec::new();
     parse_nested(text, 0, &mut Vec::new(), &mut shape, &mut data)?;
     Ok((shape.unwrap_or_default(), data))
 }
 
-/// One bracketed list at `depth`: its numbers appended to `data`, or its sub-lists read in
+/// One bracketed list at `depth`: its elements appended to `data`, or its sub-lists read in
 /// turn. `path` holds the lengths of the lists around it; the first innermost list fixes the
 /// shape, and every other list must agree with it.
-fn parse_nested(
-    text: &str,
+fn parse_nested<'t>(
+    text: &'t str,
     depth: usize,
     path: &mut Vec<usize>,
     shape: &mut Option<Vec<usize>>,
-    data: &mut Vec<f64>,
+    data: &mut Vec<&'t str>,
 ) -> Result<(), String> {
     const DEPTH: usize = knn_semantics::inputs::MAX_INPUT_RANK;
     let inner = strip_brackets(text).ok_or(if depth == 0 {
@@ -96,7 +105,8 @@ fn parse_nested(
         path.pop();
         return Ok(());
     }
-    let values = parse_numbers(inner)?;
+    let values: Vec<&str> =
+        if inner.trim().is_empty() { Vec::new() } else { inner.split(',').map(str::trim).collect() };
     let len = values.len();
     data.extend(values);
     let mut here = path.clone();
@@ -144,20 +154,12 @@ fn split_rows(inner: &str) -> Result<Vec<&str>, String> {
     Ok(rows)
 }
 
-fn parse_numbers(list: &str) -> Result<Vec<f64>, String> {
-    if list.trim().is_empty() {
-        return Ok(Vec::new());
+fn parse_number(item: &str) -> Result<f64, String> {
+    match item {
+        "Infinity" | "+Infinity" => Ok(f64::INFINITY),
+        "-Infinity" => Ok(f64::NEG_INFINITY),
+        _ => item.parse::<f64>().map_err(|_| format!("`{item}` is not a number")),
     }
-    list.split(',')
-        .map(|item| {
-            let item = item.trim();
-            match item {
-                "Infinity" | "+Infinity" => Ok(f64::INFINITY),
-                "-Infinity" => Ok(f64::NEG_INFINITY),
-                _ => item.parse::<f64>().map_err(|_| format!("`{item}` is not a number")),
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

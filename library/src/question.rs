@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::arrays::read_array;
 use super::error::KnnError;
+use super::inputs::parse_nested_texts;
 use super::verify::read_property;
 use knn_verify::Question;
 use knn_verify::claim::{Claim, ball};
@@ -168,7 +169,7 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<Centre, KnnError> {
                 "--row {r}: the centre is written out; --row picks a row of a .npy file"
             )));
         }
-        let (shape, elements) = nested_list(value).map_err(|e| KnnError::usage(format!("--around: {e}")))?;
+        let (shape, elements) = parse_nested_texts(value).map_err(|e| KnnError::usage(format!("--around: {e}")))?;
         let centre = elements
             .iter()
             .map(|t| Constant::parse(t).map_err(|e| KnnError::usage(format!("--around: {e}"))))
@@ -200,62 +201,6 @@ fn parse_point(text: &str, row: Option<usize>) -> Result<Centre, KnnError> {
         )));
     }
     Ok((name.trim().to_string(), data.into_iter().map(Constant::exact).collect(), shape))
-}
-
-/// A bracketed list, nested to any depth with every sub-list of one length (`[[1, 2], [3, 4]]`):
-/// its shape and its elements' texts in row-major order.
-fn nested_list(text: &str) -> Result<(Vec<usize>, Vec<&str>), String> {
-    fn level<'t>(text: &'t str, depth: usize, shape: &mut Vec<usize>, out: &mut Vec<&'t str>) -> Result<(), String> {
-        let text = text.trim();
-        let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
-            if depth < shape.len() {
-                return Err(format!("`{text}` where a list of {} was expected", shape[depth]));
-            }
-            out.push(text);
-            return Ok(());
-        };
-        let items = split_top(inner);
-        match shape.get(depth) {
-            Some(&n) if n != items.len() => {
-                return Err(format!(
-                    "lists of {} and of {} elements at one level: a tensor is rectangular",
-                    n,
-                    items.len()
-                ));
-            }
-            Some(_) => {}
-            None if depth == shape.len() && out.is_empty() => shape.push(items.len()),
-            None => return Err(format!("`{text}`: a list where a number was expected")),
-        }
-        for item in items {
-            level(item, depth + 1, shape, out)?;
-        }
-        Ok(())
-    }
-    let (mut shape, mut out) = (Vec::new(), Vec::new());
-    level(text, 0, &mut shape, &mut out)?;
-    if shape.len() > 8 {
-        return Err(format!("{} levels of lists: a tensor has at most 8 dimensions", shape.len()));
-    }
-    Ok((shape, out))
-}
-
-/// The items of a list's inside, split at its own commas (not at those of nested lists).
-fn split_top(inner: &str) -> Vec<&str> {
-    let (mut items, mut depth, mut start) = (Vec::new(), 0usize, 0);
-    for (k, c) in inner.char_indices() {
-        match c {
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                items.push(&inner[start..k]);
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(&inner[start..]);
-    items
 }
 
 #[cfg(test)]
@@ -320,10 +265,10 @@ mod tests {
         let flat = QuestionText { around: Some("x=[1, 2]".into()), eps: Some("0".into()), ..QuestionText::default() };
         assert_eq!(flat.ask().unwrap().input_shape, None);
         for (bad, message) in [
-            ("x=[[1, 2], [3]]", "a tensor is rectangular"),
-            ("x=[[1], 2]", "where a list of 1 was expected"),
-            ("x=[1, [2]]", "a list where a number was expected"),
-            ("x=[[[[[[[[[1]]]]]]]]]", "at most 8 dimensions"),
+            ("x=[[1, 2], [3]]", "rows have different lengths (2 and 1)"),
+            ("x=[[1], 2]", "each row must be written in brackets"),
+            ("x=[1, [2]]", "is not a decimal number"),
+            ("x=[[[[[[[[[1]]]]]]]]]", "inputs have rank 1 to 8"),
         ] {
             let text = QuestionText { around: Some(bad.into()), eps: Some("0".into()), ..QuestionText::default() };
             let error = text.ask().unwrap_err().to_string();

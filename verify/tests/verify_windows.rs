@@ -137,3 +137,31 @@ fn a_pool_window_wholly_in_the_padding_is_unsupported_not_bounded() {
         assert!(message.contains(what) && message.contains("wholly in the padding"), "{message}");
     }
 }
+
+#[test]
+fn a_window_operator_off_the_chain_is_unsupported_with_its_reason() {
+    // Each reads the input `x` after a relu of it was computed: not the last vector, so not
+    // a chain of layers (a branch); the verifier says which operator and why.
+    let kernel = "let K = initTensor(1, 1, 1, 1)[2.0] in ";
+    for (body, what) in [
+        (
+            format!("{kernel}let r = reluTensor(x) in let c = conv2d(x, K) in let s = addTensor(r, c) in let f = flatten(s) in f"),
+            "conv2d of part of a vector",
+        ),
+        (
+            "let r = reluTensor(x) in let p = maxPool2d(x, kernel = [1, 1]) in let s = addTensor(r, p) in let f = flatten(s) in f"
+                .to_string(),
+            "maxPool2d of part of a vector",
+        ),
+        (
+            "let r = reluTensor(x) in let f = flatten(x) in let W = initTensor(1, 2)[1.0, 1.0] in let y = linear(W, f) in y"
+                .to_string(),
+            "a reshape of part of a vector",
+        ),
+    ] {
+        let program = parse_program(&body, Grammar::Relaxed).expect("the program parses");
+        let Err(refused) = Target::new(program, "x", vec![1, 1, 2], vec![]) else { panic!("{what}: bounded") };
+        let message = format!("{refused:?}");
+        assert!(message.contains(what), "{what}: {message}");
+    }
+}

@@ -103,7 +103,7 @@ pub(super) fn conv2d_lanes(conv: &ConvKernel, input: &[f64], result: &mut [f64],
 
 /// [`pool_apply`] on every lane of `input` (elements × lanes) into `result`: the lanes where
 /// `max` met a NaN, with the error as the one-row definition gives it.
-pub(super) fn pool_lanes(
+pub fn pool_lanes(
     pool: Pool,
     g: &Pool2dGeometry,
     input: &[f64],

@@ -9,6 +9,9 @@ use knn_semantics::numeric::{float_words, k_max};
 use knn_semantics::syntax::Pool;
 use knn_semantics::window::{Conv2dGeometry, Pool2dGeometry};
 
+/// The pools on a group of rows (elements × lanes), as the plan runs them.
+pub use super::window_lanes::pool_lanes;
+
 /// `conv2d(X, W, B, …)` with `W` (and `B`) constant: the geometry, the kernel `O×Cg×KH×KW`
 /// row-major, and the bias.
 #[derive(Clone, Debug, PartialEq)]

@@ -260,7 +260,7 @@ fn product(w: f64, x: Interval) -> Option<Interval> {
 
 /// `a·b` in eight independent partial sums (the slope optimiser only steers, so the order of
 /// the sum is free): a sequential sum waits on each addition's latency.
-pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
+fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut partial = [0.0; 8];
     let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f64 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();

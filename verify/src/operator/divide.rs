@@ -86,8 +86,7 @@ impl Operator for Divide {
         out
     }
 
-    fn backpropagate_lanes(&self, g: Vec<f64>, input: &[f64], output: &[f64], lanes: usize) -> Vec<f64> {
-        let _ = (input, output);
+    fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], lanes: usize) -> Vec<f64> {
         self.apply_lanes(&g, lanes)
     }
 

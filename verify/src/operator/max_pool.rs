@@ -10,7 +10,7 @@
 //! windows (overlapping windows) are summed in floating point: with at most `K` windows per
 //! input, that sum's error is at most `γ_K·Σ|g|`, charged as `γ_K·U_{j*}` per unit of `|g|`.
 
-use knn_engine::bigstep::window_ops::{pool_apply, pool_taps};
+use knn_engine::bigstep::window_ops::{pool_apply, pool_lanes, pool_taps};
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
@@ -155,14 +155,11 @@ impl Operator for MaxPool {
         back
     }
 
+    /// The engine's batched pool (the plan's), bit for bit `apply` on each lane; a lane that
+    /// met a NaN fails (`failure`) and its outputs are never read.
     fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
         let mut out = vec![0.0; self.windows.len() * lanes];
-        for lane in 0..lanes {
-            let column: Vec<f64> = (0..self.input_len).map(|j| v[j * lanes + lane]).collect();
-            for (i, y) in self.apply(&column).into_iter().enumerate() {
-                out[i * lanes + lane] = y;
-            }
-        }
+        let _failed = pool_lanes(Pool::Max, &self.geometry, v, &mut out, lanes);
         out
     }
 
