@@ -232,6 +232,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         progress: Some(&mut on_progress),
         region_words: Some(asked.region_words.clone()),
         input_shape: args.input_shape.clone().map(|s| s.0).or_else(|| asked.input_shape.clone()),
+        bounds_only: false,
     };
     let report = program.verify(&asked.question, options).map_err(fail);
     // The process ends with the answer: the system frees the network at once, where dropping

@@ -76,20 +76,29 @@ fn seeds(default_cases: u64) -> Vec<u64> {
 
 #[test]
 fn every_answer_holds_on_every_point_of_small_regions() {
-    every_answer_holds(case_of_seed, 1500);
+    every_answer_holds(case_of_seed, 1500, Settings::default());
 }
 
-/// The same for networks that start with a window front: the input reshaped into an image of
-/// at most four elements, `conv2d` (strides, padding, dilations, groups; weights with the
-/// extremes), an optional relu, an optional max or average pool, `flatten`, then dense layers.
+/// The same with the verifier deciding by its bounds and search alone: it would otherwise run
+/// every point of these small regions itself, and its interval and linear bounds (with their
+/// rounding charges) would never be held to the points here.
+#[test]
+fn every_answer_holds_by_the_bounds_alone() {
+    every_answer_holds(case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
+}
+
+/// Networks that start with a window front — the input reshaped into an image of at most four
+/// elements, `conv2d` (strides, padding, dilations, groups; weights with the extremes), an
+/// optional relu, an optional max or average pool, `flatten`, then dense layers — decided by
+/// the bounds alone (the window layers' bounds are what is new there).
 #[test]
 fn every_answer_holds_on_networks_with_convolutions_and_pools() {
-    every_answer_holds(window_case_of_seed, 300);
+    every_answer_holds(window_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
 }
 
 /// The cases `case_of` makes of the seeds, checked on as many threads as there are cores;
 /// every wrong answer reported with its seed, then the run fails.
-fn every_answer_holds(case_of: fn(u64) -> Case, default_cases: u64) {
+fn every_answer_holds(case_of: fn(u64) -> Case, default_cases: u64, settings: Settings) {
     let seeds = seeds(default_cases);
     let cases = seeds.len();
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -101,7 +110,7 @@ fn every_answer_holds(case_of: fn(u64) -> Case, default_cases: u64) {
             scope.spawn(|| {
                 while let Some(&seed) = seeds.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let case = case_of(seed);
-                    let result = check(&case, Settings::default());
+                    let result = check(&case, settings);
                     tally.lock().unwrap().record(seed, &case, result);
                 }
             });

@@ -51,6 +51,10 @@ pub struct VerifyOptions<'a> {
     /// The shape of the input the region's elements fill in row-major order (an image's
     /// `C, H, W`); default: the network's declared shape, or a vector.
     pub input_shape: Option<Vec<usize>>,
+    /// Decide by the bounds and branch and bound alone, with no point-by-point run of a small
+    /// region and no falsifier (`knn_verify::Options::bounds_only`): for tests that hold the
+    /// bounds to every point of such a region. Default: off.
+    pub bounds_only: bool,
 }
 
 /// A note for a question whose region holds no binary64 point (`--box x=0.2:0.2`: no binary64
@@ -145,7 +149,10 @@ impl Program {
                 f(case, p);
             }
         };
-        let run = search_options((clock, options.timeout), options.split, &mut on_progress);
+        let run = Options {
+            bounds_only: options.bounds_only,
+            ..search_options((clock, options.timeout), options.split, &mut on_progress)
+        };
         let answer = match options.threads {
             None => verify(&target, question, run),
             Some(threads) => rayon::ThreadPoolBuilder::new()

@@ -11,6 +11,7 @@ pub mod claim;
 pub mod clip;
 pub mod deadline;
 pub mod decimal;
+mod enumerate;
 pub mod falsify;
 pub mod float;
 pub mod interval;
@@ -38,9 +39,10 @@ use knn_semantics::syntax::Exp;
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
-use bab::{CaseSearch, Examined, Limit, first_breaking};
+use bab::{CaseSearch, Examined, Limit};
 use claim::Claim;
 use deadline::Deadline;
+use enumerate::enumerate;
 use falsify::{Falsifier, falsifier_deadline};
 use float::Interval;
 use judge::{ClassClaim, Judge, RunError};
@@ -162,11 +164,24 @@ pub struct Options<'a> {
     pub split: split::Split,
     /// Hears of progress: the case, and its search's progress.
     pub progress: Option<&'a mut (dyn FnMut(usize, CaseProgress) + Send)>,
+    /// Decide every box by the bounds and branch and bound alone: no box of few points is run
+    /// point by point, and the falsifier proposes nothing (both would otherwise answer first
+    /// on the small regions where a test can hold the bounds to every binary64 point, and a
+    /// wrong bound would go unseen). Off by default.
+    pub bounds_only: bool,
 }
 
 impl Default for Options<'_> {
     fn default() -> Self {
-        Options { timeout: None, started: None, batch: 64, seed: 0x6b6e6e, split: split::Split::Auto, progress: None }
+        Options {
+            timeout: None,
+            started: None,
+            batch: 64,
+            seed: 0x6b6e6e,
+            split: split::Split::Auto,
+            progress: None,
+            bounds_only: false,
+        }
     }
 }
 
@@ -251,7 +266,8 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             true
         };
         let inner = case.input.inner().expect("CaseSearch::new checked the box");
-        let outcome = match enumerate(target, judge, &inner) {
+        let points = if options.bounds_only { None } else { enumerate(target, judge, &inner) };
+        let outcome = match points {
             // Few enough points to run them all: the answer is exact.
             Some(Ok(Some(x))) if confirm(&x) => CaseOutcome::Candidate(x),
             Some(Ok(None)) => continue,
@@ -262,7 +278,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                     }
                 };
                 let falsifier = Falsifier { net: &target.net, plan: &target.plan, case, class, inner };
-                let search_options = (options.seed, options.batch, deadline);
+                let search_options = (options.seed, options.batch, deadline, !options.bounds_only);
                 search_case(&falsifier, &search, search_options, &confirm, &mut report)
             }
         };
@@ -290,18 +306,18 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
 
 /// One case's search: the falsifier's sampled points first, cheaply; on many inputs the
 /// attack's first round; then one bound of the whole box (most small questions end there);
-/// then the attack's other rounds; then branch and bound. `(seed, batch, deadline)` are the
-/// search's options.
+/// then the attack's other rounds; then branch and bound. `(seed, batch, deadline, falsify)`
+/// are the search's options (without `falsify`, the bound and branch and bound alone).
 fn search_case(
     falsifier: &Falsifier<'_>,
     search: &CaseSearch<'_>,
-    (seed, batch, deadline): (u64, usize, Deadline),
+    (seed, batch, deadline, falsify): (u64, usize, Deadline, bool),
     confirm: &(dyn Fn(&[f64]) -> bool + Sync),
     report: &mut dyn FnMut(CaseProgress),
 ) -> CaseOutcome {
     // The falsifier's budget counts from here, sampling and the bound below included.
     let falsify_until = falsifier_deadline(deadline, Instant::now()).instant();
-    let (sampled, points) = falsifier.sample(seed);
+    let (sampled, points) = if falsify { falsifier.sample(seed) } else { (None, Vec::new()) };
     if let Some(x) = sampled
         && confirm(&x)
     {
@@ -312,8 +328,11 @@ fn search_case(
     // rarely proves what the attack refutes, and its other rounds after. On few inputs the
     // bound is cheap and proves most cases at once, and branch and bound splits the inputs
     // and tries the points it finds: one round, after the bound.
-    let (early, late) =
-        if falsifier.inner.len() > split::SPLITTABLE_INPUTS { (0..1, 1..falsify::ROUNDS) } else { (0..0, 0..1) };
+    let (early, late) = match (falsify, falsifier.inner.len() > split::SPLITTABLE_INPUTS) {
+        (false, _) => (0..0, 0..0),
+        (true, true) => (0..1, 1..falsify::ROUNDS),
+        (true, false) => (0..0, 0..1),
+    };
     if let Some(x) = falsifier.descend(&points, seed, early, falsify_until)
         && confirm(&x)
     {
@@ -352,44 +371,4 @@ fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<Cl
         failure: replayed.failure,
         expected_class: claim.filter(|c| !c.negated).map(|c| c.class),
     }
-}
-
-/// The most binary64 points of a case's box that are all run, instead of a search, when the
-/// box holds so few: the answer is then exact, whatever the bounds could prove (a NaN that
-/// rules out every bound, a tie that no error bound decides).
-const ENUMERABLE_POINTS: u64 = 1 << 16;
-
-/// ... and at most this many multiply-adds in all (points times weights): a few milliseconds.
-const ENUMERABLE_WORK: u64 = 1 << 26;
-
-/// The point of `inner` that breaks the claim (`Some(Ok(Some(x)))`), or that none does
-/// (`Some(Ok(None))`), when `inner` holds few enough binary64 points ([`ENUMERABLE_POINTS`],
-/// [`ENUMERABLE_WORK`]); `None` when it holds more.
-fn enumerate(target: &Target, judge: Judge<'_>, inner: &[Interval]) -> Option<Result<Option<Vec<f64>>, Limit>> {
-    let weights = target.net.weights().max(1) as u64;
-    let mut count: u64 = 1;
-    for side in inner {
-        count = count.checked_mul(binary64_points(side.lo, side.hi)?)?;
-        if count > ENUMERABLE_POINTS || count.saturating_mul(weights) > ENUMERABLE_WORK {
-            return None;
-        }
-    }
-    let mut points: Vec<Vec<f64>> = vec![vec![]];
-    for side in inner {
-        let values: Vec<f64> = std::iter::successors(Some(side.lo), |v| (*v < side.hi).then(|| v.next_up())).collect();
-        points = points.iter().flat_map(|p| values.iter().map(move |v| [p.as_slice(), &[*v]].concat())).collect();
-    }
-    points.retain(|x| judge.case.input.contains(x));
-    Some(first_breaking(&target.plan, &target.net, judge, &points))
-}
-
-/// The number of binary64 values in `[lo, hi]` (finite ends, `lo ≤ hi`), counting `−0` and
-/// `+0` as one; `None` past `u64`.
-fn binary64_points(lo: f64, hi: f64) -> Option<u64> {
-    // The values in order are ordered like their bit patterns read as sign and magnitude.
-    let ordinal = |v: f64| -> i128 {
-        let magnitude = i128::from(v.abs().to_bits());
-        if v < 0.0 { -magnitude } else { magnitude }
-    };
-    u64::try_from(ordinal(hi) - ordinal(lo) + 1).ok()
 }

@@ -22,11 +22,15 @@ pub struct Settings {
     pub threads: Option<usize>,
     /// The most points a region may have for its `holds` to be checked.
     pub point_limit: u64,
+    /// Ask the verifier to decide by its bounds and branch and bound alone (it would otherwise
+    /// run every point of these small regions itself, or its falsifier would find what a wrong
+    /// bound claims is not there, and its bounds would never be tested here).
+    pub bounds_only: bool,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { timeout: Duration::from_secs(10), threads: Some(1), point_limit: 1 << 13 }
+        Settings { timeout: Duration::from_secs(10), threads: Some(1), point_limit: 1 << 13, bounds_only: false }
     }
 }
 
@@ -62,6 +66,7 @@ pub fn check(case: &Case, settings: Settings) -> Result<Decided, Wrong> {
         input_name: Some("x".into()),
         timeout: Some(settings.timeout),
         threads: settings.threads,
+        bounds_only: settings.bounds_only,
         ..VerifyOptions::default()
     };
     let report = match catch_unwind(AssertUnwindSafe(|| program.verify(&question, options))) {

@@ -2,7 +2,7 @@
 //! the box's corners (on the big-step engine, the corners on the small-step reference too);
 //! `violated` ⇒ the counterexample lies in the box and replays on the reference.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{ExecOptions, run_rows};
@@ -14,11 +14,18 @@ use knn_verify::property::InputBox;
 use knn_verify::{Conclusion, Target};
 use quickcheck::TestResult;
 
-/// How many cases were proved and refuted: both must be common, or the property says little.
-pub static PROVED: AtomicUsize = AtomicUsize::new(0);
-pub static REFUTED: AtomicUsize = AtomicUsize::new(0);
-/// How many were left undecided where that is allowed.
-pub static UNDECIDED: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// How many cases were proved, refuted, and left undecided where that is allowed, by the
+    /// test running on this thread (quickcheck runs a test's cases on its thread): proved and
+    /// refuted must both be common, or the property says little.
+    static PROVED: Cell<usize> = const { Cell::new(0) };
+    static REFUTED: Cell<usize> = const { Cell::new(0) };
+    static UNDECIDED: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count(counter: &'static std::thread::LocalKey<Cell<usize>>) {
+    counter.with(|c| c.set(c.get() + 1));
+}
 
 /// A random question: the program, its box (both as the verifier reads it and as its ends),
 /// and the claim.
@@ -85,7 +92,7 @@ pub fn answer_is_right(seed: u64, case: &Case, t: &Target, answer: Conclusion, m
                     ));
                 }
             }
-            PROVED.fetch_add(1, Ordering::Relaxed);
+            count(&PROVED);
             TestResult::passed()
         }
         Conclusion::Violated(c) => {
@@ -104,11 +111,11 @@ pub fn answer_is_right(seed: u64, case: &Case, t: &Target, answer: Conclusion, m
                     c.input
                 ));
             }
-            REFUTED.fetch_add(1, Ordering::Relaxed);
+            count(&REFUTED);
             TestResult::passed()
         }
         Conclusion::Unknown(_) if may_be_undecided => {
-            UNDECIDED.fetch_add(1, Ordering::Relaxed);
+            count(&UNDECIDED);
             TestResult::passed()
         }
         Conclusion::Unknown(why) => {
@@ -122,8 +129,8 @@ pub fn answer_is_right(seed: u64, case: &Case, t: &Target, answer: Conclusion, m
 pub fn check_random_cases(sound: fn(u64) -> TestResult) {
     let cases = std::env::var("KNN_VERIFY_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     quickcheck::QuickCheck::new().tests(cases).max_tests(cases).quickcheck(sound);
-    let (proved, refuted) = (PROVED.load(Ordering::Relaxed), REFUTED.load(Ordering::Relaxed));
-    eprintln!("{cases} cases: {proved} proved, {refuted} refuted, {} undecided", UNDECIDED.load(Ordering::Relaxed));
+    let (proved, refuted, undecided) = (PROVED.with(Cell::get), REFUTED.with(Cell::get), UNDECIDED.with(Cell::get));
+    eprintln!("{cases} cases: {proved} proved, {refuted} refuted, {undecided} undecided");
     assert!(
         proved * 5 >= cases as usize && refuted * 5 >= cases as usize,
         "{proved} proved, {refuted} refuted of {cases}"
