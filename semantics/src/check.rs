@@ -137,6 +137,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         FuncKind::Pool2d(_, x, _) => tensor_names(keyword, &[x], errors),
         // Ext-5: the input names a tensor; element counts are compared when the program runs.
         FuncKind::Reshape(x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-6: the input names a tensor; the axes are checked against its rank when the
+        // program runs.
+        FuncKind::Transpose(x, _) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {

@@ -395,3 +395,19 @@ fn ext5_reshape() {
     assert_eq!(run("reshape(x, 1, 4)"), Float(4.0));
     assert_eq!(run("reshape(x, 3)"), Error(ErrorKind::ShapeMismatch));
 }
+
+/// Ext-6 (docs/semantics.md, "Deviations"): no `transpose` in K; the transpose of `[[1, 2, 3],
+/// [4, 5, 6]]` is `[[1, 4], [2, 5], [3, 6]]`; axes that are not a permutation are
+/// `invalid-attribute`.
+#[test]
+fn ext6_transpose() {
+    let x = "let x = initTensor(2, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0] in ";
+    let source = format!("{x}(let y = transpose(x, 1, 0) in y[2, 0])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no transpose");
+    assert_eq!(outcome(Profile::revised(), &source), Float(3.0));
+    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 1])"));
+    assert_eq!(run("transpose(x, 1, 0)"), Float(4.0));
+    assert_eq!(run("transpose(x, 0, 1)"), Float(2.0));
+    assert_eq!(run("transpose(x, 1)"), Error(ErrorKind::InvalidAttribute));
+    assert_eq!(run("transpose(x, 0, 2)"), Error(ErrorKind::InvalidAttribute));
+}

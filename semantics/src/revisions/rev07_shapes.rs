@@ -142,7 +142,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Apply(_, y) => vec![y],
         FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
         FuncTerm::Conv2d { x, w, b, .. } => [x, w].into_iter().chain(b).collect(),
-        FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } => vec![x],
+        FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } | FuncTerm::Transpose { x, .. } => vec![x],
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -153,6 +153,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Pool2d { pool, .. } => pool.keyword(),
         FuncTerm::Reshape { dims: Some(_), .. } => "reshape",
         FuncTerm::Reshape { dims: None, .. } => "flatten",
+        FuncTerm::Transpose { .. } => "transpose",
     };
     for operand in operands {
         match operand.as_id() {

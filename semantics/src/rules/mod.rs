@@ -154,10 +154,11 @@ pub enum Head {
     Pool2dHelper,
     PoolMean,
     ReshapeHelper,
+    TransposeHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::ReshapeHelper as usize + 1;
+    pub const COUNT: usize = Head::TransposeHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -204,6 +205,7 @@ impl Head {
                 Node::Pool2dHelper(_) => Head::Pool2dHelper,
                 Node::PoolMean { .. } => Head::PoolMean,
                 Node::ReshapeHelper { .. } => Head::ReshapeHelper,
+                Node::TransposeHelper { .. } => Head::TransposeHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

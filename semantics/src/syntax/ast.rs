@@ -110,6 +110,8 @@ pub enum FuncKind {
     Pool2d(Pool, Box<Exp>, Attrs),
     /// `reshape(X, Is)`, or `flatten(X)` without `Is` (Ext-5, relaxed grammar only).
     Reshape(Box<Exp>, Option<IntList>),
+    /// `transpose(X, Ps)` (Ext-6, relaxed grammar only): the axes of `X` in the order `Ps`.
+    Transpose(Box<Exp>, IntList),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -198,7 +200,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*w);
                     stack.extend(b.map(|b| *b));
                 }
-                FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) => stack.push(*x),
+                FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) | FuncKind::Transpose(x, _) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -260,6 +262,7 @@ impl Exp {
                     }
                     FuncKind::Pool2d(pool, _, attrs) => FuncKind::Pool2d(*pool, kid(), attrs.clone()),
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
+                    FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -286,6 +289,7 @@ impl Clone for Func {
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
             FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
+            FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -345,6 +349,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             }
             (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
             (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
+            (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

@@ -20,7 +20,8 @@ impl Func {
             | FuncKind::AddTensor(..)
             | FuncKind::Conv2d(..)
             | FuncKind::Pool2d(..)
-            | FuncKind::Reshape(..) => None,
+            | FuncKind::Reshape(..)
+            | FuncKind::Transpose(..) => None,
         }
     }
 
@@ -34,7 +35,9 @@ impl Func {
                 children.extend(b.as_deref());
                 children
             }
-            FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) => Children::from_slice(&[x]),
+            FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) | FuncKind::Transpose(x, _) => {
+                Children::from_slice(&[x])
+            }
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -55,6 +58,7 @@ impl Func {
             FuncKind::Pool2d(pool, ..) => pool.keyword(),
             FuncKind::Reshape(_, Some(_)) => "reshape",
             FuncKind::Reshape(_, None) => "flatten",
+            FuncKind::Transpose(..) => "transpose",
         }
     }
 }

@@ -146,8 +146,8 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             {
                 out.push(Piece::Owned(format!(", {attrs}")));
             }
-            if let FuncKind::Reshape(_, Some(dims)) = &func.kind {
-                out.push(Piece::Owned(format!(", {}", ints_text(dims))));
+            if let FuncKind::Reshape(_, Some(ints)) | FuncKind::Transpose(_, ints) = &func.kind {
+                out.push(Piece::Owned(format!(", {}", ints_text(ints))));
             }
         }
     }
@@ -256,6 +256,17 @@ mod tests {
         let a = parse_program("let y = reshape(x, 6) in y", Grammar::Relaxed).unwrap();
         assert!(a != parse_program("let y = flatten(x) in y", Grammar::Relaxed).unwrap());
         assert!(a != parse_program("let y = reshape(x, 6, 1) in y", Grammar::Relaxed).unwrap());
+    }
+
+    #[test]
+    fn transpose_round_trips() {
+        let e = parse_program("let y = transpose( x,1 ,0) in y", Grammar::Relaxed).unwrap();
+        let printed = to_source(&e);
+        assert_eq!(printed, "let y = transpose(x, 1, 0) in y");
+        assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        let other = parse_program("let y = transpose(x, 0, 1) in y", Grammar::Relaxed).unwrap();
+        assert!(e != other, "the axes are part of the function");
+        assert!(other != parse_program("let y = reshape(x, 0, 1) in y", Grammar::Relaxed).unwrap());
     }
 
     #[test]

@@ -59,6 +59,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::Reshape(_, dims) => {
                                 FuncTerm::Reshape { x: next(), dims: dims.as_deref().map(ints_of) }
                             }
+                            FuncKind::Transpose(_, perm) => FuncTerm::Transpose { x: next(), perm: ints_of(perm) },
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

@@ -109,6 +109,11 @@ pub enum FuncTerm {
         x: Term,
         dims: Option<Ints>,
     },
+    /// `transpose(Exp, Ints)` (Ext-6): the operand and the order of its axes.
+    Transpose {
+        x: Term,
+        perm: Ints,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`

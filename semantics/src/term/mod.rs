@@ -187,6 +187,15 @@ pub enum Node {
         to: i64,
         dims: Ints,
     },
+    /// `transposeHelper(Id, Id, Int ... Int, Ints)` (Ext-6): `Y[rowMajor(K, SH[Y])] =
+    /// X[permute(rowMajor(K, SH[Y]), Ps)]` for the positions `from..to` still to copy.
+    TransposeHelper {
+        x: Sym,
+        y: Sym,
+        from: i64,
+        to: i64,
+        perm: Ints,
+    },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

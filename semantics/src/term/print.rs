@@ -144,6 +144,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 FuncTerm::Pool2d { pool, x, attrs } => call(pool.keyword(), vec![inner(x), text(attrs.k_text())]),
                 FuncTerm::Reshape { x, dims: Some(dims) } => call("reshape", vec![inner(x), text(ints_text(dims))]),
                 FuncTerm::Reshape { x, dims: None } => call("flatten", vec![inner(x)]),
+                FuncTerm::Transpose { x, perm } => call("transpose", vec![inner(x), text(ints_text(perm))]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -214,6 +215,9 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         }
         Node::ReshapeHelper { x, y, from, to, dims } => {
             call("reshapeHelper", vec![text(x.as_str()), text(y.as_str()), range(*from, *to), text(ints_text(dims))])
+        }
+        Node::TransposeHelper { x, y, from, to, perm } => {
+            call("transposeHelper", vec![text(x.as_str()), text(y.as_str()), range(*from, *to), text(ints_text(perm))])
         }
         Node::PoolMean { sum, count } => call("poolMean", vec![inner(sum), text(count.to_string())]),
         Node::Fun(a) => call("fun", vec![inner(a)]),

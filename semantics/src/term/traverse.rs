@@ -24,6 +24,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Conv2dHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
+        | Node::TransposeHelper { .. }
         | Node::Skip
         | Node::Error { .. } => {}
         Node::Index { base: a, .. }
@@ -69,7 +70,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                         f(b);
                     }
                 }
-                FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } => f(x),
+                FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } | FuncTerm::Transpose { x, .. } => f(x),
             }
             f(body);
         }
@@ -134,6 +135,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
                 p1 == p2 && a1 == a2
             }
             (FuncTerm::Reshape { dims: d1, .. }, FuncTerm::Reshape { dims: d2, .. }) => d1 == d2,
+            (FuncTerm::Transpose { perm: p1, .. }, FuncTerm::Transpose { perm: p2, .. }) => p1 == p2,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -159,6 +161,10 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         (N::ReshapeHelper { x, y, from, to, dims }, N::ReshapeHelper { x: x2, y: y2, from: f2, to: t2, dims: d2 }) => {
             (x, y, from, to, dims) == (x2, y2, f2, t2, d2)
         }
+        (
+            N::TransposeHelper { x, y, from, to, perm },
+            N::TransposeHelper { x: x2, y: y2, from: f2, to: t2, perm: p2 },
+        ) => (x, y, from, to, perm) == (x2, y2, f2, t2, p2),
         (
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
@@ -188,6 +194,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Conv2d { b, attrs, .. } => (2u8, b.is_some(), attrs).hash(state),
             FuncTerm::Pool2d { pool, attrs, .. } => (3u8, pool, attrs).hash(state),
             FuncTerm::Reshape { dims, .. } => (4u8, dims).hash(state),
+            FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -199,6 +206,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::Pool2dHelper(h) => h.hash(state),
         Node::PoolMean { count, .. } => count.hash(state),
         Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
+        Node::TransposeHelper { x, y, from, to, perm } => (x, y, from, to, perm).hash(state),
         _ => {}
     }
 }
@@ -259,6 +267,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::Conv2dHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
+        | Node::TransposeHelper { .. }
         | Node::Skip
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
@@ -301,6 +310,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                     FuncTerm::Pool2d { pool: *pool, x: next(), attrs: attrs.clone() }
                 }
                 FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
+                FuncTerm::Transpose { perm, .. } => FuncTerm::Transpose { x: next(), perm: perm.clone() },
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -165,6 +165,9 @@ const EXT_PROGRAMS: &[&str] = &[
     "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let y = flatten(x) in let y[0] = 9.0 in x",
     "let x = initTensor(2, 3) in let y = reshape(x, 5) in y",
     "let x = initTensor(1) in let y = flatten(2.0) in x",
+    "let x = initTensor(2, 1, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let y = transpose(x, 2, 0, 1) in let y[0, 1, 0] = 9.0 in x",
+    "let x = initTensor(2, 3) in let y = transpose(x, 1, 1) in y",
+    "let x = initTensor(2, 3) in let y = transpose(x, 1, 0, 2) in y",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

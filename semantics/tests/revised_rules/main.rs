@@ -25,6 +25,7 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod transpose;
 
 use common::firing::{self, Firing, cell_lines, env, next_loc, shape, store};
 
@@ -217,6 +218,11 @@ const COVERED: &[&str] = &[
     "ext-reshape-shape-mismatch",
     "ext-reshape-helper-step",
     "ext-reshape-helper-done",
+    // Ext-6
+    "ext-let-transpose",
+    "ext-transpose-invalid-permutation",
+    "ext-transpose-helper-step",
+    "ext-transpose-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -243,6 +249,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("extensions.rs"),
         include_str!("pools.rs"),
         include_str!("reshape.rs"),
+        include_str!("transpose.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -30,10 +30,12 @@ pub enum Keyword {
     /// `reshape` and `flatten` (Ext-5): keywords of the relaxed grammar only, as `addTensor`.
     Reshape,
     Flatten,
+    /// `transpose` (Ext-6): a keyword of the relaxed grammar only, as `addTensor`.
+    Transpose,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 19] = [
+    pub const ALL: [Keyword; 20] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -53,6 +55,7 @@ impl Keyword {
         Keyword::AvgPool2d,
         Keyword::Reshape,
         Keyword::Flatten,
+        Keyword::Transpose,
     ];
 
     pub fn text(self) -> &'static str {
@@ -76,6 +79,7 @@ impl Keyword {
             Keyword::AvgPool2d => "avgPool2d",
             Keyword::Reshape => "reshape",
             Keyword::Flatten => "flatten",
+            Keyword::Transpose => "transpose",
         }
     }
 
@@ -102,6 +106,7 @@ impl Keyword {
             "avgPool2d" => Keyword::AvgPool2d,
             "reshape" => Keyword::Reshape,
             "flatten" => Keyword::Flatten,
+            "transpose" => Keyword::Transpose,
             _ => return None,
         })
     }
@@ -112,8 +117,8 @@ impl Keyword {
     }
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
-    /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5) are not in `KNN-SYNTAX`, so K reads them as
-    /// identifiers.
+    /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5;
+    /// `transpose`, Ext-6) are not in `KNN-SYNTAX`, so K reads them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
             || !matches!(
@@ -124,6 +129,7 @@ impl Keyword {
                     | Keyword::AvgPool2d
                     | Keyword::Reshape
                     | Keyword::Flatten
+                    | Keyword::Transpose
             )
     }
 }

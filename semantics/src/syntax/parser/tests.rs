@@ -230,3 +230,21 @@ fn reshape_takes_an_operand_and_dimensions_flatten_an_operand() {
     assert!(error("let y = flatten(x) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let flatten = 1.0 in flatten").kind, ExpKind::Let { .. }));
 }
+
+#[test]
+fn transpose_takes_an_operand_and_its_axes() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = transpose(x, 2, 0, 1) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(
+        matches!(&func.kind, FuncKind::Transpose(x, p) if matches!(&x.kind, ExpKind::Id(x) if x == "x") && p == &[2, 0, 1])
+    );
+    assert_eq!(&source[func.span.range()], "transpose(x, 2, 0, 1)");
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = transpose(x) in y").contains("`,`"));
+    assert!(message("let y = transpose(x, 1.0) in y").contains("an integer literal"));
+    // K's grammar reads `transpose` as an identifier.
+    assert!(error("let y = transpose(x, 1, 0) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let transpose = 1.0 in transpose").kind, ExpKind::Let { .. }));
+}

@@ -21,14 +21,20 @@ impl<'s> Parser<'s> {
         operands: Vec<Exp>,
         func_start: u32,
     ) -> Result<Mode, SyntaxError> {
-        if keyword == Keyword::Reshape {
-            // `reshape(E, Is)` (Ext-5): the operand, then the dimensions as `initTensor`'s.
+        if matches!(keyword, Keyword::Reshape | Keyword::Transpose) {
+            // `reshape(E, Is)` (Ext-5), `transpose(E, Ps)` (Ext-6): the operand, then the
+            // dimensions or the axes as `initTensor`'s dimensions.
             self.eat(&TokenKind::Comma, "`,`")?;
-            let dims = self.ints()?;
+            let ints = self.ints()?;
             let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
             let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
             let span = Span { start: func_start, end: close.span.end };
-            return self.let_func_body(start, target, Func { kind: FuncKind::Reshape(x, Some(dims)), span });
+            let kind = if keyword == Keyword::Reshape {
+                FuncKind::Reshape(x, Some(ints))
+            } else {
+                FuncKind::Transpose(x, ints)
+            };
+            return self.let_func_body(start, target, Func { kind, span });
         }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
