@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Chain, Dense, Layer, Permute, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -67,6 +67,7 @@ impl Network {
                 Op::Copy { .. } => {
                     return Err(unsupported("a reshape of part of a vector, or of one not computed last", None));
                 }
+                Op::Permute { .. } => Permute::read(op, &mut chain)?,
                 Op::Conv2d { .. } => read_conv2d(op, &mut chain)?,
                 Op::Pool2d { .. } => read_pool2d(op, &mut chain)?,
                 Op::Raise { error } => {

@@ -298,6 +298,12 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let [input, result] = f.disjoint([(*x, *x_at, *len), (*out, 0, *len)]);
             result.copy_from_slice(input);
         }
+        Op::Permute { out, x, x_at, from } => {
+            let [input, result] = f.disjoint([(*x, *x_at, from.len()), (*out, 0, from.len())]);
+            for (row, &j) in result.chunks_exact_mut(lanes).zip(from.iter()) {
+                row.copy_from_slice(&input[j * lanes..(j + 1) * lanes]);
+            }
+        }
         Op::Raise { error } => {
             for lane in 0..lanes {
                 f.fail(lane, || error.clone());

@@ -153,6 +153,10 @@ impl Interpreter<'_> {
                 // `ext-let-reshape`, `ext-let-flatten` and their errors: `reshape.rs`.
                 self.let_reshape(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Transpose(..) => {
+                // `ext-let-transpose` and its error: `transpose.rs`.
+                self.let_transpose(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

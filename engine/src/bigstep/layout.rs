@@ -14,7 +14,10 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         }
         Op::MatVec { out, x, relu, .. } => [Some(*out), Some(*x), relu.map(|r| r.out)].into_iter().flatten().collect(),
         Op::Activate { input, out, .. } => vec![*input, *out],
-        Op::Conv2d { out, x, .. } | Op::Pool2d { out, x, .. } | Op::Copy { out, x, .. } => vec![*x, *out],
+        Op::Conv2d { out, x, .. }
+        | Op::Pool2d { out, x, .. }
+        | Op::Copy { out, x, .. }
+        | Op::Permute { out, x, .. } => vec![*x, *out],
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

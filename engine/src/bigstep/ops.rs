@@ -204,6 +204,9 @@ pub enum Op {
     /// `out[k] = x[x_at + k]` for `k < len` (`reshape`, `flatten`: Ext-5, a copy in row-major
     /// order).
     Copy { out: BufId, x: BufId, x_at: usize, len: usize },
+    /// `out[k] = x[x_at + from[k]]` for `k < from.len()`, `from` a permutation of
+    /// `0 .. from.len()` (`transpose`: Ext-6, a copy in the result's row-major order).
+    Permute { out: BufId, x: BufId, x_at: usize, from: Arc<[usize]> },
     /// Every row that has not failed yet fails here (an error the compiler found).
     Raise { error: RowError },
 }

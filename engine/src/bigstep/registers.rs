@@ -91,6 +91,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         | Op::Conv2d { .. }
         | Op::Pool2d { .. }
         | Op::Copy { .. }
+        | Op::Permute { .. }
         | Op::Raise { .. } => {}
     }
 }

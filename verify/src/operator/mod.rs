@@ -18,6 +18,7 @@ mod bias;
 mod dense;
 mod divide;
 mod max_pool;
+mod permute;
 mod relu;
 mod sigmoid;
 mod sparse;
@@ -45,6 +46,7 @@ pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
 pub use max_pool::MaxPool;
+pub use permute::Permute;
 pub use relu::Relu;
 pub use sigmoid::Sigmoid;
 pub use sparse::Sparse;
@@ -200,6 +202,11 @@ impl Layer {
 
     /// `maxPool2d`.
     pub fn max_pool(layer: MaxPool) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `transpose`: the elements permuted.
+    pub fn permute(layer: Permute) -> Layer {
         Layer(Arc::new(layer))
     }
 
