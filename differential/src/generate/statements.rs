@@ -1,5 +1,5 @@
 //! The statements of a generated program: allocations and element writes, scalar `let`s,
-//! `linear`, activations, `addTensor`, `conv2d`, the pools and `reshape` (`windows.rs`), whole layers, aliases and
+//! `linear`, activations, `addTensor`, `conv2d`, the pools, `reshape` and `transpose` (`windows.rs`), whole layers, aliases and
 //! deliberate mistakes.
 
 use super::{Binding, Gen, UNBOUND};

@@ -1,6 +1,6 @@
 //! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
-//! (Ext-4), and `reshape`, `flatten` (Ext-5), drawn so that they usually fit their operands and
-//! sometimes do not.
+//! (Ext-4), `reshape`, `flatten` (Ext-5) and `transpose` (Ext-6), drawn so that they usually
+//! fit their operands and sometimes do not.
 
 use knn_semantics::syntax::{Attr, AttrName, Attrs, Pool};
 
@@ -8,11 +8,13 @@ use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
 
 impl Gen {
-    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`.
+    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`, `transpose`.
     pub(super) fn window(&mut self) {
         match self.rng.below(3) {
             0 => self.conv2d(),
             1 => self.pool2d(),
+            // `transpose` drawn where `reshape` was, so that earlier draws keep their programs.
+            _ if self.rng.chance(40) => self.transpose(),
             _ => self.reshape(),
         }
     }
@@ -184,6 +186,41 @@ impl Gen {
         self.bind(out, Binding::Tensor(out_dims));
     }
 
+    /// `let y = transpose(x, Ps) in` (Ext-6): a tensor in scope (or a new literal of rank 2 or
+    /// 3) and a permutation of its axes; in programs that may fail, sometimes an axis repeated
+    /// or one too many (`invalid-attribute`) or a scalar input (`unknown-tensor`).
+    pub(super) fn transpose(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
+        } else {
+            let dims: Vec<usize> = (0..2 + self.rng.below(2)).map(|_| 1 + self.rng.below(3)).collect();
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let rank = dims.len();
+        // A uniform permutation (Fisher–Yates).
+        let mut perm: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            let j = self.rng.below(i + 1);
+            perm.swap(i, j);
+        }
+        let out_dims: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+        let mut written: Vec<i64> = perm.iter().map(|&p| p as i64).collect();
+        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(3)) };
+        match mistake {
+            // An axis twice (for a vector, `0, 0`).
+            Some(0) if rank > 1 => written[0] = written[rank - 1],
+            Some(0) => written.push(0),
+            Some(1) => written.push(rank as i64),
+            _ => {}
+        }
+        let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Transpose { out: out.clone(), x, perm: written });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
     /// How often a window operator takes a rank-3 tensor in scope rather than a new literal:
     /// most of the time when the input is an image, so that the fused operations of the plan
     /// see images computed from the input.
@@ -191,7 +228,7 @@ impl Gen {
         if self.image { 85 } else { 40 }
     }
 
-    /// One of the rank-3 tensors in scope, the latest (usually computed from the input, or the
+    /// One of the tensors in scope (of rank 3 for the window operators), the latest (usually computed from the input, or the
     /// input itself) half the time when the input is an image.
     fn pick_image(&mut self, in_scope: &[(String, Vec<usize>)]) -> (String, Vec<usize>) {
         if self.image && self.rng.chance(50) {

@@ -72,6 +72,9 @@ pub enum Stmt {
     /// `let out = reshape(x, dims) in`, or `flatten(x)` when `dims` is `None` (Ext-5): the input
     /// usually the name of a tensor of as many elements, sometimes not, or a scalar (an error).
     Reshape { out: String, x: Scalar, dims: Option<Vec<i64>> },
+    /// `let out = transpose(x, perm) in` (Ext-6): the input usually the name of a tensor and
+    /// `perm` a permutation of its axes, sometimes not, or a scalar (an error).
+    Transpose { out: String, x: Scalar, perm: Vec<i64> },
     /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
     Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
@@ -180,7 +183,8 @@ impl Stmt {
             | Stmt::AddTensor { out: name, .. }
             | Stmt::Conv2d { out: name, .. }
             | Stmt::Pool2d { out: name, .. }
-            | Stmt::Reshape { out: name, .. } => Some(name),
+            | Stmt::Reshape { out: name, .. }
+            | Stmt::Transpose { out: name, .. } => Some(name),
             Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
         }
     }
@@ -198,7 +202,8 @@ impl Stmt {
             | Stmt::ScalarFn { arg: s, .. }
             | Stmt::Activate { arg: s, .. }
             | Stmt::Pool2d { x: s, .. }
-            | Stmt::Reshape { x: s, .. } => s.names(&mut out),
+            | Stmt::Reshape { x: s, .. }
+            | Stmt::Transpose { x: s, .. } => s.names(&mut out),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -268,6 +273,7 @@ impl Stmt {
                 let_func(out, FuncKind::Pool2d(*pool, boxed(x.exp()), attrs.clone()), body)
             }
             Stmt::Reshape { out, x, dims } => let_func(out, FuncKind::Reshape(boxed(x.exp()), dims.clone()), body),
+            Stmt::Transpose { out, x, perm } => let_func(out, FuncKind::Transpose(boxed(x.exp()), perm.clone()), body),
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
@@ -309,7 +315,8 @@ impl Program {
     }
 
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`), which the K grammar and the published rules do not have.
+    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`), which the K
+    /// grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
         self.stmts.iter().any(|s| {
             matches!(
@@ -319,6 +326,7 @@ impl Program {
                     | Stmt::Conv2d { .. }
                     | Stmt::Pool2d { .. }
                     | Stmt::Reshape { .. }
+                    | Stmt::Transpose { .. }
             )
         })
     }
