@@ -1,4 +1,4 @@
-//! ONNX `MaxPool`, `AveragePool`, `Flatten`, `Reshape` and `Pad` models made by
+//! ONNX `MaxPool`, `AveragePool`, `Flatten`, `Reshape`, `Transpose`, `Dropout` and `Pad` models made by
 //! `tests/data/pool/make_fixtures.py`: imported, run on both engines with their `(C, H, W)`
 //! input bound as it is, and compared bit for bit with the script's float64 loops (which
 //! follow K-NN's rules' order, and which the script checks against onnxruntime within float32
@@ -13,7 +13,7 @@ use knn_formats::import::{ImportOptions, Step, import_file};
 
 use fixture_support::{Ran, bits, run};
 
-const MODELS: [&str; 13] = [
+const MODELS: [&str; 15] = [
     "maxpool_stride",
     "maxpool_pads_dilation",
     "maxpool_same_upper",
@@ -27,6 +27,8 @@ const MODELS: [&str; 13] = [
     "pad_zero_maxpool",
     "conv_relu_maxpool_gemm",
     "conv_relu_avgpool_gemm",
+    "transpose_channels_last",
+    "conv_dropout_gemm",
 ];
 
 fn fixture(name: &str) -> PathBuf {
@@ -43,6 +45,22 @@ fn pool_models_agree_with_the_reference_bit_for_bit_on_both_engines() {
         let Ran { result, expected, .. } = run("pool", name);
         assert_eq!(bits(&result), bits(&expected), "{name}");
     }
+}
+
+#[test]
+fn channels_last_images_are_transposed_and_dropout_is_nothing() {
+    // (1, 5, 6, 3) to (1, 3, 5, 6): the program's input is the (5, 6, 3) image as stored.
+    let text = program_of("transpose_channels_last");
+    assert!(text.contains("= transpose(input, 2, 0, 1) in"), "{text}");
+    // Back to channels last, (4, 3, 4) to (3, 4, 4), then a row: flatten.
+    let transposes = text.matches("transpose(").count();
+    assert_eq!(transposes, 2, "{text}");
+    assert!(text.contains(", 1, 2, 0) in"), "{text}");
+    assert!(text.contains("flatten("), "{text}");
+    let text = program_of("conv_dropout_gemm");
+    let code: Vec<&str> = text.lines().filter(|l| !l.starts_with("//")).collect();
+    assert!(code.iter().all(|l| !l.to_lowercase().contains("dropout")), "Dropout writes nothing: {text}");
+    assert!(code.iter().any(|l| l.contains("reluTensor(")) && code.iter().any(|l| l.contains("flatten(")), "{text}");
 }
 
 #[test]

@@ -136,7 +136,15 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
 
 /// Whether a step makes a fresh tensor (the others are written element by element).
 fn is_tensor_step(step: &Step) -> bool {
-    matches!(step, Step::Linear { .. } | Step::Activation(_) | Step::Conv(_) | Step::Pool(_) | Step::Reshape(_))
+    matches!(
+        step,
+        Step::Linear { .. }
+            | Step::Activation(_)
+            | Step::Conv(_)
+            | Step::Pool(_)
+            | Step::Reshape(_)
+            | Step::Transpose { .. }
+    )
 }
 
 /// `5` for a vector, `2×5×5` for a rank-3 tensor.
@@ -235,6 +243,7 @@ impl Emitter<'_> {
             Step::Conv(conv) => self.conv(network, conv, name_as_output),
             Step::Pool(pool) => self.pool(network, pool, name_as_output),
             Step::Reshape(shape) => self.reshape(network, shape, name_as_output),
+            Step::Transpose { perm, output } => self.transpose(network, perm, output, name_as_output),
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;

@@ -43,7 +43,12 @@ pub(super) fn element(
                 changed = true;
                 not_negative_zero = false;
             }
-            Step::Linear { .. } | Step::Activation(_) | Step::Conv(_) | Step::Pool(_) | Step::Reshape(_) => {
+            Step::Linear { .. }
+            | Step::Activation(_)
+            | Step::Conv(_)
+            | Step::Pool(_)
+            | Step::Reshape(_)
+            | Step::Transpose { .. } => {
                 unreachable!("only element-wise steps are fused")
             }
         }

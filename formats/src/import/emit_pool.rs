@@ -67,4 +67,20 @@ impl Emitter<'_> {
         self.shape = shape.to_vec();
         vec![false; self.shape.iter().product()]
     }
+
+    /// `let y = transpose(x, p0, …) in` (Ext-6): the elements moved, none computed.
+    pub(super) fn transpose(
+        &mut self,
+        network: &Network,
+        perm: &[usize],
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let target = self.fresh(network, name_as_output);
+        let axes = perm.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(self.out, "let {target} = transpose({}, {axes}) in", self.current);
+        self.current = target;
+        self.shape = output.to_vec();
+        vec![false; self.shape.iter().product()]
+    }
 }

@@ -56,7 +56,7 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                     None => continue,
                 }
             }
-            Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) => continue,
+            Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());
         let count = all().filter(|x| !x.is_finite()).count();

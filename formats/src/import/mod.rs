@@ -68,6 +68,12 @@ pub enum Step {
     /// `reshape(v, d1, …)` (`flatten(v)` when the shape has one dimension): the same elements
     /// in row-major order under another shape, Ext-5.
     Reshape(Vec<usize>),
+    /// `transpose(v, p0, …)` of the current tensor: its axis `i` is axis `perm[i]`, the result's
+    /// shape `output`, Ext-6.
+    Transpose {
+        perm: Vec<usize>,
+        output: Vec<usize>,
+    },
 }
 
 /// A 2-D convolution (`conv2d`): its weights, bias and attributes, and the shapes it reads and
@@ -188,7 +194,7 @@ impl Network {
             Step::Linear { rows, .. } => Some(vec![*rows]),
             Step::Conv(conv) => Some(conv.output_shape()),
             Step::Pool(pool) => Some(pool.output_shape()),
-            Step::Reshape(shape) => Some(shape.clone()),
+            Step::Reshape(shape) | Step::Transpose { output: shape, .. } => Some(shape.clone()),
             _ => None,
         }));
         shapes
@@ -213,7 +219,7 @@ impl Network {
                 Step::Add(c) | Step::Mul(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
-                Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) => 0,
+                Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
             })
             .sum()
     }

@@ -16,12 +16,15 @@ mod pad;
 mod pool;
 #[path = "shape.rs"]
 mod shape;
+#[path = "transpose.rs"]
+mod transpose;
 use conv::conv;
 use pad::pad;
 use pool::pool;
 use shape::{flatten, reshape_node};
+use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Pad (zeros, folded), Identity, Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Identity, Dropout (inference), Constant";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
@@ -38,6 +41,11 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         [_, _] if node.op_type == "MaxPool" => {
             return Err("its second output, the indices of the maxima, is not supported (K-NN's maxPool2d makes the values only)".into());
         }
+        [_, _] if node.op_type == "Dropout" => {
+            return Err(
+                "its second output, the mask, is not supported (at inference Dropout passes its input on)".into()
+            );
+        }
         outputs => return Err(format!("expected one output, found {}", outputs.len())),
     };
     let value = match node.op_type.as_str() {
@@ -51,6 +59,7 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
             let [input] = inputs::<1>(graph, node)?;
             input
         }
+        "Dropout" => dropout(graph, node)?,
         "Relu" | "Sigmoid" | "Tanh" => {
             let [input] = inputs::<1>(graph, node)?;
             let shape = graph.vector(&input, node)?;
@@ -63,6 +72,7 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         }
         "Flatten" => flatten(graph, node)?,
         "Reshape" => reshape_node(graph, node)?,
+        "Transpose" => transpose(graph, node)?,
         "MaxPool" | "AveragePool" => pool(graph, node)?,
         "Pad" => pad(graph, node, later)?,
         "Add" | "Sub" => add_or_sub(graph, node)?,
@@ -144,6 +154,20 @@ fn axis(axis: i64, rank: usize) -> Result<usize, String> {
         .ok()
         .filter(|&a| a <= rank)
         .ok_or_else(|| format!("axis {axis} is out of range for rank {rank}"))
+}
+
+/// `Dropout` at inference: its input, unchanged (ONNX: the output is the input when
+/// `training_mode` is false, its default; before opset 12 there is no training mode to ask for).
+fn dropout(graph: &Graph, node: &NodeProto) -> Result<Value, String> {
+    let Some(input) = node.input.first() else { return Err("expected an input".into()) };
+    match node.input.get(2).filter(|name| !name.is_empty()).map(|name| lookup(graph, name)).transpose()? {
+        None => {}
+        Some(Value::Constant(c)) if c.floats().iter().all(|&v| v == 0.0) => {}
+        Some(_) => return Err("training_mode is not the constant false: knn imports networks for inference".into()),
+    }
+    let value = lookup(graph, input)?;
+    graph.vector(&value, node)?;
+    Ok(value)
 }
 
 /// `Add`/`Sub` of the vector and a constant, in either order.

@@ -2,7 +2,7 @@
 //! `[1, 1, 28, 28]`): no step, the elements stay in C order. An image, or any tensor of rank
 //! two or more to K-NN, becomes K-NN's `flatten` when the new shape is a vector (at most one
 //! dimension other than 1: `Flatten` with `axis = 1` of a `(1, C, H, W)` image, the usual
-//! way to a `Gemm`), and `reshape` to the new shape (its leading batch dimensions of 1
+//! way to a `Gemm`), and `reshape` to the new shape (its leading batch dimension of 1
 //! dropped, as the input's is) otherwise. A shape that keeps the tensor's writes nothing.
 
 use super::*;
@@ -29,14 +29,17 @@ pub(super) fn reshape_node(graph: &mut Graph, node: &NodeProto) -> Result<Value,
 impl Graph {
     /// The current value under the ONNX shape `shape`: the same vector, or a `flatten` or
     /// `reshape` step of a tensor.
-    fn reshaped(&mut self, shape: Vec<usize>) -> Result<Value, String> {
+    pub(super) fn reshaped(&mut self, shape: Vec<usize>) -> Result<Value, String> {
         if self.tensor.len() == 1 {
             return Ok(Value::Vector { generation: self.generation, shape });
         }
-        // The K-NN shape: the ONNX one without its leading dimensions of 1 (the batch).
-        let kept: Vec<usize> = shape.iter().copied().skip_while(|&d| d == 1).collect();
-        let current: Vec<usize> = self.tensor.iter().copied().skip_while(|&d| d == 1).collect();
-        if kept == current {
+        // The K-NN shape: the ONNX one without its leading dimension of 1 (the batch), so that
+        // a `(1, 1, H, W)` image stays an image of one channel.
+        let kept: Vec<usize> = match &shape[..] {
+            [1, rest @ ..] if !rest.is_empty() => rest.to_vec(),
+            _ => shape.clone(),
+        };
+        if kept == self.tensor {
             return Ok(Value::Vector { generation: self.generation, shape });
         }
         let tensor = if shape.iter().filter(|&&d| d != 1).count() <= 1 { vec![shape.iter().product()] } else { kept };

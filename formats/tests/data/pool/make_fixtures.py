@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Makes the ONNX pooling, reshaping and padding fixtures of formats/tests/import_pool.rs (part
+"""Makes the ONNX pooling, reshaping, transposing and padding fixtures of formats/tests/import_pool.rs (part
 of knn; the project's licence).
 
 How they were made (any Python 3 with PyPI's `onnx` and `numpy`; `onnxruntime` optional):
@@ -173,6 +173,18 @@ class Model:
         self.node("Reshape", [self.init(f"shape{k}", np.array(target, dtype=np.int64))], list(out_shape))
         self.refs.append(lambda y: y.reshape(out_shape[1:]))
 
+    def transpose(self, perm):
+        """ONNX Transpose of the (1, ·, ·, ·) value, the batch axis kept first."""
+        assert perm[0] == 0
+        self.node("Transpose", [], [self.out_shape[p] for p in perm], perm=list(perm))
+        axes = [p - 1 for p in perm[1:]]
+        self.refs.append(lambda y: np.ascontiguousarray(y.transpose(axes)))
+
+    def dropout(self):
+        """Dropout at inference (opsets 7 to 11: `ratio` an attribute): the identity."""
+        self.node("Dropout", [], None, ratio=0.5)
+        self.refs.append(lambda y: y)
+
     def gemm(self, n, rng):
         k = self.count
         features = int(np.prod(self.out_shape))
@@ -297,6 +309,27 @@ def main():
     m.pool("avg", (2, 2), strides=(2, 2))
     m.flatten()
     m.gemm(5, rng)
+    m.save(rng)
+
+    # A channels-last image (1, H, W, C), as TensorFlow exports them (VNN-COMP's
+    # marabou-cifar10): Transpose to (1, C, H, W), Conv, Relu, Transpose back to channels last,
+    # Reshape to a row, Gemm.
+    m = Model("transpose_channels_last", 5, 6, 3, opset=13)
+    m.transpose((0, 3, 1, 2))
+    m.conv(4, 3, 3, rng)
+    m.relu()
+    m.transpose((0, 2, 3, 1))
+    m.reshape([1, -1], (1, 48))
+    m.gemm(5, rng)
+    m.save(rng)
+
+    # Dropout between the convolutions and the dense layer (VNN-COMP's collins_rul_cnn).
+    m = Model("conv_dropout_gemm", 2, 5, 5, opset=9)
+    m.conv(3, 2, 2, rng)
+    m.relu()
+    m.dropout()
+    m.flatten()
+    m.gemm(4, rng)
     m.save(rng)
     print("fixtures written")
 
