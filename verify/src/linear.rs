@@ -110,6 +110,7 @@ pub(super) fn back_substitute_with(
                 }
             }
         }
+        give_up_on_overflow(&mut pass);
         if let Some(trace) = trace.as_deref_mut() {
             trace[k] = pass.g.clone();
         }
@@ -119,6 +120,7 @@ pub(super) fn back_substitute_with(
         };
         let prepared = prepared.get(layers, bounds, k);
         layers[k].substitute(prepared, &mut pass, lower);
+        give_up_on_overflow(&mut pass);
     }
     let Pass { g, width: g_width, acc, .. } = pass;
     let input = &bounds.input;
@@ -129,6 +131,22 @@ pub(super) fn back_substitute_with(
             LowerBound { coefficients, constant: acc[r], value }
         })
         .collect()
+}
+
+/// The rows whose coefficients overflowed (or became NaN) bound nothing: the error model of
+/// (2), `|fl(G·W) − G·W| ≤ γ_m·|G|·|W| + m·η`, holds only while every sum and product stays
+/// finite, and an infinite coefficient times an input of the other sign would give a lower
+/// bound of `+∞`. Such a row becomes the bound `0·u + (−∞)`, true everywhere, which no later
+/// step can raise (nothing is added to `−∞` but finite numbers: its coefficients are 0).
+fn give_up_on_overflow(pass: &mut Pass) {
+    let width = pass.width;
+    for r in 0..pass.count {
+        let row = &mut pass.g[r * width..(r + 1) * width];
+        if pass.acc[r].is_nan() || row.iter().any(|g| !g.is_finite()) {
+            row.fill(0.0);
+            pass.acc[r] = f64::NEG_INFINITY;
+        }
+    }
 }
 
 #[cfg(test)]

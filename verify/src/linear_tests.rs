@@ -142,3 +142,26 @@ fn bounds_are_exact_enough_on_small_exact_networks() {
     assert!(lower <= -1.0 && upper >= 2.0, "[{lower}, {upper}]");
     assert!(lower > -3.0 && upper < 4.0, "[{lower}, {upper}]");
 }
+
+#[test]
+fn coefficients_that_overflow_bound_nothing() {
+    // z = W·x + b with W = (−8.98846567431158e307, 1e308) and b = (−1, −0) on a box of
+    // subnormal x near −5.266e-309 (the exhaustive search's seed 2145589): both outputs are
+    // about −0.5266 and their difference, about 1e-14, is what is bounded. G·W for
+    // G = (1, −1) is −1.8988e308 in exact arithmetic, past the largest binary64: computed, it
+    // is −∞, and −∞ times a negative x made the lower bound +∞·|x| = MAX. The engine's values
+    // at the box's ends show the bound may not be above about 1e-14.
+    let w = Arc::new(Matrix::new(2, 1, vec![-8.98846567431158e307, 1e308]));
+    let layers = [Layer::dense(w, vec![Some(-1.0), Some(-0.0)])];
+    let (lo, hi) = (-5.266354939635125e-309, -5.26635493963483e-309);
+    let input = vec![Interval::new(lo, hi)];
+    let bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+    let mut prepared = PreparedLayers::new(1);
+    let found = back_substitute(&layers, &bounds, &mut prepared, 0, vec![1.0, -1.0], 2);
+    let differences: Vec<f64> = [lo, hi].iter().map(|&x| layers[0].apply(&[x])).map(|z| z[0] - z[1]).collect();
+    assert!(differences.iter().all(|d| d.abs() < 1e-13), "{differences:?}");
+    for bound in &found {
+        assert!(differences.iter().all(|&d| bound.value <= d), "the bound {} is above {differences:?}", bound.value);
+        assert!(bound.coefficients.iter().all(|c| c.is_finite()), "{:?}", bound.coefficients);
+    }
+}
