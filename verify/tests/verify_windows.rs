@@ -1,6 +1,7 @@
 //! Soundness of the verifier on random small convolutional networks — `conv2d` (strides,
 //! padding, dilations, groups), relu, `maxPool2d` or `avgPool2d` (with or without counting the
-//! padding), `flatten`, a dense layer — on C×H×W images: whenever it says `holds`, 10^4 random
+//! padding), `flatten`, a dense layer, sometimes `transpose` of the input (stored channels last)
+//! or of the pooled map — on C×H×W images: whenever it says `holds`, 10^4 random
 //! points and the box's corners find no violation (the corners on the small-step reference
 //! too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -62,6 +63,34 @@ fn window(rng: &mut SplitMix, (h, w): (i64, i64), (kh, kw): (i64, i64), dilate: 
     Some((attrs, oh, ow))
 }
 
+/// A random permutation of three axes, written `p0, p1, p2`.
+fn permutation(rng: &mut SplitMix) -> [usize; 3] {
+    let mut perm = [0, 1, 2];
+    for i in (1..3).rev() {
+        perm.swap(i, below(rng, i as u64 + 1) as usize);
+    }
+    perm
+}
+
+/// `network` with transposes (Ext-6) drawn by `rng` (its own stream, so that the networks of
+/// earlier seeds stay as they were): half the time the input is stored channels last, `(H, W,
+/// C)`, and transposed to `(C, H, W)` first; half the time the pooled map is transposed by a
+/// random permutation before `flatten`.
+fn with_transposes(rng: &mut SplitMix, (source, [c, h, w]): (String, [i64; 3])) -> (String, [i64; 3]) {
+    let mut source = source;
+    let mut shape = [c, h, w];
+    if below(rng, 2) == 0 {
+        let [a, b, d] = permutation(rng);
+        source = source
+            .replace("let f = flatten(p) in", &format!("let t = transpose(p, {a}, {b}, {d}) in let f = flatten(t) in"));
+    }
+    if below(rng, 2) == 0 {
+        source = format!("let xi = transpose(x, 2, 0, 1) in {}", source.replace("conv2d(x,", "conv2d(xi,"));
+        shape = [h, w, c];
+    }
+    (source, shape)
+}
+
 /// A random CNN on `x` (C×H×W) and its input shape, or `None` when the draw does not fit.
 fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3])> {
     let group = 1 + below(rng, 2);
@@ -90,7 +119,7 @@ fn random_case(seed: u64) -> (Case, Vec<usize>) {
     let mut rng = SplitMix::new(seed);
     let (source, shape) = loop {
         if let Some(drawn) = random_network(&mut rng) {
-            break drawn;
+            break with_transposes(&mut SplitMix::new(seed ^ 0x7472_616e_7370_6f73), drawn);
         }
     };
     let inputs = shape.iter().product::<i64>() as usize;
