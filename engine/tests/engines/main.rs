@@ -82,7 +82,7 @@ fn authors_programs_and_examples() {
     }
 }
 
-/// The programs of docs/semantics.md §3's table (see semantics/tests/expected_effects.rs).
+/// The programs of docs/semantics.md §3's table (see semantics/tests/expected_effects/).
 #[test]
 fn quirks_and_expected_effects() {
     let s3 = "let s = initTensor(3) in ";

@@ -18,7 +18,7 @@ use super::common;
 const MAX_STATES: usize = 200_000;
 
 /// The programs of docs/semantics.md §3's table (the quirks and the patches' effect on them), one row
-/// each, with the variants `semantics/tests/expected_effects.rs` checks.
+/// each, with the variants `semantics/tests/expected_effects/` checks.
 const TABLE_PROGRAMS: &[&str] = &[
     // (a)
     "let t = initTensor(3) in let t[1] = -2.0 in let t[2] = 5.0 in (let u = reluTensor(t) in u[1])",

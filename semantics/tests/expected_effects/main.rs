@@ -27,6 +27,9 @@ enum Expect {
 
 use Expect::*;
 
+/// The extensions' rows (Ext-1 … Ext-6).
+mod extensions;
+
 fn outcome(profile: &'static Profile, source: &str) -> Expect {
     let program = parse_program(source, profile.grammar).unwrap_or_else(|e| panic!("{source}: {e}"));
     let result = run(
@@ -339,75 +342,4 @@ fn m_layers_chain() {
         Stuck("let a = reluTensor ( h ) in ArgMax ( a )"),
         Int(0),
     );
-}
-
-/// Ext-1 (docs/semantics.md, "Deviations"): the published grammar has no `addTensor`, so the
-/// program is a parse error there; under the revised rules `z = h + b = [0.0, 0.5]`.
-#[test]
-fn ext1_add_tensor() {
-    let source =
-        "let h = initTensor(2) in let b = initTensor(2) in let b[1] = 0.5 in (let z = addTensor(h, b) in z[1])";
-    let err = parse_program(source, Profile::published().grammar).expect_err("K has no addTensor");
-    assert!(err.message.contains("unexpected `(`"), "{err}");
-    assert_eq!(outcome(Profile::revised(), source), Float(0.5));
-    let mismatch = "let h = initTensor(2) in let b = initTensor(1, 2) in (let z = addTensor(h, b) in z[1])";
-    assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
-}
-
-/// Ext-3 (docs/semantics.md, "Deviations"): the published grammar has no `conv2d` (nor tensor
-/// literals); under the revised rules the one output of a 2×2 input and a 2×2 kernel of ones is
-/// `0.0 + 1.0 + 2.0 + 3.0 + 4.0 = 10.0`.
-#[test]
-fn ext3_conv2d() {
-    let source = "let x = initTensor(1, 2, 2)[1.0, 2.0, 3.0, 4.0] in let w = initTensor(1, 1, 2, 2)[1.0, 1.0, 1.0, 1.0] in \
-                  (let y = conv2d(x, w) in y[0, 0, 0])";
-    assert!(parse_program(source, Profile::published().grammar).is_err(), "K has no conv2d");
-    assert_eq!(outcome(Profile::revised(), source), Float(10.0));
-    let mismatch = "let x = initTensor(2, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w) in y)";
-    assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
-    let invalid = "let x = initTensor(1, 2, 2) in let w = initTensor(1, 1, 2, 2) in (let y = conv2d(x, w, strides = [1, 0]) in y)";
-    assert_eq!(outcome(Profile::revised(), invalid), Error(ErrorKind::InvalidAttribute));
-}
-
-/// Ext-4 (docs/semantics.md, "Deviations"): no pools in K; the 2×2 window of `[[1, 2], [3, 4]]`
-/// averages to `(0.0 + 1 + 2 + 3 + 4) / 4 = 2.5`, its max is `4.0`.
-#[test]
-fn ext4_pool2d() {
-    let x = "let x = initTensor(1, 2, 2)[1.0, 2.0, 3.0, 4.0] in ";
-    let avg = format!("{x}(let y = avgPool2d(x, kernel = [2, 2]) in y[0, 0, 0])");
-    assert!(parse_program(&avg, Profile::published().grammar).is_err(), "K has no avgPool2d");
-    assert_eq!(outcome(Profile::revised(), &avg), Float(2.5));
-    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 0, 0])"));
-    assert_eq!(run("maxPool2d(x, kernel = [2, 2])"), Float(4.0));
-    assert_eq!(run("maxPool2d(x, kernel = [3, 1])"), Error(ErrorKind::ShapeMismatch));
-    assert_eq!(run("avgPool2d(x, kernel = [2, 2], strides = [0, 1])"), Error(ErrorKind::InvalidAttribute));
-}
-
-/// Ext-5 (docs/semantics.md, "Deviations"): no `flatten` in K; `flatten` of `[[1, 2], [3, 4]]`
-/// is `[1, 2, 3, 4]`; `reshape` to another element count is `shape-mismatch`.
-#[test]
-fn ext5_reshape() {
-    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in ";
-    let flat = format!("{x}(let y = flatten(x) in y[2])");
-    assert!(parse_program(&flat, Profile::published().grammar).is_err(), "K has no flatten");
-    assert_eq!(outcome(Profile::revised(), &flat), Float(3.0));
-    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 3])"));
-    assert_eq!(run("reshape(x, 1, 4)"), Float(4.0));
-    assert_eq!(run("reshape(x, 3)"), Error(ErrorKind::ShapeMismatch));
-}
-
-/// Ext-6 (docs/semantics.md, "Deviations"): no `transpose` in K; the transpose of `[[1, 2, 3],
-/// [4, 5, 6]]` is `[[1, 4], [2, 5], [3, 6]]`; axes that are not a permutation are
-/// `invalid-attribute`.
-#[test]
-fn ext6_transpose() {
-    let x = "let x = initTensor(2, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0] in ";
-    let source = format!("{x}(let y = transpose(x, 1, 0) in y[2, 0])");
-    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no transpose");
-    assert_eq!(outcome(Profile::revised(), &source), Float(3.0));
-    let run = |f: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[0, 1])"));
-    assert_eq!(run("transpose(x, 1, 0)"), Float(4.0));
-    assert_eq!(run("transpose(x, 0, 1)"), Float(2.0));
-    assert_eq!(run("transpose(x, 1)"), Error(ErrorKind::InvalidAttribute));
-    assert_eq!(run("transpose(x, 0, 2)"), Error(ErrorKind::InvalidAttribute));
 }
