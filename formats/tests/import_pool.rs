@@ -1,4 +1,5 @@
-//! ONNX `MaxPool`, `AveragePool`, `Flatten`, `Reshape`, `Transpose`, `Dropout` and `Pad` models made by
+//! ONNX `MaxPool`, `AveragePool`, the global pools, `Flatten`, `Reshape`, `Transpose`,
+//! `Dropout`, `BatchNormalization`, `Mul`, `Div` and `Pad` models made by
 //! `tests/data/pool/make_fixtures.py`: imported, run on both engines with their `(C, H, W)`
 //! input bound as it is, and compared bit for bit with the script's float64 loops (which
 //! follow K-NN's rules' order, and which the script checks against onnxruntime within float32
@@ -13,7 +14,7 @@ use knn_formats::import::{ImportOptions, Step, import_file};
 
 use fixture_support::{Ran, bits, run};
 
-const MODELS: [&str; 15] = [
+const MODELS: [&str; 17] = [
     "maxpool_stride",
     "maxpool_pads_dilation",
     "maxpool_same_upper",
@@ -29,6 +30,8 @@ const MODELS: [&str; 15] = [
     "conv_relu_avgpool_gemm",
     "transpose_channels_last",
     "conv_dropout_gemm",
+    "conv_bn_scale_globalpool_gemm",
+    "globalmaxpool",
 ];
 
 fn fixture(name: &str) -> PathBuf {

@@ -232,3 +232,36 @@ fn no_cut_or_changed_pool_model_panics() {
         }
     }
 }
+
+#[test]
+fn divisions_batch_norms_and_dropouts_knn_cannot_import_are_refused_naming_the_node() {
+    // ERAN's normalisation divides by 0.3081: K-NN has no division, and x · (1 / 0.3081) is not
+    // x / 0.3081 bit for bit (the float32 0.3081 is 0.30809998512268066).
+    let divisor = floats("d", &[1], &[0.3081]);
+    let e = error_of(&pooled(vec![node("Div", "norm", &["input.1", "d"], "y")], vec![divisor.clone()]));
+    assert!(e.starts_with("node \"norm\" (Div): it divides by 0.30809998512268066: K-NN has no division"), "{e}");
+    let e = error_of(&pooled(vec![node("Div", "inv", &["d", "input.1"], "y")], vec![divisor]));
+    assert!(e.contains("it divides a constant by a computed value"), "{e}");
+    // Dividing by 4 is multiplying by 0.25, exactly: imported.
+    let four = floats("d", &[1], &[4.0]);
+    let divided = vec![node("Div", "q", &["input.1", "d"], "y"), max_pool("p", "y", "z")];
+    let quarter = import_bytes(&model(&[Some(1), Some(2), Some(4), Some(4)], "z", divided, vec![four])).unwrap();
+    assert_eq!(quarter.steps[0], Step::Mul(vec![0.25; 32]));
+    let params: Vec<TensorProto> = ["s", "b", "m", "v"].iter().map(|n| floats(n, &[2], &[1.0, 1.0])).collect();
+    let bn = |name: &str| node("BatchNormalization", name, &["input.1", "s", "b", "m", "v"], "y");
+    let e = error_of(&pooled(vec![with_int(bn("bn"), "training_mode", 1)], params.clone()));
+    assert_eq!(e, "node \"bn\" (BatchNormalization): training_mode = 1: knn imports networks for inference");
+    let three: Vec<TensorProto> = ["s", "b", "m", "v"].iter().map(|n| floats(n, &[3], &[1.0, 1.0, 1.0])).collect();
+    let e = error_of(&pooled(vec![bn("bn")], three));
+    assert_eq!(e, "node \"bn\" (BatchNormalization): scale has 3 values for 2 channels");
+    let mut dropout = node("Dropout", "drop", &["input.1"], "y");
+    dropout.output.push("mask".into());
+    let e = error_of(&pooled(vec![dropout], vec![]));
+    assert!(e.starts_with("node \"drop\" (Dropout): its second output, the mask, is not supported"), "{e}");
+    let training = floats("t", &[], &[1.0]);
+    let e = error_of(&pooled(vec![node("Dropout", "drop", &["input.1", "", "t"], "y")], vec![training]));
+    assert!(e.contains("training_mode is not the constant false"), "{e}");
+    let transpose = with_ints(node("Transpose", "t", &["input.1"], "y"), "perm", &[0, 1, 1, 2]);
+    let e = error_of(&pooled(vec![transpose], vec![]));
+    assert!(e.starts_with("node \"t\" (Transpose): perm = [0, 1, 1, 2] is not a permutation"), "{e}");
+}

@@ -14,6 +14,8 @@ mod conv;
 mod pad;
 #[path = "pool.rs"]
 mod pool;
+#[path = "scale.rs"]
+mod scale;
 #[path = "shape.rs"]
 mod shape;
 #[path = "transpose.rs"]
@@ -21,15 +23,16 @@ mod transpose;
 use conv::conv;
 use pad::pad;
 use pool::pool;
+use scale::{batch_normalization, div, global_pool, mul};
 use shape::{flatten, reshape_node};
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub, Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Identity, Dropout (inference), Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by powers of two), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Identity, Dropout (inference), Constant";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
 pub fn reads_images(op_type: &str) -> bool {
-    matches!(op_type, "Conv" | "MaxPool" | "AveragePool")
+    matches!(op_type, "Conv" | "MaxPool" | "AveragePool" | "GlobalAveragePool" | "GlobalMaxPool")
 }
 
 /// Adds `node`'s steps to the chain; `later`, the nodes after it, tell a `Pad` who reads it.
@@ -76,6 +79,10 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         "MaxPool" | "AveragePool" => pool(graph, node)?,
         "Pad" => pad(graph, node, later)?,
         "Add" | "Sub" => add_or_sub(graph, node)?,
+        "Mul" => mul(graph, node)?,
+        "Div" => div(graph, node)?,
+        "BatchNormalization" => batch_normalization(graph, node)?,
+        "GlobalAveragePool" | "GlobalMaxPool" => global_pool(graph, node)?,
         "MatMul" => matmul(graph, node)?,
         "Gemm" => gemm(graph, node)?,
         "Conv" => conv(graph, node)?,

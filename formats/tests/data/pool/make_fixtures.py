@@ -185,6 +185,40 @@ class Model:
         self.node("Dropout", [], None, ratio=0.5)
         self.refs.append(lambda y: y)
 
+    def batch_norm(self, rng, epsilon=1e-3):
+        """BatchNormalization at inference, per channel; the reference folds it into x·a + b in
+        float64 as the importer does (docs/importing.md)."""
+        c = self.out_shape[1]
+        k = self.count
+        scale, bias, mean = values(rng, (c,)), values(rng, (c,)), values(rng, (c,))
+        var = np.abs(values(rng, (c,))) + 0.25
+        names = [self.init(f"{n}{k}", v) for n, v in
+                 (("scale", scale), ("bias", bias), ("mean", mean), ("var", var))]
+        self.node("BatchNormalization", names, None, epsilon=epsilon)
+        eps = np.float64(np.float32(epsilon))
+        a = scale / np.sqrt(var + eps)
+        b = bias - mean * a
+        self.refs.append(lambda y: y * a[:, None, None] + b[:, None, None])
+
+    def mul(self, factors):
+        c = self.out_shape[1]
+        k = self.count
+        f = np.array(factors, dtype=np.float64).reshape(1, c, 1, 1)
+        self.node("Mul", [self.init(f"factor{k}", f)])
+        self.refs.append(lambda y: y * f[0])
+
+    def div(self, divisors):
+        c = self.out_shape[1]
+        k = self.count
+        d = np.array(divisors, dtype=np.float64).reshape(1, c, 1, 1)
+        self.node("Div", [self.init(f"divisor{k}", d)])
+        self.refs.append(lambda y: y / d[0])
+
+    def global_pool(self, kind):
+        c, h, w = self.image()
+        self.node("GlobalAveragePool" if kind == "avg" else "GlobalMaxPool", [], [1, c, 1, 1])
+        self.refs.append(lambda y: pool_reference(y, kind, (h, w), (1, 1), (0, 0, 0, 0)))
+
     def gemm(self, n, rng):
         k = self.count
         features = int(np.prod(self.out_shape))
@@ -330,6 +364,24 @@ def main():
     m.dropout()
     m.flatten()
     m.gemm(4, rng)
+    m.save(rng)
+
+    # A PyTorch-style block: Conv, BatchNormalization, Relu, a scaling by constants (Mul, and
+    # Div by powers of two), GlobalAveragePool, Flatten, Gemm; and a GlobalMaxPool.
+    m = Model("conv_bn_scale_globalpool_gemm", 2, 5, 4, opset=13)
+    m.conv(3, 2, 2, rng)
+    m.batch_norm(rng)
+    m.relu()
+    m.mul([1.5, -0.75, 3.0])
+    m.div([2.0, 0.25, 8.0])
+    m.global_pool("avg")
+    m.flatten()
+    m.gemm(4, rng)
+    m.save(rng)
+
+    m = Model("globalmaxpool", 3, 4, 5, opset=9)
+    m.global_pool("max")
+    m.flatten()
     m.save(rng)
     print("fixtures written")
 
