@@ -104,7 +104,7 @@ fn normalize_takes_raw_inputs_through_the_nnet_scaling() {
         let path = data(&format!("acasxu/ACASXU_experimental_v2a_{name}.nnet"));
         let reference = Reference::read(&path);
         let (_, text, program) = import(&path, &options);
-        assert!(text.contains("max(min(x[0], 60760.0), 0.0)"), "the input is clipped to the file's box");
+        assert!(text.contains("max(min(t0[0], 60760.0), 0.0)"), "the input is clipped to the file's box: {text}");
         let mut stream = Stream(5);
         let mut rows: Vec<Vec<f64>> = (0..50).map(|_| reference.raw_input(&mut stream)).collect();
         // Outside the box: clipped to it, as the .nnet reference evaluator does.

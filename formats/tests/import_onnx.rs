@@ -211,7 +211,7 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     let lrn = image(vec![node("LRN", "norm1", &["input.1"], "y")], vec![]);
     let e = error_of(&lrn);
     assert!(e.starts_with("node \"norm1\" (LRN): operator `LRN` is not supported"), "{e}");
-    assert!(e.contains("Conv, MaxPool, AveragePool, Gemm, MatMul, Add, Sub"), "{e}");
+    assert!(e.contains("Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub"), "{e}");
 
     let unnamed = one(vec![node("Softmax", "", &["input.1"], "y")], vec![]);
     assert!(error_of(&unnamed).starts_with("node #0 (Softmax)"), "{}", error_of(&unnamed));

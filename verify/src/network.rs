@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, Permute, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -56,6 +56,7 @@ impl Network {
                 // Each operator reads its own plan operation (`verify/src/operator/`).
                 Op::MatVec { .. } => Dense::read(op, &mut chain)?,
                 Op::AddBias { .. } => Bias::read(op, &mut chain)?,
+                Op::Elementwise { .. } => Scale::read(op, &mut chain)?,
                 Op::Activate { .. } => read_activation(op, &mut chain)?,
                 Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == chain.current && *n == chain.len => {
                     argmax = Some(*out);

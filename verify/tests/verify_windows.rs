@@ -1,7 +1,8 @@
 //! Soundness of the verifier on random small convolutional networks — `conv2d` (strides,
 //! padding, dilations, groups), relu, `maxPool2d` or `avgPool2d` (with or without counting the
-//! padding), `flatten`, a dense layer, sometimes `transpose` of the input (stored channels last)
-//! or of the pooled map — on C×H×W images: whenever it says `holds`, 10^4 random
+//! padding), `flatten`, a dense layer, sometimes a per-channel `c[i] * a + b` after the
+//! convolution and `transpose` of the input (stored channels last) or of the pooled map — on
+//! C×H×W images: whenever it says `holds`, 10^4 random
 //! points and the box's corners find no violation (the corners on the small-step reference
 //! too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -72,13 +73,27 @@ fn permutation(rng: &mut SplitMix) -> [usize; 3] {
     perm
 }
 
-/// `network` with transposes (Ext-6) drawn by `rng` (its own stream, so that the networks of
-/// earlier seeds stay as they were): half the time the input is stored channels last, `(H, W,
-/// C)`, and transposed to `(C, H, W)` first; half the time the pooled map is transposed by a
-/// random permutation before `flatten`.
-fn with_transposes(rng: &mut SplitMix, (source, [c, h, w]): (String, [i64; 3])) -> (String, [i64; 3]) {
+/// `network` with extras drawn by `rng` (its own stream, so that the networks of earlier seeds
+/// stay as they were): half the time the convolution's output is scaled per channel, `c[i] * a
+/// + b` (an imported batch normalisation, the plan's `Elementwise`); half the time the input is
+/// stored channels last, `(H, W, C)`, and transposed to `(C, H, W)` first (Ext-6); half the
+/// time the pooled map is transposed by a random permutation before `flatten`.
+fn with_extras(
+    rng: &mut SplitMix,
+    (source, [c, h, w], [m, oh, ow]): (String, [i64; 3], [i64; 3]),
+) -> (String, [i64; 3]) {
     let mut source = source;
     let mut shape = [c, h, w];
+    if below(rng, 2) == 0 {
+        let factors: Vec<f64> = (0..m).map(|_| uniform(rng, -2.0, 2.0)).collect();
+        let shifts: Vec<f64> = (0..m).map(|_| uniform(rng, -0.5, 0.5)).collect();
+        let mut lets = String::new();
+        for (k, i, j) in (0..m).flat_map(|k| (0..oh).flat_map(move |i| (0..ow).map(move |j| (k, i, j)))) {
+            let (a, b) = (factors[k as usize], shifts[k as usize]);
+            lets += &format!("let c[{k}, {i}, {j}] = c[{k}, {i}, {j}] * {a:?} + {b:?} in ");
+        }
+        source = source.replace("let r = reluTensor(c) in", &format!("{lets}let r = reluTensor(c) in"));
+    }
     if below(rng, 2) == 0 {
         let [a, b, d] = permutation(rng);
         source = source
@@ -91,8 +106,9 @@ fn with_transposes(rng: &mut SplitMix, (source, [c, h, w]): (String, [i64; 3])) 
     (source, shape)
 }
 
-/// A random CNN on `x` (C×H×W) and its input shape, or `None` when the draw does not fit.
-fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3])> {
+/// A random CNN on `x` (C×H×W), its input shape and its convolution's output shape, or `None`
+/// when the draw does not fit.
+fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3], [i64; 3])> {
     let group = 1 + below(rng, 2);
     let (c, h, w) = (group * (1 + below(rng, 2)), 2 + below(rng, 4), 2 + below(rng, 4));
     let m = group * (1 + below(rng, 2));
@@ -112,14 +128,14 @@ fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3])> {
     let outputs = 2 + below(rng, 2);
     source.push_str(&format!("let p = {pool} in let f = flatten(p) in "));
     source.push_str(&format!("let L = {} in let y = linear(L, f) in y", literal(rng, &[outputs, features], -1.0, 1.0)));
-    Some((source, [c, h, w]))
+    Some((source, [c, h, w], [m, oh, ow]))
 }
 
 fn random_case(seed: u64) -> (Case, Vec<usize>) {
     let mut rng = SplitMix::new(seed);
     let (source, shape) = loop {
         if let Some(drawn) = random_network(&mut rng) {
-            break with_transposes(&mut SplitMix::new(seed ^ 0x7472_616e_7370_6f73), drawn);
+            break with_extras(&mut SplitMix::new(seed ^ 0x7472_616e_7370_6f73), drawn);
         }
     };
     let inputs = shape.iter().product::<i64>() as usize;

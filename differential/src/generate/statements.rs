@@ -249,6 +249,16 @@ impl Gen {
                 }
             }
         }
+        // An imported batch normalisation or scaling: `z[i] * a (+ b)` on most elements.
+        if self.rng.chance(20) {
+            for i in 0..rows {
+                if self.rng.chance(80) {
+                    let factor = self.float();
+                    let add = self.rng.chance(60).then(|| self.float());
+                    self.stmts.push(Stmt::Scale { tensor: z.clone(), index: i as i64, factor, add });
+                }
+            }
+        }
         if self.rng.chance(80) {
             let act = *self.rng.pick(&[Act::Relu, Act::Relu, Act::Tanh, Act::Sigmoid]);
             let h = self.name("h");

@@ -60,6 +60,9 @@ pub enum Stmt {
     Activate { out: String, act: Act, arg: Scalar },
     /// `let tensor[index] = tensor[index] + add in`: a bias, the pattern networks use.
     Bias { tensor: String, index: i64, add: f64 },
+    /// `let tensor[index] = tensor[index] * factor (+ add) in`: an imported scaling or batch
+    /// normalisation, which the big-step engine fuses.
+    Scale { tensor: String, index: i64, factor: f64, add: Option<f64> },
     /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
     /// one shape, sometimes of two shapes or a scalar (an error).
     AddTensor { out: String, a: Scalar, b: Scalar },
@@ -185,7 +188,7 @@ impl Stmt {
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. } => Some(name),
-            Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::BadTarget { .. } => None,
+            Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::Scale { .. } | Stmt::BadTarget { .. } => None,
         }
     }
 
@@ -214,7 +217,7 @@ impl Stmt {
                     operand.names(&mut out);
                 }
             }
-            Stmt::Bias { tensor, .. } => out.push(tensor.clone()),
+            Stmt::Bias { tensor, .. } | Stmt::Scale { tensor, .. } => out.push(tensor.clone()),
             Stmt::BadTarget { target, value } => {
                 target.names(&mut out);
                 value.names(&mut out);
@@ -275,6 +278,15 @@ impl Stmt {
             Stmt::Reshape { out, x, dims } => let_func(out, FuncKind::Reshape(boxed(x.exp()), dims.clone()), body),
             Stmt::Transpose { out, x, perm } => let_func(out, FuncKind::Transpose(boxed(x.exp()), perm.clone()), body),
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
+            Stmt::Scale { tensor, index: i, factor, add } => {
+                let product =
+                    Exp::new(ExpKind::Mul(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*factor).exp())), span());
+                let value = match add {
+                    Some(b) => Exp::new(ExpKind::Add(boxed(product), boxed(Scalar::Float(*b).exp())), span()),
+                    None => product,
+                };
+                let_exp(index(tensor, &[*i]), value, body)
+            }
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
                 let_exp(index(tensor, &[*i]), sum, body)

@@ -11,7 +11,9 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
-use super::ops::{Activation, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen};
+use super::ops::{
+    Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen,
+};
 use super::plan::Plan;
 use super::window_lanes::{conv2d_lanes, pool_lanes};
 use crate::tensor::{AlignedFloats, Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
@@ -247,6 +249,11 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let len = f.data.len();
             add_bias(&mut f.data[start..len], *at, values, lanes);
         }
+        Op::Elementwise { buf, at, steps } => {
+            let start = f.offsets[*buf as usize];
+            let len = f.data.len();
+            elementwise(&mut f.data[start..len], *at, steps, lanes);
+        }
         Op::Activate { activation, input, in_at, out, len, span } => {
             let [source, target] = f.disjoint([(*input, *in_at, *len), (*out, 0, *len)]);
             let nan = match activation {
@@ -322,6 +329,20 @@ fn product(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize, precision: Prec
 }
 
 /// `buffer[at + k] = buffer[at + k] + values[k]` in every lane, where `values[k]` is given.
+/// Element `at + k` through its steps `steps[k]`, in order, in every lane.
+fn elementwise(buffer: &mut [f64], at: usize, steps: &[Vec<ElementStep>], lanes: usize) {
+    for (k, chain) in steps.iter().enumerate() {
+        for x in &mut buffer[(at + k) * lanes..(at + k + 1) * lanes] {
+            for step in chain {
+                match *step {
+                    ElementStep::Mul(c) => *x *= c,
+                    ElementStep::Add(c) => *x += c,
+                }
+            }
+        }
+    }
+}
+
 fn add_bias(buffer: &mut [f64], at: usize, values: &[Option<f64>], lanes: usize) {
     for (k, value) in values.iter().enumerate() {
         if let Some(b) = value {

@@ -6,8 +6,8 @@
 //!   `ArgMax` over a buffer an `ArgMaxBuffer` (the interpreter falls back to scalar operations
 //!   when these decline).
 //! - **After staging**, peepholes over the recorded operations: bias `let`s become `AddBias`
-//!   and merge into the `MatVec` before them; a `reluTensor` of a product is computed in the
-//!   product's pass.
+//!   and merge into the `MatVec` before them; other chains of constant multiplications and
+//!   additions of one element (`z[i] * a + b`) become `Elementwise`; a `reluTensor` of a product is computed in the product's pass.
 //!
 //! Every element sees the same operations, in the same order, as the rules prescribe.
 
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use knn_semantics::syntax::Span;
 
-use super::ops::{Activation, Arith, BufId, FOperand, Op, ReluInto, widen};
+use super::ops::{Activation, Arith, BufId, ElementStep, FOperand, Op, ReluInto, widen};
 use super::plan::{Leaf, ResultSpec};
 use super::stage::Stage;
 use super::store::{Cell, Store, Value};
@@ -222,7 +222,10 @@ fn fuse_biases(ops: Vec<Op>, result: &ResultSpec) -> Vec<Op> {
     let mut fused: Vec<Op> = Vec::with_capacity(ops.len());
     let mut k = 0;
     while k < ops.len() {
-        if let [
+        if let Some((buf, at, chain, taken)) = element_chain(&ops[k..], &uses) {
+            add_element_chain(&mut fused, buf, at, chain);
+            k += taken;
+        } else if let [
             Op::Read { buf, at, out: r1, .. },
             Op::Float { op: Arith::Add, a: FOperand::Reg(a), b: FOperand::Const(c), out: r2, .. },
             Op::Write { buf: wbuf, at: wat, value: FOperand::Reg(v), .. },
@@ -243,6 +246,58 @@ fn fuse_biases(ops: Vec<Op>, result: &ResultSpec) -> Vec<Op> {
         }
     }
     fused
+}
+
+/// `Read → Float(op c) → … → Write` of one element with at least one multiplication or two
+/// steps (a single addition is a bias), its registers used nowhere else, at the start of `ops`:
+/// the buffer, the element, the steps and the number of operations.
+fn element_chain(ops: &[Op], uses: &[u32]) -> Option<(BufId, usize, Vec<ElementStep>, usize)> {
+    let Some(Op::Read { buf, at, out, .. }) = ops.first() else { return None };
+    let mut value = *out;
+    let mut chain = Vec::new();
+    for (k, op) in ops.iter().enumerate().skip(1) {
+        if uses[value as usize] != 1 {
+            return None;
+        }
+        match op {
+            Op::Float {
+                op: arith @ (Arith::Mul | Arith::Add),
+                a: FOperand::Reg(x),
+                b: FOperand::Const(c),
+                out,
+                ..
+            } if *x == value => {
+                chain.push(if *arith == Arith::Mul { ElementStep::Mul(*c) } else { ElementStep::Add(*c) });
+                value = *out;
+            }
+            Op::Write { buf: b, at: a, value: FOperand::Reg(v), .. } if b == buf && a == at && *v == value => {
+                let fused = chain.len() > 1 || matches!(chain.first(), Some(ElementStep::Mul(_)));
+                return fused.then_some((*buf, *at, chain, k + 1));
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Appends element `at`'s chain, extending the `Elementwise` just before when it is the same
+/// buffer and the element has no steps there yet.
+fn add_element_chain(ops: &mut Vec<Op>, buf: BufId, at: usize, chain: Vec<ElementStep>) {
+    if let Some(Op::Elementwise { buf: b, at: start, steps }) = ops.last_mut()
+        && *b == buf
+        && at >= *start
+        && at < *start + steps.len() + 64
+    {
+        let k = at - *start;
+        if k >= steps.len() {
+            steps.resize(k + 1, Vec::new());
+        }
+        if steps[k].is_empty() {
+            steps[k] = chain;
+            return;
+        }
+    }
+    ops.push(Op::Elementwise { buf, at, steps: vec![chain] });
 }
 
 /// Appends `buf[at] += c`, extending the `AddBias` or `MatVec` just before when it is the same

@@ -9,7 +9,11 @@ use super::plan::{Layout, Leaf, PlanInput, ResultSpec};
 /// The buffers `op` names, read or written.
 pub fn buffers_of(op: &Op) -> Vec<BufId> {
     match op {
-        Op::Read { buf, .. } | Op::Write { buf, .. } | Op::AddBias { buf, .. } | Op::ArgMaxBuffer { buf, .. } => {
+        Op::Read { buf, .. }
+        | Op::Write { buf, .. }
+        | Op::AddBias { buf, .. }
+        | Op::Elementwise { buf, .. }
+        | Op::ArgMaxBuffer { buf, .. } => {
             vec![*buf]
         }
         Op::MatVec { out, x, relu, .. } => [Some(*out), Some(*x), relu.map(|r| r.out)].into_iter().flatten().collect(),

@@ -158,6 +158,13 @@ pub struct ReluInto {
     pub span: Span,
 }
 
+/// One step of an element's fused chain ([`Op::Elementwise`]): `v * c` or `v + c`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ElementStep {
+    Mul(f64),
+    Add(f64),
+}
+
 /// One operation of a plan. Rows are independent: an operation computes every row of a batch.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -189,6 +196,10 @@ pub enum Op {
     /// `buf[at + k] = buf[at + k] + values[k]` where `values[k]` is given (bias `let`s
     /// `let z[i] = z[i] + b in …`, fused by the optimiser).
     AddBias { buf: BufId, at: usize, values: Vec<Option<f64>> },
+    /// `buf[at + k] = ((buf[at + k] op c) op c') …` with the steps `steps[k]` in order, none
+    /// for an element left as it is (`let z[i] = z[i] * a + b in …`, `z[i] * a * c`: an imported
+    /// scaling or batch normalisation, fused by the optimiser).
+    Elementwise { buf: BufId, at: usize, steps: Vec<Vec<ElementStep>> },
     /// `out[k] = f(input[in_at + k])` for `k < len`; relu of NaN is the row's error.
     Activate { activation: Activation, input: BufId, in_at: usize, out: BufId, len: usize, span: Span },
     /// `out = ArgMax` of elements `at .. at + len` of a buffer (`len > 0`).

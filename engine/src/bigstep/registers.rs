@@ -87,6 +87,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         }
         Op::MatVec { .. }
         | Op::AddBias { .. }
+        | Op::Elementwise { .. }
         | Op::Activate { .. }
         | Op::Conv2d { .. }
         | Op::Pool2d { .. }

@@ -44,7 +44,12 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             Op::Pool2d { pool: Pool::Max, .. } => fused.max += 1,
             Op::Pool2d { pool: Pool::Avg, .. } => fused.avg += 1,
             Op::Copy { .. } => fused.copy += 1,
-            Op::MatVec { .. } | Op::AddBias { .. } | Op::Activate { .. } | Op::ArgMaxBuffer { .. } => {}
+            Op::MatVec { .. }
+            | Op::AddBias { .. }
+            | Op::Elementwise { .. }
+            | Op::Permute { .. }
+            | Op::Activate { .. }
+            | Op::ArgMaxBuffer { .. } => {}
             _ => scalar = true,
         }
     }

@@ -150,3 +150,33 @@ fn reshaped_images_on_every_grouping() {
     let reference = check_rows(&source, &DIMS, &rows(), Fused { conv: 1, avg: 1, copy: 2, max: 0 });
     assert!(tally(&reference, "").0 >= 30);
 }
+
+/// conv2d → `c[i] * a + b` per channel (an imported batch normalisation) → relu →
+/// `h[i] * 1.5 * 0.5` (an imported `Mul`, then `Div` by 2) → transpose to channels last →
+/// flatten → linear: the element writes are one `Elementwise` each, the transpose a `Permute`,
+/// and every row gets the reference's bits.
+#[test]
+fn conv_batch_norm_scaling_and_transpose_on_every_grouping() {
+    let (a, b) = ([0.1, -3.0], [2.0, 1e16]);
+    let mut source = tensor_let("w", &[2, 2, 2, 2], &weights(16, 4, &AWKWARD), &[])
+        + &tensor_let("W", &[2, 32], &weights(64, 5, &AWKWARD), &[])
+        + "let c = conv2d(x, w) in ";
+    for k in 0..32 {
+        let (ch, i, j) = (k / 16, k / 4 % 4, k % 4);
+        source += &format!("let c[{ch}, {i}, {j}] = c[{ch}, {i}, {j}] * {:?} + {:?} in ", a[ch], b[ch]);
+    }
+    source += "let h = reluTensor(c) in ";
+    for k in 0..32 {
+        let (ch, i, j) = (k / 16, k / 4 % 4, k % 4);
+        source += &format!("let h[{ch}, {i}, {j}] = h[{ch}, {i}, {j}] * 1.5 * 0.5 in ");
+    }
+    source += "let t = transpose(h, 1, 2, 0) in let f = flatten(t) in let z = linear(W, f) in z";
+    let program = parse_program(&source, Profile::revised().grammar).unwrap();
+    let plan = plan_of(&program, &DIMS);
+    let count = |f: fn(&knn_engine::bigstep::ops::Op) -> bool| plan.ops.iter().filter(|op| f(op)).count();
+    assert_eq!(count(|op| matches!(op, knn_engine::bigstep::ops::Op::Elementwise { .. })), 2, "{:#?}", plan.ops);
+    assert_eq!(count(|op| matches!(op, knn_engine::bigstep::ops::Op::Permute { .. })), 1, "{:#?}", plan.ops);
+    let reference = check_rows(&source, &DIMS, &rows(), Fused { conv: 1, copy: 1, ..Fused::default() });
+    let (values, _) = tally(&reference, "invalid-operands");
+    assert!(values >= 30, "{values} values");
+}

@@ -267,11 +267,21 @@ impl Emitter<'_> {
             return;
         }
         let source = self.current.clone();
+        // A copy as Ext-5's `reshape` to the same shape (`flatten` of a vector), then the
+        // element writes in place, so that each element's chain reads and writes one tensor,
+        // which the engine fuses into one operation and the verifier reads as layers; in the
+        // style for any grammar, a fresh tensor written element by element.
+        let in_place = copy && self.style != Style::ElementLets;
         if copy {
             let target = if must_copy { network.output.clone() } else { format!("t{}", self.copies) };
             self.copies += 1;
             let dims = self.shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
-            let _ = writeln!(self.out, "\nlet {target} = initTensor({dims}) in");
+            let copy = match &self.shape[..] {
+                _ if !in_place => format!("initTensor({dims})"),
+                [_] => format!("flatten({source})"),
+                _ => format!("reshape({source}, {dims})"),
+            };
+            let _ = writeln!(self.out, "\nlet {target} = {copy} in");
             self.current = target;
         } else {
             let _ = self.out.write_char('\n');
@@ -279,8 +289,10 @@ impl Emitter<'_> {
         for (i, expression) in expressions.into_iter().enumerate() {
             let index = self.index(i);
             let value = match expression {
+                // In the copy the element holds the same bits as in `source`.
+                Some(_) if in_place => element(&self.current, &index, i, steps, not_negative_zero[i]).expect("changed"),
                 Some(e) => e,
-                None if copy => format!("{source}[{index}]"),
+                None if copy && !in_place => format!("{source}[{index}]"),
                 None => continue,
             };
             let _ = writeln!(self.out, "let {}[{index}] = {value} in", self.current);

@@ -71,14 +71,19 @@ fn element_wise_steps_on_the_input_fuse_into_a_copy() {
         Step::Mul(vec![3.0]),
         Step::Add(vec![0.25]),
     ]));
-    assert!(text.contains("let t0 = initTensor(2) in\nlet t0[0] = (max(min(x[0], 1.0), -1.0) + -0.5) * 2.0 in\nlet t0[1] = max(min(x[1], Infinity), 0.0) in\n"), "{text}");
+    assert!(text.contains("let t0 = flatten(x) in\nlet t0[0] = (max(min(t0[0], 1.0), -1.0) + -0.5) * 2.0 in\nlet t0[1] = max(min(t0[1], Infinity), 0.0) in\n"), "{text}");
+    // For any grammar: a fresh tensor, every element written from the input.
+    let any = emit_with(&network(vec![Step::Add(vec![-0.5, 0.0])]), Style::ElementLets);
+    assert!(any.contains("let y = initTensor(2) in\nlet y[0] = x[0] + -0.5 in\nlet y[1] = x[1] + 0.0 in\n"), "{any}");
     assert!(text.contains("let y = linear(W0, t0) in\n\nlet y[0] = y[0] * 3.0 + 0.25 in\n\ny\n"), "{text}");
 }
 
 #[test]
 fn a_network_without_layers_copies_its_input() {
     let text = emit(&network(vec![]));
-    assert!(text.ends_with("let y = initTensor(2) in\nlet y[0] = x[0] in\nlet y[1] = x[1] in\n\ny\n"), "{text}");
+    assert!(text.ends_with("let y = flatten(x) in\n\ny\n"), "{text}");
+    let any = emit_with(&network(vec![]), Style::ElementLets);
+    assert!(any.ends_with("let y = initTensor(2) in\nlet y[0] = x[0] in\nlet y[1] = x[1] in\n\ny\n"), "{any}");
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod divide;
 mod max_pool;
 mod permute;
 mod relu;
+mod scale;
 mod sigmoid;
 mod sparse;
 mod tanh;
@@ -48,6 +49,7 @@ pub use divide::Divide;
 pub use max_pool::MaxPool;
 pub use permute::Permute;
 pub use relu::Relu;
+pub use scale::Scale;
 pub use sigmoid::Sigmoid;
 pub use sparse::Sparse;
 pub use tanh::Tanh;
@@ -202,6 +204,11 @@ impl Layer {
 
     /// `maxPool2d`.
     pub fn max_pool(layer: MaxPool) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `out[i] = x[i] * factor[i]` where given.
+    pub fn scale(layer: Scale) -> Layer {
         Layer(Arc::new(layer))
     }
 

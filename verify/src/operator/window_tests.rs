@@ -307,3 +307,45 @@ fn a_max_pool_whose_taps_overlap_is_bounded_by_its_largest_upper_end() {
     bounds_hold_everywhere(&layers, &[run_from(1.0, 6), run_from(1.0f64.next_up().next_up(), 6)]);
     bounds_hold_everywhere(&layers, &[vec![1.0, 1.25, 1.5, 2.0], vec![1.1, 1.6, 1.9]]);
 }
+
+#[test]
+fn a_scalings_rounding_is_charged_where_the_coefficients_cancel() {
+    // The products exact (as above), then each multiplied by 0.1 (the plan's `Scale`, an
+    // imported `Mul` or batch normalisation): near 1e16 the products round by up to an ulp.
+    let difference = Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]);
+    let scale = |factors: Vec<Option<f64>>| Layer::scale(super::Scale::new(factors));
+    let layers = [Layer::sparse(cancelling(2f64.powi(56))), scale(vec![Some(0.1), Some(0.1)]), difference.clone()];
+    let eighths: Vec<f64> = (0..64).map(|k| 0.25 + f64::from(k) / 8.0).collect();
+    bounds_hold_everywhere(&layers, std::slice::from_ref(&eighths));
+    // As the last layer, where no later layer's charge covers its rounding.
+    let large: Vec<f64> = eighths.iter().map(|x| x * 1e16).collect();
+    bounds_hold_everywhere(&[Layer::relu(), scale(vec![Some(0.1)])], std::slice::from_ref(&large));
+    bounds_hold_everywhere(&[Layer::relu(), scale(vec![Some(-3.3)])], &[run_from(1e-310, 40)]);
+    // A negative factor, one element left as it is, a bias after it (batch normalisation's
+    // `x·a + b`), and a relu and a dense layer after that.
+    let layers = [
+        scale(vec![Some(-1.0 / 3.0), None, Some(3e-17)]),
+        Layer::bias(vec![Some(0.5), None, Some(-1e16)]),
+        Layer::relu(),
+        Layer::dense(Arc::new(Matrix::new(2, 3, vec![1.0, -1.0, 1.0, 0.5, 2.0, -1e-16])), vec![None, Some(1.0)]),
+    ];
+    bounds_hold_everywhere(&layers, &[run_from(-1e16, 4), run_from(0.3, 3), run_from(1e32, 3)]);
+    bounds_hold_everywhere(&layers, &[run_from(-1.5, 3), run_from(-1e-310, 3), run_from(-2e32, 2)]);
+}
+
+#[test]
+fn a_scaling_that_could_make_a_nan_bounds_nothing() {
+    let scale = |factor: f64| Layer::scale(super::Scale::new(vec![Some(factor)]));
+    // ∞·0 is NaN: an infinite factor on a range holding 0, a zero factor on one reaching ∞.
+    assert!(scale(f64::INFINITY).interval(&[Interval::new(-1.0, 1.0)]).is_none());
+    assert!(scale(0.0).interval(&[Interval::new(1.0, f64::INFINITY)]).is_none());
+    assert!(scale(f64::NAN).interval(&[Interval::new(1.0, 2.0)]).is_none());
+    // Elsewhere the ends map to the ends, swapped by a negative factor; the engine's values.
+    assert_eq!(
+        scale(f64::INFINITY).interval(&[Interval::new(1.0, 2.0)]).unwrap(),
+        [Interval::new(f64::INFINITY, f64::INFINITY)]
+    );
+    assert_eq!(scale(-2.0).interval(&[Interval::new(1.0, 3.0)]).unwrap(), [Interval::new(-6.0, -2.0)]);
+    assert_eq!(scale(-0.0).apply(&[3.0]), [-0.0]);
+    assert_eq!(scale(1e300).apply(&[1e10]), [f64::INFINITY]);
+}

@@ -1,0 +1,156 @@
+//! Multiplication of each element by a constant: the multiplications of the plan's
+//! `Elementwise` (`let z[i] = z[i] * a`, an imported `Mul`, `Div` by a power of two, batch
+//! normalisation's `v · a`; its additions, such as the `+ b` after it, are [`super::Bias`]
+//! layers).
+//!
+//! `fl(a·x)` is monotone in `x` (increasing for `a > 0`, decreasing for `a < 0`, `±0` for
+//! `a = ±0`) wherever it is not NaN: `∞·0` is, so an infinite factor on a range holding 0, or a
+//! zero factor on a range reaching `±∞`, bounds nothing (a NaN factor neither). For
+//! back-substitution, `fl(a·x) = a·x + δ` with `|δ| ≤ u·|a|·|x| + η`, and the coefficient
+//! carried back is `h = fl(g·a)` with `|h − g·a| ≤ u·|g·a| + η`. Then
+//! `g·fl(a·x) = h·x + (g·a − h)·x + g·δ ≥ h·x − |g|·(2u·|a|·U + η) − η·U` with `|x| ≤ U` on the
+//! box: the charge of an element is `2u·|a|·U + η` per unit of `|g|`, plus `η·ΣU` per row
+//! (docs/verification.md, "Scale"). An overflowing `|a|·U` makes the charge `∞`: the row bounds
+//! nothing, soundly.
+
+use knn_engine::bigstep::ops::{ElementStep, Op};
+
+use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
+use crate::float::{ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_up, mul_up, sub_down, sum_up};
+use crate::unsupported::{Unsupported, unsupported};
+
+#[derive(Clone, Debug)]
+pub struct Scale {
+    /// `out[i] = x[i] * factor[i]` where given, `x[i]` elsewhere.
+    factor: Vec<Option<f64>>,
+}
+
+impl Scale {
+    pub fn new(factor: Vec<Option<f64>>) -> Scale {
+        Scale { factor }
+    }
+
+    /// Reads an `Elementwise` of the plan onto `chain`: for each step index `j`, a scale layer
+    /// of the elements whose `j`-th step multiplies, then a bias layer of those whose `j`-th
+    /// step adds (different elements: their order does not matter; each element's steps stay
+    /// in order).
+    pub fn read(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
+        let Op::Elementwise { buf, at, steps } = op else { unreachable!("an Elementwise") };
+        if *buf != chain.current || at + steps.len() > chain.len {
+            return Err(unsupported("a scaling of a tensor other than the last one computed", None));
+        }
+        let longest = steps.iter().map(Vec::len).max().unwrap_or(0);
+        for j in 0..longest {
+            let (mut factors, mut adds) = (vec![None; chain.len], vec![None; chain.len]);
+            for (k, element) in steps.iter().enumerate() {
+                match element.get(j) {
+                    Some(ElementStep::Mul(c)) => factors[at + k] = Some(*c),
+                    Some(ElementStep::Add(c)) => adds[at + k] = Some(*c),
+                    None => {}
+                }
+            }
+            if factors.iter().any(Option::is_some) {
+                chain.layers.push(Layer::scale(Scale::new(factors)));
+            }
+            if adds.iter().any(Option::is_some) {
+                chain.layers.push(Layer::bias(adds));
+            }
+        }
+        Ok(())
+    }
+
+    fn factor(&self, i: usize) -> f64 {
+        self.factor[i].unwrap_or(1.0)
+    }
+}
+
+/// The charge per unit of `|g|` of each element, and the row's underflow charge.
+struct Charges {
+    charge: Vec<f64>,
+    underflow: f64,
+    sums: NonNegativeSum,
+}
+
+impl Operator for Scale {
+    fn describe(&self) -> String {
+        format!("Scale by {:?}", self.factor)
+    }
+
+    fn apply(&self, v: &[f64]) -> Vec<f64> {
+        v.iter().zip(&self.factor).map(|(x, a)| a.map_or(*x, |a| x * a)).collect()
+    }
+
+    fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
+        v.iter()
+            .zip(&self.factor)
+            .map(|(x, a)| {
+                let Some(a) = *a else { return Some(*x) };
+                let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
+                let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
+                if a.is_nan() || (a.is_infinite() && holds_zero) || (a == 0.0 && reaches_infinity) {
+                    return None;
+                }
+                let (p, q) = (x.lo * a, x.hi * a);
+                Some(if a >= 0.0 { Interval::new(p, q) } else { Interval::new(q, p) })
+            })
+            .collect()
+    }
+
+    fn exact_on_box(&self) -> bool {
+        true
+    }
+
+    fn prepare(&self, input: &[Interval]) -> Prepared {
+        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
+        let charge = magnitude
+            .iter()
+            .zip(&self.factor)
+            .map(|(u, a)| match a {
+                // The identity: nothing rounded.
+                None => 0.0,
+                Some(a) => add_up(mul_up(2.0 * UNIT_ROUNDOFF, mul_up(a.abs(), *u)), ETA),
+            })
+            .collect();
+        let underflow = mul_up(ETA, sum_up(magnitude.iter().copied()));
+        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(self.factor.len()) })
+    }
+
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
+        let Charges { charge, underflow, sums } = prepared.downcast_ref().expect("prepared by Scale::prepare");
+        let m = self.factor.len();
+        for r in 0..pass.count {
+            let mut charged = 0.0;
+            for ((g, a), c) in pass.g[r * m..(r + 1) * m].iter_mut().zip(&self.factor).zip(charge) {
+                if let Some(a) = a
+                    && *g != 0.0
+                {
+                    charged += g.abs() * c;
+                    *g *= a;
+                }
+            }
+            pass.acc[r] = sub_down(pass.acc[r], add_up(sums.bound(charged), *underflow));
+        }
+    }
+
+    fn backpropagate(&self, g: Vec<f64>, _input: &[f64], _output: &[f64]) -> Vec<f64> {
+        self.apply(&g)
+    }
+
+    fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
+        let mut out = v.to_vec();
+        for (i, row) in out.chunks_exact_mut(lanes).enumerate() {
+            if let Some(a) = self.factor[i] {
+                row.iter_mut().for_each(|x| *x *= a);
+            }
+        }
+        out
+    }
+
+    fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], lanes: usize) -> Vec<f64> {
+        self.apply_lanes(&g, lanes)
+    }
+
+    fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
+        (0..d.len()).map(|i| d[i] * self.factor(i)).collect()
+    }
+}
