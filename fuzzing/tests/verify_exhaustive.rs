@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use knn_fuzzing::verify_exhaustive::case::{Ask, Case, ClassClaim, Comparison, Expr, Op, Region};
 use knn_fuzzing::verify_exhaustive::check::{Decided, Settings, Wrong, check};
-use knn_fuzzing::verify_exhaustive::{case_of_seed, window_case_of_seed};
+use knn_fuzzing::verify_exhaustive::{case_of_seed, scaled_case_of_seed, window_case_of_seed};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}={v}: not a number")))
@@ -94,6 +94,14 @@ fn every_answer_holds_by_the_bounds_alone() {
 #[test]
 fn every_answer_holds_on_networks_with_convolutions_and_pools() {
     every_answer_holds(window_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
+}
+
+/// Networks whose dense layers multiply their products by a factor before the bias,
+/// `z[i] * a + b` with the extremes (the plan's `Elementwise`, the verifier's `Scale`),
+/// decided by the bounds alone.
+#[test]
+fn every_answer_holds_on_networks_that_scale_their_products() {
+    every_answer_holds(scaled_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
 }
 
 /// The cases `case_of` makes of the seeds, checked on as many threads as there are cores;

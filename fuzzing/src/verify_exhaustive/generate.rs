@@ -47,13 +47,15 @@ fn parameter(c: &mut Choices, extreme: bool, odds: usize) -> f64 {
 }
 
 /// A network of 1–3 inputs, 0–2 hidden layers of width 1–4, and `outputs` scores.
-pub fn network(c: &mut Choices, extreme: bool, outputs: usize, argmax: bool) -> Net {
+pub fn network(c: &mut Choices, extreme: bool, outputs: usize, argmax: bool, scaled: bool) -> Net {
     let inputs = 1 + c.below(3);
-    dense_network(c, extreme, inputs, outputs, argmax)
+    dense_network(c, extreme, inputs, outputs, argmax, scaled)
 }
 
-/// Dense layers on `inputs` values: 0–2 hidden layers of width 1–4, and `outputs` scores.
-fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, argmax: bool) -> Net {
+/// Dense layers on `inputs` values: 0–2 hidden layers of width 1–4, and `outputs` scores; with
+/// `scaled`, most products multiplied by a factor before their bias (drawn last, so that the
+/// cases without stay as they were).
+fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, argmax: bool, scaled: bool) -> Net {
     let hidden = c.below(3);
     let mut layers = Vec::new();
     let mut cols = inputs;
@@ -72,7 +74,8 @@ fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, 
         } else {
             vec![None; rows]
         };
-        layers.push(Layer { rows, cols, weights, bias, activation, after });
+        let scale = (0..rows).map(|_| (scaled && c.chance(2, 3)).then(|| parameter(c, extreme, 4))).collect();
+        layers.push(Layer { rows, cols, weights, scale, bias, activation, after });
         cols = rows;
     }
     Net { inputs, front: None, layers, argmax }
@@ -168,26 +171,32 @@ fn class_claim(c: &mut Choices, net: &Net, at: &[f64]) -> ClassClaim {
 
 /// A whole case.
 pub fn case(c: &mut Choices) -> Case {
-    case_with(c, false)
+    case_with(c, false, false)
+}
+
+/// A whole case whose dense layers scale their products, `z[i] * a + b` (an imported `Mul` or
+/// batch normalisation: the plan's `Elementwise`, the verifier's `Scale`).
+pub fn scaled_case(c: &mut Choices) -> Case {
+    case_with(c, false, true)
 }
 
 /// A whole case whose network starts with a window front (`front.rs`) on an image of at most
 /// four inputs.
 pub fn window_case(c: &mut Choices) -> Case {
-    case_with(c, true)
+    case_with(c, true, false)
 }
 
-fn case_with(c: &mut Choices, with_front: bool) -> Case {
+fn case_with(c: &mut Choices, with_front: bool, scaled: bool) -> Case {
     let extreme = c.chance(1, 2);
     let asks_property = c.chance(1, 4);
     let outputs = if asks_property { 1 + c.below(3) } else { c.pick(&[1, 2, 2, 3, 3]) };
     let argmax = !asks_property && c.chance(1, 2);
     let net = if with_front {
         let front = front::draw(c, |c| parameter(c, extreme, 4));
-        let dense = dense_network(c, extreme, front.output_len(), outputs, argmax);
+        let dense = dense_network(c, extreme, front.output_len(), outputs, argmax, scaled);
         Net { inputs: front.input_len(), front: Some(front), ..dense }
     } else {
-        network(c, extreme, outputs, argmax)
+        network(c, extreme, outputs, argmax, scaled)
     };
     let at = anchor(c, &net);
     let ask = if asks_property { Ask::Property(property(c, &net, &at)) } else { Ask::Class(class_claim(c, &net, &at)) };

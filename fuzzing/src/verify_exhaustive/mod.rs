@@ -43,6 +43,12 @@ pub fn window_case_of_seed(seed: u64) -> Case {
     generate::window_case(&mut Choices::from_seed(seed))
 }
 
+/// The case a seed chooses among networks whose dense layers scale their products,
+/// `z[i] * a + b` ([`generate::scaled_case`]).
+pub fn scaled_case_of_seed(seed: u64) -> Case {
+    generate::scaled_case(&mut Choices::from_seed(seed))
+}
+
 /// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the
 /// fuzz corpus).
 pub fn bytes_of_seed(seed: u64) -> Vec<u8> {

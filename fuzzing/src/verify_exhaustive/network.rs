@@ -35,6 +35,8 @@ pub struct Layer {
     pub cols: usize,
     /// Row-major.
     pub weights: Vec<f64>,
+    /// Per row, the factor the product is multiplied by before its bias, if any.
+    pub scale: Vec<Option<f64>>,
     /// Per row, the bias added to the product, if any.
     pub bias: Vec<Option<f64>>,
     pub activation: Option<Activation>,
@@ -85,7 +87,7 @@ impl Net {
             }
             writeln!(out, "let z{k} = linear(W{k}, {current}) in").unwrap();
             current = format!("z{k}");
-            biases(&mut out, &current, &layer.bias);
+            scaled_biases(&mut out, &current, &layer.scale, &layer.bias);
             if let Some(a) = layer.activation {
                 writeln!(out, "let h{k} = {}({current}) in", a.tensor_function()).unwrap();
                 current = format!("h{k}");
@@ -111,6 +113,11 @@ impl Net {
             let mut z: Vec<f64> = (0..layer.rows)
                 .map(|i| (0..layer.cols).fold(0.0, |s, j| s + layer.weights[i * layer.cols + j] * v[j]))
                 .collect();
+            for (e, a) in z.iter_mut().zip(&layer.scale) {
+                if let Some(a) = a {
+                    *e *= a;
+                }
+            }
             add(&mut z, &layer.bias);
             if let Some(a) = layer.activation {
                 for e in &mut z {
@@ -139,6 +146,21 @@ fn add(z: &mut [f64], bias: &[Option<f64>]) {
     }
 }
 
+/// `let t[i] = t[i] * a + b in` (one element chain), `t[i] * a`, or a bias `let`.
+fn scaled_biases(out: &mut String, tensor: &str, scale: &[Option<f64>], bias: &[Option<f64>]) {
+    for (i, (a, b)) in scale.iter().zip(bias).enumerate() {
+        let element = format!("{tensor}[{i}]");
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                writeln!(out, "let {element} = {element} * {} + {} in", float_literal(*a), float_literal(*b)).unwrap()
+            }
+            (Some(a), None) => writeln!(out, "let {element} = {element} * {} in", float_literal(*a)).unwrap(),
+            (None, Some(b)) => writeln!(out, "let {element} = {element} + {} in", float_literal(*b)).unwrap(),
+            (None, None) => {}
+        }
+    }
+}
+
 fn biases(out: &mut String, tensor: &str, bias: &[Option<f64>]) {
     for (i, b) in bias.iter().enumerate() {
         if let Some(b) = b {
@@ -160,6 +182,7 @@ mod tests {
                 rows: 2,
                 cols: 2,
                 weights: vec![1e308, f64::NEG_INFINITY, f64::NAN, -0.0],
+                scale: vec![None, None],
                 bias: vec![None, Some(0.5)],
                 activation: Some(Activation::Tanh),
                 after: vec![Some(5e-324), None],
@@ -190,6 +213,7 @@ mod tests {
             rows: 1,
             cols: 2,
             weights: vec![1e308, -1e308],
+            scale: vec![None],
             bias: vec![None],
             activation: Some(Activation::Relu),
             after: vec![None],
