@@ -93,16 +93,21 @@ fn run(args: &BatchArgs) -> Result<Exit, Exit> {
         )));
     }
     let rows = read_array(path.as_ref()).map_err(fail)?;
-    let [count, width] = rows.shape[..] else {
-        return Err(usage(format!(
-            "{path}: the inputs must be a rank-2 array, one input per row (shape {:?})",
-            rows.shape
-        )));
+    // One input per row: `(N, K)` for vectors, `(N, C, H, W)` for images.
+    let (count, shape) = match rows.shape.split_first() {
+        Some((&count, shape)) if !shape.is_empty() => (count, shape),
+        _ => {
+            return Err(usage(format!(
+                "{path}: the inputs must be an array of rank 2 or more, one input per row (shape {:?})",
+                rows.shape
+            )));
+        }
     };
+    let width: usize = shape.iter().product();
     let fixed = parse_inputs(&args.bind)?;
     // A .nnet or ONNX network is imported as `knn import` does (without --normalize).
     let program = load(&args.file).map_err(fail)?;
-    let batch = program.batch(name, width, &fixed).map_err(fail)?;
+    let batch = program.batch_of_shape(name, shape, &fixed).map_err(fail)?;
     let progress = (count > BATCH_BLOCK && std::io::stderr().is_terminal()).then(|| {
         let bar = ProgressBar::new(count as u64);
         bar.set_style(

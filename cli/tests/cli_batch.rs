@@ -128,7 +128,7 @@ fn bad_batches_are_usage_errors() {
     let vector = temp_file(dir.path(), "v.npy", &npy_f64(&[3], &[1.0, 2.0, 3.0]));
     let matrix = temp_file(dir.path(), "m.npy", &npy_f64(&[1, 3], &[1.0, 2.0, 3.0]));
     let cases: [(Vec<String>, &str); 4] = [
-        (vec![format!("x={vector}")], "rank-2 array"),
+        (vec![format!("x={vector}")], "rank 2 or more"),
         (vec!["x".into()], "expected NAME=INPUTS.npy"),
         (vec![format!("x={}", dir.path().join("missing.npy").display())], "there is no file"),
         (vec![format!("x={matrix}"), "--bind".into(), "x=[1.0]".into()], "both the batched input and a --bind"),
@@ -239,4 +239,20 @@ fn many_failed_rows_are_reported_in_full_then_listed_then_counted() {
     );
     assert!(err.contains("row 54: error: invalid-operands\n… and 13 more failed rows\n"), "{err}");
     assert!(err.contains("63 of 70 rows failed"), "{err}");
+}
+
+#[test]
+fn a_batch_of_images_binds_each_row_as_an_image() {
+    // A 1×2×2 image through a 1×1 convolution by 2 and a 2×2 max pool: each row's result is
+    // twice its largest pixel; rows are (N, 1, 2, 2).
+    let dir = tempfile::tempdir().unwrap();
+    let program = temp_file(
+        dir.path(),
+        "cnn.knn",
+        b"let w = initTensor(1, 1, 1, 1)[2.0] in let c = conv2d(x, w) in let p = maxPool2d(c, kernel = [2, 2]) in let f = flatten(p) in f",
+    );
+    let rows = temp_file(dir.path(), "x.npy", &npy_f64(&[2, 1, 2, 2], &[1.0, 4.0, -2.0, 3.0, -1.0, -5.0, -0.5, -3.0]));
+    let out = knn(&["batch", &program, "--input", &format!("x={rows}")], None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "8.0\n-1.0\n");
 }

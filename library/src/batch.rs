@@ -72,6 +72,12 @@ impl Program {
     /// assert!(matches!(classes[..], [Answer::Value { value: Observed::Int(0), .. }, Answer::Value { value: Observed::Int(1), .. }]));
     /// ```
     pub fn batch(&self, input: &str, width: usize, fixed: &[TensorInput]) -> Result<Batch, KnnError> {
+        self.batch_of_shape(input, &[width], fixed)
+    }
+
+    /// [`Program::batch`] with `input` a tensor of shape `shape` (an image `(C, H, W)` for a
+    /// convolutional network): each row holds its elements in row-major order.
+    pub fn batch_of_shape(&self, input: &str, shape: &[usize], fixed: &[TensorInput]) -> Result<Batch, KnnError> {
         if self.semantics() != Semantics::Revised {
             return Err(KnnError::usage("a batch runs the revised semantics (the big-step engine)"));
         }
@@ -81,7 +87,8 @@ impl Program {
         let mut bound: Vec<&str> = fixed.iter().map(|i| i.name.as_str()).collect();
         bound.push(input);
         self.check(&bound)?;
-        let bindings = Binding::with_open_input(fixed, input, vec![width]);
+        let bindings = Binding::with_open_input(fixed, input, shape.to_vec());
+        let width = shape.iter().product();
         Ok(Batch { plan: compile(self.syntax(), &bindings), width, source: self.shared_source() })
     }
 }
