@@ -5,11 +5,11 @@
 use super::*;
 
 /// `v` = [1, …, 6] as an input, copied into `x` = [[1, 2, 3], [4, 5, 6]].
-fn input() -> TensorInput {
+pub(super) fn input() -> TensorInput {
     vector("v", &(1..=6).map(f64::from).collect::<Vec<_>>())
 }
 
-fn x_from_input() -> String {
+pub(super) fn x_from_input() -> String {
     let mut source = "let x = initTensor(2, 3) in ".to_string();
     for k in 0..6 {
         source.push_str(&format!("let x[{}, {}] = v[{k}] in ", k / 3, k % 3));
@@ -17,16 +17,16 @@ fn x_from_input() -> String {
     source
 }
 
-const X_LITERAL: &str = "let x = initTensor(2, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0] in ";
+pub(super) const X_LITERAL: &str = "let x = initTensor(2, 3)[1.0, 2.0, 3.0, 4.0, 5.0, 6.0] in ";
 
-fn tensor(source: &str, inputs: &[TensorInput]) -> (Vec<usize>, Vec<f64>) {
+pub(super) fn tensor(source: &str, inputs: &[TensorInput]) -> (Vec<usize>, Vec<f64>) {
     match agree(source, inputs) {
         Verdict::Value(Observed::Tensor(t)) => (t.shape, t.data),
         other => panic!("{source}: {other}"),
     }
 }
 
-fn both(program: &str) -> (Vec<usize>, Vec<f64>) {
+pub(super) fn both(program: &str) -> (Vec<usize>, Vec<f64>) {
     let symbolic = tensor(&format!("{}{program}", x_from_input()), &[input()]);
     let constant = tensor(&format!("{X_LITERAL}{program}"), &[]);
     assert_eq!(symbolic, constant);

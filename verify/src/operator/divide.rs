@@ -8,8 +8,9 @@
 //! `g·fl(x/d) = h·x + (g/d − h)·x + g·δ ≥ h·x − |g|·(2u·U/d + η) − η·U` with `|x| ≤ U` on the
 //! box: the charge of an element is `2u·U/d + η` per unit of `|g|`, plus `η·ΣU` per row.
 
+use super::per_element::ElementCharges;
 use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
-use crate::float::{ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_up, div_up, mul_up, sub_down, sum_up};
+use crate::float::{ETA, Interval, UNIT_ROUNDOFF, add_up, div_up, mul_up};
 
 #[derive(Clone, Debug)]
 pub struct Divide {
@@ -22,13 +23,6 @@ impl Divide {
         debug_assert!(divisor.iter().all(|d| *d >= 1.0 && d.fract() == 0.0));
         Divide { divisor }
     }
-}
-
-/// The charge per unit of `|g|` of each element, and the row's underflow charge.
-struct Charges {
-    charge: Vec<f64>,
-    underflow: f64,
-    sums: NonNegativeSum,
 }
 
 impl Operator for Divide {
@@ -55,23 +49,12 @@ impl Operator for Divide {
             .zip(&self.divisor)
             .map(|(u, d)| add_up(div_up(mul_up(2.0 * UNIT_ROUNDOFF, *u), *d), ETA))
             .collect();
-        let underflow = mul_up(ETA, sum_up(magnitude.iter().copied()));
-        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(self.divisor.len()) })
+        Box::new(ElementCharges::new(charge, &magnitude))
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
-        let Charges { charge, underflow, sums } = prepared.downcast_ref().expect("prepared by Divide::prepare");
-        let m = self.divisor.len();
-        for r in 0..pass.count {
-            let mut charged = 0.0;
-            for ((g, d), c) in pass.g[r * m..(r + 1) * m].iter_mut().zip(&self.divisor).zip(charge) {
-                if *g != 0.0 {
-                    charged += g.abs() * c;
-                    *g /= d;
-                }
-            }
-            pass.acc[r] = sub_down(pass.acc[r], add_up(sums.bound(charged), *underflow));
-        }
+        let charges: &ElementCharges = prepared.downcast_ref().expect("prepared by Divide::prepare");
+        charges.substitute(pass, |g, i| g / self.divisor[i]);
     }
 
     fn backpropagate(&self, g: Vec<f64>, _input: &[f64], _output: &[f64]) -> Vec<f64> {

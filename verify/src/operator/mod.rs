@@ -18,6 +18,7 @@ mod bias;
 mod dense;
 mod divide;
 mod max_pool;
+mod per_element;
 mod permute;
 mod relu;
 mod scale;

@@ -15,8 +15,9 @@
 
 use knn_engine::bigstep::ops::{ElementStep, Op};
 
+use super::per_element::ElementCharges;
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
-use crate::float::{ETA, Interval, NonNegativeSum, UNIT_ROUNDOFF, add_up, mul_up, sub_down, sum_up};
+use crate::float::{ETA, Interval, UNIT_ROUNDOFF, add_up, mul_up};
 use crate::unsupported::{Unsupported, unsupported};
 
 #[derive(Clone, Debug)]
@@ -64,13 +65,6 @@ impl Scale {
     }
 }
 
-/// The charge per unit of `|g|` of each element, and the row's underflow charge.
-struct Charges {
-    charge: Vec<f64>,
-    underflow: f64,
-    sums: NonNegativeSum,
-}
-
 impl Operator for Scale {
     fn describe(&self) -> String {
         format!("Scale by {:?}", self.factor)
@@ -111,25 +105,13 @@ impl Operator for Scale {
                 Some(a) => add_up(mul_up(2.0 * UNIT_ROUNDOFF, mul_up(a.abs(), *u)), ETA),
             })
             .collect();
-        let underflow = mul_up(ETA, sum_up(magnitude.iter().copied()));
-        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(self.factor.len()) })
+        Box::new(ElementCharges::new(charge, &magnitude))
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
-        let Charges { charge, underflow, sums } = prepared.downcast_ref().expect("prepared by Scale::prepare");
-        let m = self.factor.len();
-        for r in 0..pass.count {
-            let mut charged = 0.0;
-            for ((g, a), c) in pass.g[r * m..(r + 1) * m].iter_mut().zip(&self.factor).zip(charge) {
-                if let Some(a) = a
-                    && *g != 0.0
-                {
-                    charged += g.abs() * c;
-                    *g *= a;
-                }
-            }
-            pass.acc[r] = sub_down(pass.acc[r], add_up(sums.bound(charged), *underflow));
-        }
+        let charges: &ElementCharges = prepared.downcast_ref().expect("prepared by Scale::prepare");
+        // An element without a factor is the identity: its charge is 0 and `g` stays.
+        charges.substitute(pass, |g, i| g * self.factor(i));
     }
 
     fn backpropagate(&self, g: Vec<f64>, _input: &[f64], _output: &[f64]) -> Vec<f64> {

@@ -200,19 +200,13 @@ class Model:
         b = bias - mean * a
         self.refs.append(lambda y: y * a[:, None, None] + b[:, None, None])
 
-    def mul(self, factors):
+    def elementwise(self, op, constants):
+        """`Mul` or `Div` by one constant per channel, shape (1, C, 1, 1)."""
         c = self.out_shape[1]
         k = self.count
-        f = np.array(factors, dtype=np.float64).reshape(1, c, 1, 1)
-        self.node("Mul", [self.init(f"factor{k}", f)])
-        self.refs.append(lambda y: y * f[0])
-
-    def div(self, divisors):
-        c = self.out_shape[1]
-        k = self.count
-        d = np.array(divisors, dtype=np.float64).reshape(1, c, 1, 1)
-        self.node("Div", [self.init(f"divisor{k}", d)])
-        self.refs.append(lambda y: y / d[0])
+        v = np.array(constants, dtype=np.float64).reshape(1, c, 1, 1)
+        self.node(op, [self.init(f"{'factor' if op == 'Mul' else 'divisor'}{k}", v)])
+        self.refs.append((lambda y: y * v[0]) if op == "Mul" else (lambda y: y / v[0]))
 
     def global_pool(self, kind):
         c, h, w = self.image()
@@ -372,8 +366,8 @@ def main():
     m.conv(3, 2, 2, rng)
     m.batch_norm(rng)
     m.relu()
-    m.mul([1.5, -0.75, 3.0])
-    m.div([2.0, 0.25, 8.0])
+    m.elementwise("Mul", [1.5, -0.75, 3.0])
+    m.elementwise("Div", [2.0, 0.25, 8.0])
     m.global_pool("avg")
     m.flatten()
     m.gemm(4, rng)
