@@ -83,7 +83,7 @@ fn a_counterexample_replays_on_both_engines_through_the_library() {
 #[test]
 fn what_the_verifier_cannot_bound_is_unknown_with_its_place() {
     let question = class_question(&[0.0, 0.0], &[1.0, 1.0], Claim::ArgmaxStable);
-    // An element of a computed tensor read (line 8: `let z[0] = z[0] * 2.0`).
+    // Elements of a computed tensor multiplied together (line 9: `let z[0] = z[0] * z[1]`).
     let net = load(fixture("element_write.knn")).unwrap();
     let report = net.verify(&question, VerifyOptions::default()).unwrap();
     let Conclusion::Unknown(Unknown::Unsupported(unsupported)) = &report.conclusion else {
@@ -92,7 +92,7 @@ fn what_the_verifier_cannot_bound_is_unknown_with_its_place() {
     assert_eq!(report.exit_code(), 11);
     assert!(unsupported.what.contains("single elements"), "{unsupported:?}");
     let note = verification_note(&report, false).expect("a place to show");
-    assert!(note.contains("element_write.knn:8:"), "{note}");
+    assert!(note.contains("element_write.knn:9:"), "{note}");
     assert_eq!(verification_json(&report)["reason"], "unsupported");
     assert_eq!(results_text(&report.conclusion), "unknown\n");
 }
