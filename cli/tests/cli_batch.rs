@@ -254,5 +254,6 @@ fn a_batch_of_images_binds_each_row_as_an_image() {
     let rows = temp_file(dir.path(), "x.npy", &npy_f64(&[2, 1, 2, 2], &[1.0, 4.0, -2.0, 3.0, -1.0, -5.0, -0.5, -3.0]));
     let out = knn(&["batch", &program, "--input", &format!("x={rows}")], None);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "8.0\n-1.0\n");
+    // The result is `f`, a vector of one element.
+    assert_eq!(stdout(&out), "[8.0]\n[-1.0]\n");
 }
