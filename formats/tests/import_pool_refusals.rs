@@ -242,6 +242,9 @@ fn divisions_batch_norms_and_dropouts_knn_cannot_import_are_refused_naming_the_n
     assert!(e.starts_with("node \"norm\" (Div): it divides by 0.30809998512268066: K-NN has no division"), "{e}");
     let e = error_of(&pooled(vec![node("Div", "inv", &["d", "input.1"], "y")], vec![divisor]));
     assert!(e.contains("it divides a constant by a computed value"), "{e}");
+    // A residual connection: an addition of two computed values.
+    let e = error_of(&pooled(vec![node("Add", "skip", &["input.1", "input.1"], "y")], vec![]));
+    assert_eq!(e, "node \"skip\" (Add): both operands are computed values; knn imports Add with constants only");
     // Dividing by 4 is multiplying by 0.25, exactly: imported.
     let four = floats("d", &[1], &[4.0]);
     let divided = vec![node("Div", "q", &["input.1", "d"], "y"), max_pool("p", "y", "z")];
@@ -252,6 +255,11 @@ fn divisions_batch_norms_and_dropouts_knn_cannot_import_are_refused_naming_the_n
     let e = error_of(&pooled(vec![with_int(bn("bn"), "training_mode", 1)], params.clone()));
     assert_eq!(e, "node \"bn\" (BatchNormalization): training_mode = 1: knn imports networks for inference");
     let three: Vec<TensorProto> = ["s", "b", "m", "v"].iter().map(|n| floats(n, &[3], &[1.0, 1.0, 1.0])).collect();
+    // var = −ε (both the float32 1e-5): sqrt(var + ε) = 0 and the folded scale is infinite.
+    let mut zero_spread = params.clone();
+    zero_spread[3] = floats("v", &[2], &[-1e-5, -1e-5]);
+    let e = error_of(&pooled(vec![bn("bn")], zero_spread));
+    assert!(e.starts_with("node \"bn\" (BatchNormalization): the folded scale or shift is not finite"), "{e}");
     let e = error_of(&pooled(vec![bn("bn")], three));
     assert_eq!(e, "node \"bn\" (BatchNormalization): scale has 3 values for 2 channels");
     let mut dropout = node("Dropout", "drop", &["input.1"], "y");

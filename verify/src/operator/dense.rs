@@ -248,7 +248,7 @@ fn row_ends(terms: impl Iterator<Item = (f64, Interval)>, bias: Option<f64>) -> 
 /// weight and an input range reaching infinity). Elsewhere `fl(w·x)` is monotone in `x`
 /// (increasing for `w > 0`, decreasing for `w < 0`, `±0` for `w = ±0`), so the ends map to
 /// the ends.
-fn product(w: f64, x: Interval) -> Option<Interval> {
+pub(super) fn product(w: f64, x: Interval) -> Option<Interval> {
     let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
     let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
     if w.is_nan() || (w.is_infinite() && holds_zero) || (w == 0.0 && reaches_infinity) {

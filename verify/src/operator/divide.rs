@@ -43,13 +43,9 @@ impl Operator for Divide {
     }
 
     fn prepare(&self, input: &[Interval]) -> Prepared {
-        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
-        let charge = magnitude
-            .iter()
-            .zip(&self.divisor)
-            .map(|(u, d)| add_up(div_up(mul_up(2.0 * UNIT_ROUNDOFF, *u), *d), ETA))
-            .collect();
-        Box::new(ElementCharges::new(charge, &magnitude))
+        Box::new(ElementCharges::new(input, |u, i| {
+            add_up(div_up(mul_up(2.0 * UNIT_ROUNDOFF, u), self.divisor[i]), ETA)
+        }))
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {

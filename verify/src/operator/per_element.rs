@@ -3,7 +3,7 @@
 //! box: each element's charge per unit of `|g|`, and the row's underflow `η·Σ U`.
 
 use super::Pass;
-use crate::float::{ETA, NonNegativeSum, add_up, mul_up, sub_down, sum_up};
+use crate::float::{ETA, Interval, NonNegativeSum, add_up, mul_up, sub_down, sum_up};
 
 pub(super) struct ElementCharges {
     charge: Vec<f64>,
@@ -12,8 +12,11 @@ pub(super) struct ElementCharges {
 }
 
 impl ElementCharges {
-    /// `charge[i]` per unit of `|g_i|`, and `η·Σ U` for the inputs bounded by `magnitude`.
-    pub(super) fn new(charge: Vec<f64>, magnitude: &[f64]) -> ElementCharges {
+    /// `charge(U_i, i)` per unit of `|g_i|` for each input of the box `input` (`|x_i| ≤ U_i`),
+    /// and `η·Σ U`.
+    pub(super) fn new(input: &[Interval], charge: impl Fn(f64, usize) -> f64) -> ElementCharges {
+        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
+        let charge: Vec<f64> = magnitude.iter().enumerate().map(|(i, &u)| charge(u, i)).collect();
         let underflow = mul_up(ETA, sum_up(magnitude.iter().copied()));
         let sums = NonNegativeSum::new(charge.len());
         ElementCharges { charge, underflow, sums }

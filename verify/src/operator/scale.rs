@@ -15,6 +15,7 @@
 
 use knn_engine::bigstep::ops::{ElementStep, Op};
 
+use super::dense::product;
 use super::per_element::ElementCharges;
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{ETA, Interval, UNIT_ROUNDOFF, add_up, mul_up};
@@ -75,19 +76,8 @@ impl Operator for Scale {
     }
 
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
-        v.iter()
-            .zip(&self.factor)
-            .map(|(x, a)| {
-                let Some(a) = *a else { return Some(*x) };
-                let holds_zero = x.lo <= 0.0 && 0.0 <= x.hi;
-                let reaches_infinity = x.lo == f64::NEG_INFINITY || x.hi == f64::INFINITY;
-                if a.is_nan() || (a.is_infinite() && holds_zero) || (a == 0.0 && reaches_infinity) {
-                    return None;
-                }
-                let (p, q) = (x.lo * a, x.hi * a);
-                Some(if a >= 0.0 { Interval::new(p, q) } else { Interval::new(q, p) })
-            })
-            .collect()
+        // A dense layer's product of one weight and one input, as the engine rounds it.
+        v.iter().zip(&self.factor).map(|(x, a)| a.map_or(Some(*x), |a| product(a, *x))).collect()
     }
 
     fn exact_on_box(&self) -> bool {
@@ -95,17 +85,10 @@ impl Operator for Scale {
     }
 
     fn prepare(&self, input: &[Interval]) -> Prepared {
-        let magnitude: Vec<f64> = input.iter().map(Interval::magnitude).collect();
-        let charge = magnitude
-            .iter()
-            .zip(&self.factor)
-            .map(|(u, a)| match a {
-                // The identity: nothing rounded.
-                None => 0.0,
-                Some(a) => add_up(mul_up(2.0 * UNIT_ROUNDOFF, mul_up(a.abs(), *u)), ETA),
-            })
-            .collect();
-        Box::new(ElementCharges::new(charge, &magnitude))
+        // The identity rounds nothing: no charge.
+        Box::new(ElementCharges::new(input, |u, i| {
+            self.factor[i].map_or(0.0, |a| add_up(mul_up(2.0 * UNIT_ROUNDOFF, mul_up(a.abs(), u)), ETA))
+        }))
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {

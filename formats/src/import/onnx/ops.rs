@@ -177,15 +177,15 @@ fn dropout(graph: &Graph, node: &NodeProto) -> Result<Value, String> {
     Ok(value)
 }
 
-/// `Add`/`Sub` of the vector and a constant, in either order.
-fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+/// The constant operand of an `Add`, `Sub`, `Mul` or `Div`, broadcast to the vector's shape,
+/// the vector's shape, and whether the vector is the first operand.
+fn constant_operand(graph: &Graph, node: &NodeProto) -> Result<(Vec<f64>, Vec<usize>, bool), String> {
     let [a, b] = inputs::<2>(graph, node)?;
-    let subtract = node.op_type == "Sub";
     let (vector, constant, vector_first) = match (&a, &b) {
         (Value::Vector { .. }, Value::Constant(c)) => (&a, c, true),
         (Value::Constant(c), Value::Vector { .. }) => (&b, c, false),
         (Value::Vector { .. }, Value::Vector { .. }) => {
-            return Err("both operands are computed values; knn imports additions of constants only".into());
+            return Err(format!("both operands are computed values; knn imports {} with constants only", node.op_type));
         }
         _ => return Err("it computes on constants only; fold them before exporting".into()),
     };
@@ -193,6 +193,13 @@ fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let values = broadcast(&constant.floats(), &constant.dims, &shape).ok_or_else(|| {
         format!("the constant of shape {:?} does not broadcast to the vector's shape {shape:?}", constant.dims)
     })?;
+    Ok((values, shape, vector_first))
+}
+
+/// `Add`/`Sub` of the vector and a constant, in either order.
+fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let (values, shape, vector_first) = constant_operand(graph, node)?;
+    let subtract = node.op_type == "Sub";
     match (subtract, vector_first) {
         // x - c is x + (-c) exactly (IEEE 754 defines subtraction so).
         (true, true) => graph.steps.push(Step::Add(values.iter().map(|c| -c).collect())),

@@ -15,35 +15,16 @@
 use super::*;
 use crate::import::{Pool, PoolKind};
 
-/// The constant operand of a `Mul` or `Div`, broadcast to the vector's shape, and whether the
-/// vector is the first operand.
-fn with_constant(graph: &Graph, node: &NodeProto) -> Result<(Vec<f64>, Vec<usize>, bool), String> {
-    let [a, b] = inputs::<2>(graph, node)?;
-    let (vector, constant, vector_first) = match (&a, &b) {
-        (Value::Vector { .. }, Value::Constant(c)) => (&a, c, true),
-        (Value::Constant(c), Value::Vector { .. }) => (&b, c, false),
-        (Value::Vector { .. }, Value::Vector { .. }) => {
-            return Err(format!("both operands are computed values; knn imports {} by constants only", node.op_type));
-        }
-        _ => return Err("it computes on constants only; fold them before exporting".into()),
-    };
-    let shape = graph.vector(vector, node)?;
-    let values = broadcast(&constant.floats(), &constant.dims, &shape).ok_or_else(|| {
-        format!("the constant of shape {:?} does not broadcast to the vector's shape {shape:?}", constant.dims)
-    })?;
-    Ok((values, shape, vector_first))
-}
-
 /// `Mul` of the vector and a constant.
 pub(super) fn mul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
-    let (values, shape, _) = with_constant(graph, node)?;
+    let (values, shape, _) = constant_operand(graph, node)?;
     graph.steps.push(Step::Mul(values));
     Ok(graph.next(shape))
 }
 
 /// `Div` of the vector by a constant whose every element is a power of two.
 pub(super) fn div(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
-    let (values, shape, vector_first) = with_constant(graph, node)?;
+    let (values, shape, vector_first) = constant_operand(graph, node)?;
     if !vector_first {
         return Err("it divides a constant by a computed value; K-NN has no division".into());
     }
