@@ -13,6 +13,10 @@ convolution as the four shifted slices of the image, concatenated, times the 4×
 onnxruntime's own `MaxPool`. For comparison, the float32 model with onnxruntime's own `Conv` and
 pools is timed too (not the same arithmetic: float32).
 
+The CIFAR-sized CNN (`benches/src/cifar_cnn.rs`: 3×32×32, conv 3→16 and 16→32, 4×4 at stride 2,
+each with relu; linear 1152→100, relu, 100→10) is built the same way: each float64 convolution
+as im2col (its sixteen strided slices, concatenated, times the kernel matrix).
+
 Prints the classes of images 0..64 (the bench prints knn's), then one line per point.
 
 Usage: cnn.py [SECONDS_PER_POINT]
@@ -121,11 +125,83 @@ def float32_model(pool: str, weights) -> bytes:
     return finish(nodes, inits, TensorProto.FLOAT)
 
 
-def finish(nodes, inits, dtype) -> bytes:
+CIFAR_WEIGHT_SEED, CIFAR_IMAGE_SEED = 31, 2031
+CIFAR_CONVS = ((16, 3, 4), (32, 16, 4))  # output channels, input channels, kernel side
+CIFAR_STRIDE, CIFAR_HIDDEN = 2, 100
+
+
+def cifar_weights():
+    """`CifarCnn::seeded`: each convolution's kernels then bias, each dense layer's weights then bias."""
+    stream = Weights(CIFAR_WEIGHT_SEED)
+    convs = []
+    for m, c, k in CIFAR_CONVS:
+        kernels = stream.take(m * c * k * k, 1.0 / np.sqrt(c * k * k)).reshape(m, c, k, k)
+        convs.append((kernels, stream.take(m, 0.1)))
+    dense = []
+    for rows, cols in ((CIFAR_HIDDEN, FEATURES), (CLASSES, CIFAR_HIDDEN)):
+        dense.append((stream.take(rows * cols, 1.0 / np.sqrt(cols)).reshape(rows, cols), stream.take(rows, 0.1)))
+    return convs, dense
+
+
+def cifar_images(count: int) -> np.ndarray:
+    values = Weights(CIFAR_IMAGE_SEED).take(count * 3 * 32 * 32, 1.0)
+    return ((values + 1.0) * 0.5).reshape(count, 3, 32, 32)
+
+
+def im2col_conv(nodes, inits, x: str, side: int, kernels, bias, stride: int, out: str) -> int:
+    """A float64 convolution without `Conv` (NCHW in, NCHW out, no padding): the K·K strided
+    slices of `x`, concatenated along the channels (tap-major), moved last, times the kernel
+    matrix, plus the bias. Returns the output side."""
+    m, c, k, _ = kernels.shape
+    o = (side - k) // stride + 1
+    taps = []
+    for ki in range(k):
+        for kj in range(k):
+            tag = f"{out}_{ki}_{kj}"
+            starts = const(f"{tag}_s", np.array([ki, kj], dtype=np.int64), inits)
+            ends = const(f"{tag}_e", np.array([ki + stride * (o - 1) + 1, kj + stride * (o - 1) + 1], dtype=np.int64), inits)
+            axes = const(f"{tag}_a", np.array([2, 3], dtype=np.int64), inits)
+            steps = const(f"{tag}_st", np.array([stride, stride], dtype=np.int64), inits)
+            nodes.append(helper.make_node("Slice", [x, starts, ends, axes, steps], [tag]))
+            taps.append(tag)
+    nodes.append(helper.make_node("Concat", taps, [f"{out}_cols"], axis=1))  # N×(K·K·C)×O×O, tap-major
+    nodes.append(helper.make_node("Transpose", [f"{out}_cols"], [f"{out}_nhwc"], perm=[0, 2, 3, 1]))
+    matrix = kernels.transpose(2, 3, 1, 0).reshape(k * k * c, m).copy()  # row (ki, kj, c)
+    nodes.append(helper.make_node("MatMul", [f"{out}_nhwc", const(f"{out}_w", matrix, inits)], [f"{out}_p"]))
+    nodes.append(helper.make_node("Add", [f"{out}_p", const(f"{out}_b", bias, inits)], [f"{out}_nhwc_b"]))
+    nodes.append(helper.make_node("Transpose", [f"{out}_nhwc_b"], [out], perm=[0, 3, 1, 2]))
+    return o
+
+
+def cifar_model(precision: str, weights) -> bytes:
+    convs, dense = weights
+    dtype = np.float64 if precision == "f64" else np.float32
+    nodes, inits, x, side = [], [], "x", 32
+    for n, (kernels, bias) in enumerate(convs):
+        kernels, bias = kernels.astype(dtype), bias.astype(dtype)
+        if precision == "f64":
+            side = im2col_conv(nodes, inits, x, side, kernels, bias, CIFAR_STRIDE, f"c{n}")
+        else:
+            strides = [CIFAR_STRIDE, CIFAR_STRIDE]
+            conv_inputs = [x, const(f"w{n}", kernels, inits), const(f"b{n}", bias, inits)]
+            nodes.append(helper.make_node("Conv", conv_inputs, [f"c{n}"], strides=strides))
+        nodes.append(helper.make_node("Relu", [f"c{n}"], [f"r{n}"]))
+        x = f"r{n}"
+    nodes.append(helper.make_node("Flatten", [x], ["f"], axis=1))
+    for n, (w, b) in enumerate(dense):
+        nodes.append(helper.make_node("MatMul", ["f" if n == 0 else "a", const(f"d{n}", w.T.astype(dtype).copy(), inits)], [f"m{n}"]))
+        nodes.append(helper.make_node("Add", [f"m{n}", const(f"db{n}", b.astype(dtype), inits)], ["h" if n == 0 else "logits"]))
+        if n == 0:
+            nodes.append(helper.make_node("Relu", ["h"], ["a"]))
+    nodes.append(helper.make_node("ArgMax", ["logits"], ["class"], axis=1, keepdims=0))
+    return finish(nodes, inits, TensorProto.DOUBLE if precision == "f64" else TensorProto.FLOAT, [3, 32, 32])
+
+
+def finish(nodes, inits, dtype, image=(1, 28, 28)) -> bytes:
     graph = helper.make_graph(
         nodes,
         "cnn",
-        [helper.make_tensor_value_info("x", dtype, ["N", 1, 28, 28])],
+        [helper.make_tensor_value_info("x", dtype, ["N", *image])],
         [helper.make_tensor_value_info("class", TensorProto.INT64, ["N"])],
         inits,
     )
@@ -139,17 +215,22 @@ def main() -> int:
     weights = model_weights()
     x64 = images(max(BATCHES))
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}")
+    cifar, c64 = cifar_weights(), cifar_images(max(BATCHES))
+    models = []
     for pool in ("max", "avg"):
         for precision, build, x in (("f64", float64_model, x64), ("f32", float32_model, x64.astype(np.float32))):
-            model = build(pool, weights)
-            classes = session(model, 1).run(None, {"x": x[:64]})[0]
-            print(f"cnn/{pool} {precision}: classes of images 0..64: {''.join(str(int(c)) for c in classes)}")
-            for threads in THREADS:
-                runner = session(model, threads)
-                for batch in BATCHES:
-                    rows = np.ascontiguousarray(x[:batch])
-                    seconds = best_time(lambda: runner.run(None, {"x": rows}), budget)
-                    print(f"cnn/{pool} {precision} threads {threads} batch {batch:>4}: {batch / seconds:>12,.0f} images/s")
+            models.append((pool, precision, build(pool, weights), x))
+    for precision, x in (("f64", c64), ("f32", c64.astype(np.float32))):
+        models.append(("cifar", precision, cifar_model(precision, cifar), x))
+    for name, precision, model, x in models:
+        classes = session(model, 1).run(None, {"x": x[:64]})[0]
+        print(f"cnn/{name} {precision}: classes of images 0..64: {''.join(str(int(c)) for c in classes)}")
+        for threads in THREADS:
+            runner = session(model, threads)
+            for batch in BATCHES:
+                rows = np.ascontiguousarray(x[:batch])
+                seconds = best_time(lambda: runner.run(None, {"x": rows}), budget)
+                print(f"cnn/{name} {precision} threads {threads} batch {batch:>4}: {batch / seconds:>12,.0f} images/s")
     return 0
 
 

@@ -8,6 +8,7 @@ use knn_engine::bigstep::{Binding, InputData, Plan, compile};
 use knn_formats::import::{Activation, ImportOptions, Network, Step, import_file};
 use knn_semantics::syntax::{Exp, Grammar, parse_program};
 
+pub mod cifar_cnn;
 pub mod cnn;
 pub mod crown;
 

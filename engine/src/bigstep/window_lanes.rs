@@ -49,7 +49,14 @@ fn axes(attrs: &WindowAttrs, input: [i64; 3], output: [i64; 3], kernel: [i64; 2]
     [axis_taps(output[1], kernel[0], sh, top, dh, input[1]), axis_taps(output[2], kernel[1], sw, left, dw, input[2])]
 }
 
-/// [`ConvKernel::apply`] on every lane of `input` (elements × lanes) into `result`.
+/// How many Floats of im2col matrix one product reads at most (about 192 KiB): a block of
+/// output rows at a time, so that the matrix stays in the core's L2 cache while the kernels
+/// sweep it once per output channel.
+const IM2COL_BLOCK: usize = 24 * 1024;
+
+/// [`ConvKernel::apply`] on every lane of `input` (elements × lanes) into `result`. The output
+/// positions are taken a block of output rows at a time (each position's sum is whole within
+/// its block, so the blocks change no bit).
 pub(super) fn conv2d_lanes(conv: &ConvKernel, input: &[f64], result: &mut [f64], lanes: usize) {
     let g: &Conv2dGeometry = &conv.geometry;
     let [m, cg, kh, kw] = g.kernel.map(|n| n as usize);
@@ -57,44 +64,65 @@ pub(super) fn conv2d_lanes(conv: &ConvKernel, input: &[f64], result: &mut [f64],
     let [_, oh, ow] = g.output.map(|n| n as usize);
     let [rows, cols] = axes(&g.attrs, g.input, g.output, [g.kernel[2], g.kernel[3]]);
     let (per_group, taps) = (m / g.attrs.group as usize, cg * kh * kw);
-    // The product's lanes: every (position, lane), padded to the kernels' lane group.
-    let width = oh * ow * lanes;
-    let padded = width.next_multiple_of(LANE_GROUP);
+    // Every (position, lane) of the output, and the output rows of one block.
+    let all = oh * ow * lanes;
+    if all == 0 {
+        return;
+    }
+    // Blocks pay when the matrix is read again for each tile of output channels and is larger
+    // than what a block copies back (the outputs of its rows: `per_group` per column).
+    let blocked = taps * all > IM2COL_BLOCK && taps > per_group;
+    let block_rows = if blocked { (IM2COL_BLOCK / (taps * ow * lanes)).clamp(1, oh) } else { oh };
     SCRATCH.with_borrow_mut(|(x, out)| {
-        x.resize(taps * padded, 0.0);
         for group in 0..g.attrs.group as usize {
-            for c in 0..cg {
-                let channel = g.input_channel((group * per_group) as i64, c as i64) as usize;
-                for (ki, kj) in (0..kh).flat_map(|ki| (0..kw).map(move |kj| (ki, kj))) {
-                    let t = (c * kh + ki) * kw + kj;
-                    let row = &mut x[t * padded..(t + 1) * padded];
-                    for (p, lanes_here) in row[..width].chunks_exact_mut(lanes).enumerate() {
-                        match (rows[(p / ow) * kh + ki], cols[(p % ow) * kw + kj]) {
-                            (Some(r), Some(s)) if lanes == 1 => lanes_here[0] = input[(channel * h + r) * wd + s],
-                            (Some(r), Some(s)) => {
-                                let at = (channel * h + r) * wd + s;
-                                lanes_here.copy_from_slice(&input[at * lanes..(at + 1) * lanes]);
-                            }
-                            // `ext-conv2d-helper-step` reads a padding position as the Float 0.0.
-                            _ => lanes_here.fill(0.0),
-                        }
-                    }
-                    row[width..].fill(0.0);
-                }
-            }
             let first = group * per_group;
             let w = Matrix::shared(per_group, taps, conv.weights.clone(), first * taps);
             let bias: Option<Vec<Option<f64>>> =
                 conv.bias.as_ref().map(|b| b[first..first + per_group].iter().copied().map(Some).collect());
-            let epilogue = Epilogue { bias: bias.as_deref(), relu: None };
-            let here = &mut result[first * width..(first + per_group) * width];
-            if padded == width {
-                matmul_lanes(&w, &x[..], here, width, Precision::Exact, epilogue);
-            } else {
-                out.resize(per_group * padded, 0.0);
-                matmul_lanes(&w, &x[..], out, padded, Precision::Exact, epilogue);
-                for (o, row) in here.chunks_exact_mut(width).enumerate() {
-                    row.copy_from_slice(&out[o * padded..o * padded + width]);
+            let here = &mut result[first * all..(first + per_group) * all];
+            for top in (0..oh).step_by(block_rows) {
+                let block = top..(top + block_rows).min(oh);
+                // The product's columns: the block's (position, lane), padded to the kernels' lane group.
+                let width = block.len() * ow * lanes;
+                let padded = width.next_multiple_of(LANE_GROUP);
+                x.resize(taps * padded, 0.0);
+                for c in 0..cg {
+                    let channel = g.input_channel(first as i64, c as i64) as usize;
+                    for (ki, kj) in (0..kh).flat_map(|ki| (0..kw).map(move |kj| (ki, kj))) {
+                        let t = (c * kh + ki) * kw + kj;
+                        let row = &mut x[t * padded..(t + 1) * padded];
+                        // Row `t` of the columns: output position `(i, j)` reads input `(r, s)`,
+                        // one output row at a time (no division per position).
+                        for (i, out_row) in block.clone().zip(row[..width].chunks_exact_mut(ow * lanes)) {
+                            let Some(r) = rows[i * kh + ki] else {
+                                // `ext-conv2d-helper-step` reads a padding position as the Float 0.0.
+                                out_row.fill(0.0);
+                                continue;
+                            };
+                            let line = (channel * h + r) * wd;
+                            for (j, lanes_here) in out_row.chunks_exact_mut(lanes).enumerate() {
+                                match cols[j * kw + kj] {
+                                    Some(s) if lanes == 1 => lanes_here[0] = input[line + s],
+                                    Some(s) => {
+                                        lanes_here.copy_from_slice(&input[(line + s) * lanes..(line + s + 1) * lanes])
+                                    }
+                                    None => lanes_here.fill(0.0),
+                                }
+                            }
+                        }
+                        row[width..].fill(0.0);
+                    }
+                }
+                let epilogue = Epilogue { bias: bias.as_deref(), relu: None };
+                let columns = block.start * ow * lanes;
+                if padded == width && width == all {
+                    matmul_lanes(&w, &x[..], here, width, Precision::Exact, epilogue);
+                } else {
+                    out.resize(per_group * padded, 0.0);
+                    matmul_lanes(&w, &x[..], out, padded, Precision::Exact, epilogue);
+                    for (o, row) in here.chunks_exact_mut(all).enumerate() {
+                        row[columns..columns + width].copy_from_slice(&out[o * padded..o * padded + width]);
+                    }
                 }
             }
         }
@@ -195,6 +223,10 @@ fn pool_row(
     let [_, oh, ow] = g.output.map(|n| n as usize);
     let [kh, kw] = g.attrs.kernel.map(|n| n as usize);
     let mut nan = false;
+    // Per kernel column `kj`, the outputs `j` whose tap is inside the input and the input
+    // column `s` it reads: found once per call, not per output row.
+    let taps_by_column: Vec<Vec<(usize, usize)>> =
+        (0..kw).map(|kj| (0..ow).filter_map(|j| cols[j * kw + kj].map(|s| (j, s))).collect()).collect();
     for (n, out) in result.chunks_exact_mut(ow).enumerate() {
         let (o, i) = (n / oh, n % oh);
         out.fill(match pool {
@@ -203,18 +235,17 @@ fn pool_row(
         });
         for r in (0..kh).filter_map(|ki| rows[i * kh + ki]) {
             let line = &input[(o * h + r) * wd..(o * h + r + 1) * wd];
-            for kj in 0..kw {
-                for (j, acc) in out.iter_mut().enumerate() {
-                    let Some(s) = cols[j * kw + kj] else { continue };
-                    let x = line[s];
-                    match pool {
-                        // `k_max(acc, x)` for an `acc` that is never NaN (see `pool_lanes`).
-                        Pool::Max => {
-                            *acc = if *acc < x { x } else { *acc };
+            for taps in &taps_by_column {
+                match pool {
+                    // `k_max(acc, x)` for an `acc` that is never NaN (see `pool_lanes`).
+                    Pool::Max => {
+                        for &(j, s) in taps {
+                            let (acc, x) = (out[j], line[s]);
+                            out[j] = if acc < x { x } else { acc };
                             nan |= x.is_nan();
                         }
-                        Pool::Avg => *acc += x,
                     }
+                    Pool::Avg => taps.iter().for_each(|&(j, s)| out[j] += line[s]),
                 }
             }
         }
@@ -296,5 +327,53 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked} outputs checked");
+    }
+
+    /// Convolutions whose im2col matrix takes several blocks of output rows (and, at one lane,
+    /// a block that ends inside the padded lane group), grouped and padded: on 1, 16 and 48
+    /// lanes every output is the one-row definition's (`ConvKernel::apply`) bit for bit.
+    #[test]
+    fn blocks_of_output_rows_change_no_bit() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Values whose sums depend on their order: spread over 40 binades, both signs.
+            let unit = (state >> 11) as f64 / (1u64 << 53) as f64;
+            (unit - 0.5) * 2f64.powi((state % 40) as i32 - 20)
+        };
+        for (channels, group, [h, w], pads) in [(3, 1, [40, 40], [1, 1, 1, 1]), (4, 2, [33, 60], [0, 2, 1, 0])] {
+            let attrs = WindowAttrs { strides: [1, 1], pads, dilations: [1, 1], group, kernel: [4, 4], count_pad: 0 };
+            let m = 4 * group;
+            let kernel = [m, channels / group, 4, 4];
+            let geometry =
+                Conv2dGeometry::check(("x", "w", Some("b")), &[channels, h, w], &kernel, Some(&[m][..]), attrs)
+                    .unwrap();
+            let taps = (channels / group * 16) as usize;
+            let [_, oh, ow] = geometry.output.map(|n| n as usize);
+            assert!(taps * ow * LANE_GROUP > IM2COL_BLOCK && taps * ow < IM2COL_BLOCK && taps * oh * ow > IM2COL_BLOCK);
+            assert!(taps > m as usize / group as usize, "the blocks are taken");
+            let weights: Vec<f64> = (0..m as usize * taps).map(|_| next()).collect();
+            let bias: Vec<f64> = (0..m).map(|_| next()).collect();
+            let conv = ConvKernel { geometry, weights: weights.into(), bias: Some(bias.into()) };
+            let (len, out_len) = (conv.input_len(), conv.output_len());
+            for lanes in [1, 16, 48] {
+                let rows: Vec<Vec<f64>> = (0..lanes).map(|_| (0..len).map(|_| next()).collect()).collect();
+                let mut input = vec![0.0; len * lanes];
+                for (l, row) in rows.iter().enumerate() {
+                    for (k, &v) in row.iter().enumerate() {
+                        input[k * lanes + l] = v;
+                    }
+                }
+                let mut result = vec![f64::NAN; out_len * lanes];
+                conv2d_lanes(&conv, &input, &mut result, lanes);
+                for (l, row) in rows.iter().enumerate() {
+                    let mut alone = vec![0.0; out_len];
+                    conv.apply(row, &mut alone);
+                    for (k, v) in alone.iter().enumerate() {
+                        assert_eq!(v.to_bits(), result[k * lanes + l].to_bits(), "lanes {lanes}, lane {l}, output {k}");
+                    }
+                }
+            }
+        }
     }
 }
