@@ -3,7 +3,10 @@
 //! Both readers produce a [`Network`]: the free input vector, then a list of [`Step`]s applied
 //! to it in order, then the output name. [`emit`] turns that into program text. A network is a
 //! chain on one vector, which is what K-NN can express: `linear`, element-wise arithmetic with
-//! constants (`+`, `*`, `max`, `min`) and the tensor activations.
+//! constants (`+`, `*`, `max`, `min`) and the tensor activations. A graph that branches (a
+//! residual block) is the same chain walked in the graph's topological order, with values kept
+//! for a later reader ([`Step::Keep`]), taken up again ([`Step::Resume`]) and added
+//! ([`Step::AddKept`], `addTensor`).
 
 pub mod emit;
 pub mod lint;
@@ -73,6 +76,19 @@ pub enum Step {
     Transpose {
         perm: Vec<usize>,
         output: Vec<usize>,
+    },
+    /// The current tensor is value `slot`, which a later step reads again ([`Step::Resume`],
+    /// [`Step::AddKept`]): from here on it is never written in place (element-wise steps on it
+    /// write a copy).
+    Keep(usize),
+    /// The current tensor becomes the kept value `slot`: another branch of the graph starts
+    /// from it.
+    Resume(usize),
+    /// `addTensor` of the current tensor and the kept value `slot` (the same shape) into a fresh
+    /// tensor: the sum of two branches. `kept_first`: the kept value is the first operand.
+    AddKept {
+        slot: usize,
+        kept_first: bool,
     },
 }
 
@@ -188,15 +204,25 @@ impl Network {
     }
 
     /// The shapes of the tensor between `linear`, `conv2d`, pool and reshape steps, input first.
+    /// A [`Step::Resume`] adds the shape of the value it takes up, so the last shape is always
+    /// the result's.
     pub fn layer_shapes(&self) -> Vec<Vec<usize>> {
         let mut shapes = vec![self.input_shape.clone()];
-        shapes.extend(self.steps.iter().filter_map(|s| match s {
-            Step::Linear { rows, .. } => Some(vec![*rows]),
-            Step::Conv(conv) => Some(conv.output_shape()),
-            Step::Pool(pool) => Some(pool.output_shape()),
-            Step::Reshape(shape) | Step::Transpose { output: shape, .. } => Some(shape.clone()),
-            _ => None,
-        }));
+        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Linear { rows, .. } => shapes.push(vec![*rows]),
+                Step::Conv(conv) => shapes.push(conv.output_shape()),
+                Step::Pool(pool) => shapes.push(pool.output_shape()),
+                Step::Reshape(shape) | Step::Transpose { output: shape, .. } => shapes.push(shape.clone()),
+                Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
+                Step::Resume(slot) => {
+                    let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
+                    shapes.push(shape.expect("a resumed value was kept first"));
+                }
+                _ => {}
+            }
+        }
         shapes
     }
 
@@ -220,6 +246,7 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
+                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
             })
             .sum()
     }
