@@ -46,6 +46,12 @@ impl Network {
                 None,
             ));
         };
+        if let Some(span) = super::branches::residual_sum(plan) {
+            return Err(unsupported(
+                "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector",
+                Some(span),
+            ));
+        }
         let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {
