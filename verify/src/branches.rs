@@ -1,8 +1,8 @@
 //! Plans whose tensors branch and meet again: a residual connection, `addTensor` of two
 //! tensors computed from the input (`knn import` writes one for each ONNX `Add` of two computed
 //! values). The verifier bounds a chain of layers on one vector (network.rs), and such a sum
-//! reads two vectors of the chain at once: it is refused, named, before the chain is read
-//! (where it would otherwise be refused as whatever operation first reads the older branch).
+//! reads two vectors of the chain at once. A plan the chain cannot read (whatever operation
+//! first reads the older branch stops it) is refused naming the sum when it holds one.
 
 use std::collections::HashMap;
 

@@ -35,8 +35,21 @@ pub struct Network {
 }
 
 impl Network {
-    /// Reads `plan` as a chain.
+    /// Reads `plan` as a chain. A plan that is not one and holds a residual sum is refused
+    /// naming the sum (`branches.rs`), with the operation where the chain stopped.
     pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
+        Network::read_chain(plan).map_err(|refused| match super::branches::residual_sum(plan) {
+            Some(span) => unsupported(
+                format!(
+                    "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector (the chain stops at: {refused})"
+                ),
+                Some(span),
+            ),
+            None => refused,
+        })
+    }
+
+    fn read_chain(plan: &Plan) -> Result<Network, Unsupported> {
         let [input] = plan.inputs.as_slice() else {
             return Err(unsupported(
                 format!(
@@ -46,12 +59,6 @@ impl Network {
                 None,
             ));
         };
-        if let Some(span) = super::branches::residual_sum(plan) {
-            return Err(unsupported(
-                "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector",
-                Some(span),
-            ));
-        }
         let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {
