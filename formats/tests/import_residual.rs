@@ -155,3 +155,42 @@ fn graphs_out_of_order_and_sums_of_different_shapes_are_refused_naming_the_node(
         "node \"add6\" (Add): it adds computed values of shapes [1, 4, 3, 3] and [1, 3, 6, 6]; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
     );
 }
+
+/// Imports `bytes` (a model of a `(1, 1, 3, 3)` image), runs it on both engines with `x` and
+/// returns the result's elements.
+fn run_image(bytes: &[u8], x: &[f64]) -> Vec<f64> {
+    use knn_engine::bigstep::{BigStep, Staging};
+    use knn_engine::tensor::Precision;
+    use knn_semantics::Profile;
+    use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
+    use knn_semantics::inputs::TensorInput;
+    let network = onnx_support::import_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
+    let text = emit(&network);
+    let program = knn_semantics::syntax::parse_program(&text, Profile::revised().grammar).unwrap();
+    let input = TensorInput { name: network.input.clone(), shape: vec![1, 3, 3], data: x.to_vec() };
+    let small = SmallStep::revised().evaluate(&program, std::slice::from_ref(&input)).unwrap();
+    let big = BigStep { staging: Staging::Staged, precision: Precision::Exact }.evaluate(&program, &[input]).unwrap();
+    assert!(big.agrees_with(&small), "{text}");
+    let Verdict::Value(Observed::Tensor(result)) = small else { panic!("{small}\n{text}") };
+    result.data
+}
+
+#[test]
+fn a_pad_is_folded_into_its_own_reader_when_another_branch_comes_between() {
+    use onnx_support::{floats, model, node, with_ints};
+    // p = Pad(x) one row of zeros on top; a = Conv(x, 2.0) (1×1); b = Conv(p, [1, 1]) (2×1,
+    // reading the padding); y = a + b. So y[i, j] = 2·x[i, j] + (x[i - 1, j] + x[i, j]), with
+    // x[-1, j] = 0: the padding belongs to b's conv, not to a's, which comes between.
+    let pads = onnx_support::ints("pads", &[0, 0, 1, 0, 0, 0, 0, 0]);
+    let nodes = vec![
+        node("Pad", "pad", &["input.1", "pads"], "p"),
+        with_ints(node("Conv", "a", &["input.1", "K1"], "a"), "kernel_shape", &[1, 1]),
+        with_ints(node("Conv", "b", &["p", "K2"], "b"), "kernel_shape", &[2, 1]),
+        node("Add", "sum", &["a", "b"], "y"),
+    ];
+    let inits = vec![pads, floats("K1", &[1, 1, 1, 1], &[2.0]), floats("K2", &[1, 1, 2, 1], &[1.0, 1.0])];
+    let bytes = model(&[Some(1), Some(1), Some(3), Some(3)], "y", nodes, inits);
+    let x = [1.0, 2.0, 3.0, 10.0, 20.0, 30.0, 100.0, 200.0, 300.0];
+    let expected: Vec<f64> = (0..9).map(|k| 3.0 * x[k] + if k >= 3 { x[k - 3] } else { 0.0 }).collect();
+    assert_eq!(bits(&run_image(&bytes, &x)), bits(&expected));
+}
