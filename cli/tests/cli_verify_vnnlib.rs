@@ -5,7 +5,7 @@
 mod common;
 mod verify_cli_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::temp_file;
 use verify_cli_support::{fc_relu, fixture, read_witness, verify_exit};
@@ -249,4 +249,41 @@ fn malformed_instance_lists_name_the_line() {
     assert!(err.contains("cannot read missing.csv"), "{err}");
     let (_, err) = verify_exit(&["--instances", "missing.csv", &fixture("fc_2-2-3.nnet")], 1);
     assert!(err.contains("give no NET"), "{err}");
+}
+
+#[test]
+fn a_residual_network_answers_unknown_naming_the_sum_never_holds() {
+    // formats/tests/data/residual/resnet_block.onnx (conv → relu → conv, plus the block's
+    // input): a box of ±1e-6 around its fixture input, whose class is the expected output's
+    // largest. The verifier cannot bound the residual sum, so whatever the truth the answer
+    // is unknown, with the sum named.
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/data/residual");
+    let x = knn_formats::npy::read_npy(&data.join("resnet_block.input.npy")).unwrap().data;
+    let y = knn_formats::npy::read_npy(&data.join("resnet_block.expected.npy")).unwrap().data;
+    let class = (0..y.len()).fold(0, |best, k| if y[k] > y[best] { k } else { best });
+    let mut property = String::new();
+    for (i, v) in x.iter().enumerate() {
+        property += &format!(
+            "(declare-const X_{i} Real)\n(assert (>= X_{i} {:?}))\n(assert (<= X_{i} {:?}))\n",
+            v - 1e-6,
+            v + 1e-6
+        );
+    }
+    for k in 0..y.len() {
+        property += &format!("(declare-const Y_{k} Real)\n");
+    }
+    let others: Vec<String> =
+        (0..y.len()).filter(|&k| k != class).map(|k| format!("(and (>= Y_{k} Y_{class}))")).collect();
+    property += &format!("(assert (or {}))\n", others.join(" "));
+    let dir = tempfile::tempdir().unwrap();
+    let vnnlib = temp_file(dir.path(), "prop.vnnlib", property.as_bytes());
+    let results = dir.path().join("results.txt");
+    let model = data.join("resnet_block.onnx");
+    let args = [model.to_str().unwrap(), "--vnnlib", &vnnlib, "--results", results.to_str().unwrap()];
+    let (out, _) = verify_exit(&args, 11);
+    assert!(
+        out.starts_with("unknown: unsupported: the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection)"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(results).unwrap(), "unknown\n");
 }

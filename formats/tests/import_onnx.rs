@@ -244,11 +244,24 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     let e = error_of(&gemm.encode_to_vec());
     assert!(e.starts_with("node \"mm\" (MatMul): "), "{e}");
 
-    let branch =
-        one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "b", &["input.1", "W"], "y")], vec![w.clone()]);
-    assert!(error_of(&branch).contains("the graph branches"), "{}", error_of(&branch));
-    let two_vectors = one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "sum", &["r", "r"], "y")], vec![]);
-    assert!(error_of(&two_vectors).contains("both operands are computed values"), "{}", error_of(&two_vectors));
+    // Graphs that branch import (tests/import_residual.rs has residual blocks): a node whose
+    // value nothing reads, the input read again after it; a value added to itself; the
+    // difference of two computed values, `a + (-1.0 · b)`, which is `a - b` exactly.
+    let b = floats("B", &[2], &[0.5, -4.0]);
+    let dead = one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "b", &["input.1", "B"], "y")], vec![b]);
+    assert_eq!(bits(&run(&dead, &[-1.0, 3.0])), bits(&[-0.5, -1.0]));
+    let doubled = one(vec![node("Relu", "a", &["input.1"], "r"), node("Add", "sum", &["r", "r"], "y")], vec![]);
+    assert_eq!(bits(&run(&doubled, &[-1.0, 3.0])), bits(&[0.0, 6.0]));
+    let difference = one(vec![node("Relu", "a", &["input.1"], "r"), node("Sub", "d", &["r", "input.1"], "y")], vec![]);
+    assert_eq!(bits(&run(&difference, &[-1.0, 3.0])), bits(&[1.0, 0.0]));
+    let mismatched = one(
+        vec![node("MatMul", "m", &["input.1", "W3"], "r"), node("Add", "s", &["r", "input.1"], "y")],
+        vec![floats("W3", &[2, 3], &[1.0; 6])],
+    );
+    assert_eq!(
+        error_of(&mismatched),
+        "node \"s\" (Add): it adds computed values of shapes [1, 3] and [1, 2]; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
+    );
 
     let wrong_width = one(vec![node("MatMul", "mm", &["input.1", "W3"], "y")], vec![floats("W3", &[3, 2], &[0.0; 6])]);
     assert!(error_of(&wrong_width).contains("the matrix expects 3 inputs"), "{}", error_of(&wrong_width));

@@ -242,9 +242,11 @@ fn divisions_batch_norms_and_dropouts_knn_cannot_import_are_refused_naming_the_n
     assert!(e.starts_with("node \"norm\" (Div): it divides by 0.30809998512268066: K-NN has no division"), "{e}");
     let e = error_of(&pooled(vec![node("Div", "inv", &["d", "input.1"], "y")], vec![divisor]));
     assert!(e.contains("it divides a constant by a computed value"), "{e}");
-    // A residual connection: an addition of two computed values.
-    let e = error_of(&pooled(vec![node("Add", "skip", &["input.1", "input.1"], "y")], vec![]));
-    assert_eq!(e, "node \"skip\" (Add): both operands are computed values; knn imports Add with constants only");
+    // A residual connection, an addition of two computed values, imports as `addTensor`
+    // (tests/import_residual.rs): here the input added to itself, kept for its second read.
+    let skip = vec![node("Add", "skip", &["input.1", "input.1"], "s"), max_pool("p", "s", "y")];
+    let doubled = import_bytes(&image(skip, vec![])).unwrap();
+    assert_eq!(doubled.steps[..2], [Step::Keep(0), Step::AddKept { slot: 0, kept_first: false }]);
     // Dividing by 4 is multiplying by 0.25, exactly: imported.
     let four = floats("d", &[1], &[4.0]);
     let divided = vec![node("Div", "q", &["input.1", "d"], "y"), max_pool("p", "y", "z")];

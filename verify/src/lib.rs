@@ -7,6 +7,7 @@
 
 pub mod alpha;
 pub mod bab;
+pub mod branches;
 pub mod claim;
 pub mod clip;
 pub mod deadline;

@@ -35,8 +35,21 @@ pub struct Network {
 }
 
 impl Network {
-    /// Reads `plan` as a chain.
+    /// Reads `plan` as a chain. A plan that is not one and holds a residual sum is refused
+    /// naming the sum (`branches.rs`), with the operation where the chain stopped.
     pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
+        Network::read_chain(plan).map_err(|refused| match super::branches::residual_sum(plan) {
+            Some(span) => unsupported(
+                format!(
+                    "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector (the chain stops at: {refused})"
+                ),
+                Some(span),
+            ),
+            None => refused,
+        })
+    }
+
+    fn read_chain(plan: &Plan) -> Result<Network, Unsupported> {
         let [input] = plan.inputs.as_slice() else {
             return Err(unsupported(
                 format!(

@@ -209,3 +209,40 @@ fn a_failed_result_is_unsupported_as_failing() {
     without.result = ResultSpec::Failed;
     assert_eq!(refusal(&without), "the program fails on every input");
 }
+
+#[test]
+fn a_residual_sum_is_refused_naming_it_and_a_constant_bias_tensor_is_not() {
+    // Two branches from `x` meet in `addTensor`: the chain cannot carry both.
+    let residual = plan("let h = reluTensor(x) in let y = addTensor(h, x) in y", &[3]);
+    let refused = Network::from_plan(&residual).expect_err("a residual sum is not a chain");
+    assert!(
+        refused.what.starts_with("the sum of two tensors computed from the input (`addTensor` of two branches"),
+        "{refused}"
+    );
+    assert!(refused.span.is_some(), "the refusal points at the sum");
+    // The same addition with a constant second operand is no residual connection (the chain
+    // refuses its element reads for what they are).
+    let bias =
+        plan("let b = initTensor(3)[0.5, 1.0, -1.0] in let h = reluTensor(x) in let y = addTensor(h, b) in y", &[3]);
+    assert_eq!(refusal(&bias), "reading or writing single elements of tensors computed from the input");
+    // Nor is the sum of two elements at different indices.
+    let scalar = plan("let h = reluTensor(x) in let h[0] = h[1] + x[2] in h", &[3]);
+    assert!(!refusal(&scalar).contains("residual"), "{}", refusal(&scalar));
+}
+
+#[test]
+fn an_imported_residual_block_is_unknown_naming_the_sum_never_a_verdict() {
+    // formats/tests/data/residual/resnet_block.onnx: conv → relu → conv, plus the block's
+    // input. Before this check the chain stopped at the sum's first element read; either way no
+    // bound is computed, so the answer is `unknown: unsupported`, never `holds`.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../formats/tests/data/residual/resnet_block.onnx");
+    let options = knn_formats::import::ImportOptions::default();
+    let network = knn_formats::import::import_file(std::path::Path::new(path), None, &options).unwrap();
+    let text = knn_formats::import::emit::emit(&network);
+    let program = parse_program(&text, Grammar::Relaxed).expect("the imported program parses");
+    let refused = match crate::Target::new(program, "input", vec![2, 5, 5], Vec::new()) {
+        Ok(_) => panic!("the residual block was read as a chain"),
+        Err(refused) => refused,
+    };
+    assert!(refused.what.contains("`addTensor` of two branches: a residual connection"), "{refused}");
+}

@@ -113,14 +113,27 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
         shape: network.input_shape.clone(),
         linears: 0,
         copies: 0,
+        kept: Vec::new(),
+        protected: vec![network.input.clone()],
     };
-    // Where the last tensor-producing step is: it takes the output's name.
-    let last_producer = network.steps.iter().rposition(is_tensor_step);
+    // Where the last tensor-producing step is: it takes the output's name (unless a branch is
+    // taken up after it: the output is then a copy, `must_copy`).
+    let last_producer = network
+        .steps
+        .iter()
+        .rposition(|step| is_tensor_step(step) || matches!(step, Step::Resume(_)))
+        .filter(|&index| is_tensor_step(&network.steps[index]));
     let mut pending: Vec<&Step> = Vec::new();
     let mut not_negative_zero = vec![false; network.input_len];
     for (index, step) in network.steps.iter().enumerate() {
         let name_as_output = Some(index) == last_producer;
         match step {
+            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => {
+                emitter.elementwise(network, &pending, &not_negative_zero, false);
+                let flags = branch::flags_after(&pending, not_negative_zero);
+                pending.clear();
+                not_negative_zero = emitter.branch_step(network, step, name_as_output, flags);
+            }
             step if is_tensor_step(step) => {
                 emitter.elementwise(network, &pending, &not_negative_zero, false);
                 pending.clear();
@@ -144,44 +157,8 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Pool(_)
             | Step::Reshape(_)
             | Step::Transpose { .. }
+            | Step::AddKept { .. }
     )
-}
-
-/// `5` for a vector, `2×5×5` for a rank-3 tensor.
-fn shape_words(shape: &[usize]) -> String {
-    shape.iter().map(usize::to_string).collect::<Vec<_>>().join("×")
-}
-
-fn header(network: &Network, out: &mut dyn Write) {
-    let sizes: Vec<String> = network.layer_shapes().iter().map(|s| shape_words(s)).collect();
-    let _ = writeln!(out, "// Imported by `knn import` from {} ({}).", network.source, network.format);
-    let _ = writeln!(out, "// Layer sizes: {} ({} parameters).", sizes.join(" -> "), network.parameter_count());
-    for note in &network.notes {
-        let _ = writeln!(out, "// {note}");
-    }
-    if let [len] = network.input_shape[..] {
-        let _ = writeln!(
-            out,
-            "// Input: `{0}`, a vector of {len}: `knn run NET.knn --input '{0}=[…]'` or `knn batch NET.knn --input {0}=ROWS.npy`.",
-            network.input
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "// Input: `{0}`, a tensor of shape ({1}): `knn run NET.knn --input {0}=X.npy` (an array of that shape).",
-            network.input,
-            network.input_shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
-        );
-    }
-    match network.output_shape()[..] {
-        [len] => {
-            let _ = writeln!(out, "// Result: the vector `{}` ({len} values).", network.output);
-        }
-        ref shape => {
-            let dims = shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
-            let _ = writeln!(out, "// Result: the tensor `{}` of shape ({dims}).", network.output);
-        }
-    }
 }
 
 struct Emitter<'o> {
@@ -193,6 +170,12 @@ struct Emitter<'o> {
     shape: Vec<usize>,
     linears: usize,
     copies: usize,
+    /// The kept values (`Step::Keep`): slot, tensor, shape, and which elements are known not
+    /// to be `-0.0`.
+    kept: Vec<(usize, String, Vec<usize>, Vec<bool>)>,
+    /// The tensors never written in place: the input (which stays as the user bound it) and the
+    /// kept values (which a later step reads again).
+    protected: Vec<String>,
 }
 
 impl Emitter<'_> {
@@ -251,7 +234,7 @@ impl Emitter<'_> {
                 self.current = target;
                 vec![false; self.shape.iter().product()]
             }
-            _ => unreachable!("element-wise steps are fused by `elementwise`"),
+            _ => unreachable!("element-wise steps are fused by `elementwise`, branch steps written by `branch_step`"),
         }
     }
 
@@ -262,7 +245,7 @@ impl Emitter<'_> {
         let len: usize = self.shape.iter().product();
         let expressions: Vec<Option<String>> =
             (0..len).map(|i| element(&self.current, &self.index(i), i, steps, not_negative_zero[i])).collect();
-        let copy = must_copy || (self.current == network.input && expressions.iter().any(Option::is_some));
+        let copy = must_copy || (self.protected.contains(&self.current) && expressions.iter().any(Option::is_some));
         if !copy && expressions.iter().all(Option::is_none) {
             return;
         }
@@ -378,6 +361,11 @@ fn literal(out: &mut dyn Write, w: &str, dims: &[usize], cols: usize, weights: &
     let _ = out.write_str("\n] in\n");
 }
 
+#[path = "emit_branch.rs"]
+mod branch;
+#[path = "emit_header.rs"]
+mod header;
+use header::{header, shape_words};
 #[path = "emit_element.rs"]
 mod element;
 #[path = "emit_pool.rs"]

@@ -48,7 +48,10 @@ pub(super) fn element(
             | Step::Conv(_)
             | Step::Pool(_)
             | Step::Reshape(_)
-            | Step::Transpose { .. } => {
+            | Step::Transpose { .. }
+            | Step::Keep(_)
+            | Step::Resume(_)
+            | Step::AddKept { .. } => {
                 unreachable!("only element-wise steps are fused")
             }
         }

@@ -57,6 +57,7 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                 }
             }
             Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => continue,
+            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());
         let count = all().filter(|x| !x.is_finite()).count();
@@ -76,11 +77,15 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
 pub fn program_size(network: &Network) -> Option<u64> {
     let mut elements = network.parameter_count() as u64;
     let mut len = network.input_len as u64;
+    let mut kept: Vec<(usize, u64)> = Vec::new();
     for step in &network.steps {
         match step {
             Step::Linear { rows, .. } => len = *rows as u64,
             Step::Conv(conv) => len = conv.output().map_or(u64::MAX, |s| s.iter().map(|&d| d as u64).product()),
             Step::Pool(pool) => len = pool.output().map_or(u64::MAX, |s| s.iter().map(|&d| d as u64).product()),
+            Step::Keep(slot) => kept.push((*slot, len)),
+            // A branch goes on from a kept value: its length, and a copy of it at most.
+            Step::Resume(slot) => len = kept.iter().rev().find(|(k, _)| k == slot).map_or(len, |&(_, l)| l),
             _ => {}
         }
         elements = elements.checked_add(len)?;

@@ -3,20 +3,24 @@
 //! Both readers produce a [`Network`]: the free input vector, then a list of [`Step`]s applied
 //! to it in order, then the output name. [`emit`] turns that into program text. A network is a
 //! chain on one vector, which is what K-NN can express: `linear`, element-wise arithmetic with
-//! constants (`+`, `*`, `max`, `min`) and the tensor activations.
+//! constants (`+`, `*`, `max`, `min`) and the tensor activations. A graph that branches (a
+//! residual block) is the same chain walked in the graph's topological order, with values kept
+//! for a later reader ([`Step::Keep`]), taken up again ([`Step::Resume`]) and added
+//! ([`Step::AddKept`], `addTensor`).
 
 pub mod emit;
+mod error;
 pub mod lint;
 pub mod names;
 pub mod nnet;
 pub mod onnx;
 
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use knn_semantics::memory::{self, TooLarge};
-use knn_semantics::syntax::diagnostic::escape_controls;
+use knn_semantics::memory;
+
+pub use error::ImportError;
 
 /// A network as a chain of steps on one vector.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +77,19 @@ pub enum Step {
     Transpose {
         perm: Vec<usize>,
         output: Vec<usize>,
+    },
+    /// The current tensor is value `slot`, which a later step reads again ([`Step::Resume`],
+    /// [`Step::AddKept`]): from here on it is never written in place (element-wise steps on it
+    /// write a copy).
+    Keep(usize),
+    /// The current tensor becomes the kept value `slot`: another branch of the graph starts
+    /// from it.
+    Resume(usize),
+    /// `addTensor` of the current tensor and the kept value `slot` (the same shape) into a fresh
+    /// tensor: the sum of two branches. `kept_first`: the kept value is the first operand.
+    AddKept {
+        slot: usize,
+        kept_first: bool,
     },
 }
 
@@ -188,15 +205,25 @@ impl Network {
     }
 
     /// The shapes of the tensor between `linear`, `conv2d`, pool and reshape steps, input first.
+    /// A [`Step::Resume`] adds the shape of the value it takes up, so the last shape is always
+    /// the result's.
     pub fn layer_shapes(&self) -> Vec<Vec<usize>> {
         let mut shapes = vec![self.input_shape.clone()];
-        shapes.extend(self.steps.iter().filter_map(|s| match s {
-            Step::Linear { rows, .. } => Some(vec![*rows]),
-            Step::Conv(conv) => Some(conv.output_shape()),
-            Step::Pool(pool) => Some(pool.output_shape()),
-            Step::Reshape(shape) | Step::Transpose { output: shape, .. } => Some(shape.clone()),
-            _ => None,
-        }));
+        let mut kept: Vec<(usize, Vec<usize>)> = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Linear { rows, .. } => shapes.push(vec![*rows]),
+                Step::Conv(conv) => shapes.push(conv.output_shape()),
+                Step::Pool(pool) => shapes.push(pool.output_shape()),
+                Step::Reshape(shape) | Step::Transpose { output: shape, .. } => shapes.push(shape.clone()),
+                Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
+                Step::Resume(slot) => {
+                    let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
+                    shapes.push(shape.expect("a resumed value was kept first"));
+                }
+                _ => {}
+            }
+        }
         shapes
     }
 
@@ -220,6 +247,7 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
+                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
             })
             .sum()
     }
@@ -253,39 +281,6 @@ pub struct ImportOptions {
     /// Rename the output tensor.
     pub output_name: Option<String>,
 }
-
-/// A model file that cannot be imported: the file, where in it (a line and column for text
-/// formats, a node for ONNX), and why.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImportError {
-    pub path: PathBuf,
-    /// `line:col`, `node "name" (Gemm)`, … or empty.
-    pub location: String,
-    pub message: String,
-    /// Set when the model is well formed but its program would not fit in the memory budget.
-    pub too_large: Option<TooLarge>,
-}
-
-impl ImportError {
-    pub fn new(path: &Path, location: impl Into<String>, message: impl Into<String>) -> ImportError {
-        ImportError { path: path.to_path_buf(), location: location.into(), message: message.into(), too_large: None }
-    }
-}
-
-impl fmt::Display for ImportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Node names and tokens come from the file: escaped, they cannot drive the terminal.
-        let path = self.path.display().to_string();
-        let (path, message) = (escape_controls(&path), escape_controls(&self.message));
-        if self.location.is_empty() {
-            write!(f, "{path}: {message}")
-        } else {
-            write!(f, "{path}:{}: {message}", escape_controls(&self.location))
-        }
-    }
-}
-
-impl std::error::Error for ImportError {}
 
 /// Reads a model file (`format`, or the one its extension names) as a [`Network`].
 pub fn import_file(path: &Path, format: Option<Format>, options: &ImportOptions) -> Result<Network, ImportError> {

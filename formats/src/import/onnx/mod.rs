@@ -1,15 +1,19 @@
-//! ONNX models whose graph is an MLP or a chain of convolutions and pools: one float input, a
-//! chain of `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants,
-//! `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded), `Identity`,
-//! `Constant` nodes, one output. Any other operator is an error that names it and its node.
+//! ONNX models whose graph is an MLP or a network of convolutions and pools: one float input,
+//! `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants or of two
+//! computed values, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded),
+//! `Identity`, `Constant` nodes, one output. Any other operator is an error that names it and
+//! its node.
 //!
-//! The graph's single non-constant value flows through the chain as one K-NN tensor: a vector
+//! The nodes are walked in their (topological) order, one value at a time: a value read by
+//! several nodes is kept and taken up again (`branch.rs`), so residual blocks import. Each
+//! computed value is one K-NN tensor: a vector
 //! (its ONNX shape, say `[1, 5]`, or `[1, 1, 28, 28]` before a `Flatten`, is tracked so that
 //! every operator can check that it acts on a vector, but the program sees the elements in C
 //! order), or, in a graph with a `Conv` or a pool, the `(C, H, W)` image of a `(1, C, H, W)`
 //! value, until a `Flatten` or `Reshape` makes it a vector (K-NN's `flatten`) or another
 //! shape (`reshape`).
 
+mod branch;
 mod constant;
 mod ops;
 pub mod proto;
@@ -28,8 +32,8 @@ use super::{ImportError, Network, Step};
 #[derive(Clone, Debug)]
 enum Value {
     Constant(Constant),
-    /// The `generation`-th vector of the chain (so that a node reading an older one, a branch,
-    /// is caught), with its ONNX shape.
+    /// The `generation`-th vector the walk made (a node reading one other than the current
+    /// one takes it up again: `branch.rs`), with its ONNX shape.
     Vector {
         generation: usize,
         shape: Vec<usize>,
@@ -48,6 +52,30 @@ struct Graph {
     /// value a `Pad` node made and its `[top, left, bottom, right]`, which the `Conv` or
     /// `AveragePool` that reads it adds to its own pads (`ops/pad.rs`).
     pad: Option<(usize, [usize; 4])>,
+    /// The generation of the newest value (the current one is older after a `Resume`).
+    made: usize,
+    /// The values kept for a later reader (`Step::Keep`): generation → K-NN shape.
+    kept: HashMap<usize, Vec<usize>>,
+    /// The index of the node being translated.
+    position: usize,
+    /// For each value name, the index of the last node that reads it (`branch.rs`).
+    last_read: HashMap<String, usize>,
+}
+
+impl Graph {
+    fn new(values: HashMap<String, Value>, tensor: Vec<usize>) -> Graph {
+        Graph {
+            values,
+            steps: Vec::new(),
+            generation: 0,
+            tensor,
+            pad: None,
+            made: 0,
+            kept: HashMap::new(),
+            position: 0,
+            last_read: HashMap::new(),
+        }
+    }
 }
 
 /// Where in the graph an error is: `node "name" (Op)` or `node #3 (Op)`.
@@ -69,7 +97,8 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         .graph
         .as_ref()
         .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
-    let mut walk = Graph { values: HashMap::new(), steps: Vec::new(), generation: 0, tensor: Vec::new(), pad: None };
+    let mut walk = Graph::new(HashMap::new(), Vec::new());
+    walk.last_read = branch::last_reads(graph);
     for tensor in &graph.initializer {
         let constant = Constant::from_proto(tensor)
             .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;
@@ -99,7 +128,10 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
     let input_shape = walk.tensor.clone();
     let input_is_vector = input_shape.len() == 1;
     walk.values.insert(input.name.clone(), Value::Vector { generation: 0, shape });
+    branch::check_order(graph, |name| walk.values.contains_key(name))
+        .map_err(|(location, message)| ImportError::new(path, location, message))?;
     for (index, node) in graph.node.iter().enumerate() {
+        walk.position = index;
         if !matches!(node.domain.as_str(), "" | "ai.onnx") {
             return Err(ImportError::new(
                 path,
@@ -110,7 +142,7 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         ops::translate(&mut walk, node, &graph.node[index + 1..])
             .map_err(|e| ImportError::new(path, node_location(index, node), e))?;
     }
-    let output = graph_output(path, graph, &walk)?;
+    let output = graph_output(path, graph, &mut walk)?;
     let producer =
         if model.producer_name.is_empty() { String::new() } else { format!(", made by {}", model.producer_name) };
     Ok(Network {
@@ -182,7 +214,7 @@ fn input_shape(path: &Path, input: &ValueInfoProto) -> Result<(usize, Vec<usize>
 }
 
 /// The one graph output, which must be the chain's last value (a vector, or an image).
-fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<&'g ValueInfoProto, ImportError> {
+fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &mut Graph) -> Result<&'g ValueInfoProto, ImportError> {
     let [output] = &graph.output[..] else {
         return Err(ImportError::new(
             path,
@@ -190,6 +222,10 @@ fn graph_output<'g>(path: &Path, graph: &'g GraphProto, walk: &Graph) -> Result<
             format!("the graph has {} outputs; knn imports networks with one output", graph.output.len()),
         ));
     };
+    if let Some(&Value::Vector { generation, .. }) = walk.values.get(&output.name) {
+        // A graph whose last nodes compute something else ends on the output's value.
+        walk.finish_on(generation).map_err(|e| ImportError::new(path, format!("output \"{}\"", output.name), e))?;
+    }
     match walk.values.get(&output.name) {
         Some(Value::Vector { generation, shape }) if *generation == walk.generation => {
             if walk.tensor.len() == 1 && shape.iter().filter(|&&d| d != 1).count() > 1 {

@@ -93,21 +93,21 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
 }
 
 impl Graph {
-    /// The shape of the chain's current vector, if `value` is it.
-    fn vector(&self, value: &Value, node: &NodeProto) -> Result<Vec<usize>, String> {
+    /// The shape of the vector `value`, made the chain's current one (an earlier value, read
+    /// by another branch, is taken up again: `branch.rs`).
+    fn vector(&mut self, value: &Value, node: &NodeProto) -> Result<Vec<usize>, String> {
         match value {
-            Value::Vector { generation, shape } if *generation == self.generation => Ok(shape.clone()),
-            Value::Vector { .. } => Err(format!(
-                "it reads `{}`, an earlier value of the chain: the graph branches, which K-NN cannot express",
-                node.input.first().map_or("", String::as_str)
-            )),
+            Value::Vector { generation, shape } => {
+                self.carry(*generation, node.input.first().map_or("", String::as_str))?;
+                Ok(shape.clone())
+            }
             Value::Constant(_) => Err("it computes on constants only; fold them before exporting".into()),
         }
     }
 
     /// A new vector of the chain, after the steps just pushed.
     fn next(&mut self, shape: Vec<usize>) -> Value {
-        self.generation += 1;
+        self.advance();
         Value::Vector { generation: self.generation, shape }
     }
 
@@ -165,7 +165,7 @@ fn axis(axis: i64, rank: usize) -> Result<usize, String> {
 
 /// `Dropout` at inference: its input, unchanged (ONNX: the output is the input when
 /// `training_mode` is false, its default; before opset 12 there is no training mode to ask for).
-fn dropout(graph: &Graph, node: &NodeProto) -> Result<Value, String> {
+fn dropout(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let Some(input) = node.input.first() else { return Err("expected an input".into()) };
     match node.input.get(2).filter(|name| !name.is_empty()).map(|name| lookup(graph, name)).transpose()? {
         None => {}
@@ -179,7 +179,7 @@ fn dropout(graph: &Graph, node: &NodeProto) -> Result<Value, String> {
 
 /// The constant operand of an `Add`, `Sub`, `Mul` or `Div`, broadcast to the vector's shape,
 /// the vector's shape, and whether the vector is the first operand.
-fn constant_operand(graph: &Graph, node: &NodeProto) -> Result<(Vec<f64>, Vec<usize>, bool), String> {
+fn constant_operand(graph: &mut Graph, node: &NodeProto) -> Result<(Vec<f64>, Vec<usize>, bool), String> {
     let [a, b] = inputs::<2>(graph, node)?;
     let (vector, constant, vector_first) = match (&a, &b) {
         (Value::Vector { .. }, Value::Constant(c)) => (&a, c, true),
@@ -196,8 +196,12 @@ fn constant_operand(graph: &Graph, node: &NodeProto) -> Result<(Vec<f64>, Vec<us
     Ok((values, shape, vector_first))
 }
 
-/// `Add`/`Sub` of the vector and a constant, in either order.
+/// `Add`/`Sub` of the vector and a constant, in either order, or of two computed values
+/// (`branch.rs`).
 fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
+        return super::branch::add_computed(graph, node, a, b);
+    }
     let (values, shape, vector_first) = constant_operand(graph, node)?;
     let subtract = node.op_type == "Sub";
     match (subtract, vector_first) {

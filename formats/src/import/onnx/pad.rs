@@ -138,8 +138,10 @@ impl Graph {
         pads: [usize; 4],
         folds: bool,
     ) -> Result<([usize; 3], [usize; 4]), String> {
-        match self.pad.take() {
-            Some((generation, [t, l, b, r])) if generation == self.generation => {
+        // Taken only by its reader: in a graph that branches, a node of another branch may
+        // come between the `Pad` and the node that reads it.
+        match self.pad.take_if(|(generation, _)| *generation == self.generation) {
+            Some((_, [t, l, b, r])) => {
                 if !folds {
                     return Err("it reads a Pad node's padding, which it cannot take".into());
                 }

@@ -43,7 +43,7 @@ pub(super) fn transpose(graph: &mut Graph, node: &NodeProto) -> Result<Value, St
     let transposed: Vec<usize> = order.iter().map(|&p| squeezed[p]).collect();
     graph.steps.push(Step::Transpose { perm: order, output: transposed.clone() });
     graph.tensor = transposed;
-    graph.generation += 1;
+    graph.advance();
     graph.reshaped(output)
 }
 
@@ -70,7 +70,7 @@ mod tests {
     fn graph(tensor: Vec<usize>, shape: Vec<usize>) -> Graph {
         let mut values = HashMap::new();
         values.insert("x".to_string(), Value::Vector { generation: 0, shape });
-        Graph { values, steps: Vec::new(), generation: 0, tensor, pad: None }
+        Graph::new(values, tensor)
     }
 
     #[test]

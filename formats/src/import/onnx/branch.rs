@@ -1,0 +1,169 @@
+//! Graphs that branch: a value read by several nodes (a residual block's input), and `Add` or
+//! `Sub` of two computed values (the block's sum).
+//!
+//! The nodes are walked in their order, which ONNX requires to be topological (checked first:
+//! [`check_order`]). The walk carries one value at a time, the current one, as the chain
+//! always did. A node that reads another value takes it up with [`Step::Resume`]; a value some
+//! later node still reads is kept first with [`Step::Keep`], so that no element-wise step
+//! writes it in place and the emitter can name it again. Whether a value is read later is known
+//! from the index of the last node that reads each name ([`last_reads`]).
+//!
+//! `Add(a, b)` of two computed values of the same shape is `addTensor(a, b)` (Ext-1),
+//! `a[i…] + b[i…]` element by element; `Sub(a, b)` is `addTensor(a, -1.0 · b)`, which IEEE 754
+//! defines to be `a - b` exactly (the negation is exact, and `x - y` is `x + (-y)`).
+
+use std::collections::HashMap;
+
+use super::proto::{GraphProto, NodeProto};
+use super::{Graph, Value, node_location};
+use crate::import::Step;
+
+/// For each value name, the index of the last node that reads it; the graph's outputs count
+/// as read after every node.
+pub(super) fn last_reads(graph: &GraphProto) -> HashMap<String, usize> {
+    let mut last = HashMap::new();
+    for (index, node) in graph.node.iter().enumerate() {
+        for input in node.input.iter().filter(|name| !name.is_empty()) {
+            last.insert(input.clone(), index);
+        }
+    }
+    for output in &graph.output {
+        last.insert(output.name.clone(), usize::MAX);
+    }
+    last
+}
+
+/// Refuses a graph whose nodes are not in topological order (ONNX requires it; a cycle cannot
+/// be): the first node that reads a value only a later node (or itself) computes, named with
+/// that node. `known` tells the names given before any node (initializers, graph inputs).
+pub(super) fn check_order(graph: &GraphProto, known: impl Fn(&str) -> bool) -> Result<(), (String, String)> {
+    let mut producer: HashMap<&str, usize> = HashMap::new();
+    for (index, node) in graph.node.iter().enumerate() {
+        for output in node.output.iter().filter(|name| !name.is_empty()) {
+            producer.entry(output.as_str()).or_insert(index);
+        }
+    }
+    for (index, node) in graph.node.iter().enumerate() {
+        for input in node.input.iter().filter(|name| !name.is_empty() && !known(name)) {
+            match producer.get(input.as_str()) {
+                Some(&later) if later >= index => {
+                    let by = if later == index {
+                        "itself (a cycle)".to_string()
+                    } else {
+                        node_location(later, &graph.node[later])
+                    };
+                    return Err((
+                        node_location(index, node),
+                        format!(
+                            "it reads `{input}`, which {by} computes: the nodes are not in topological order (ONNX requires every value to be computed before it is read, so a graph cannot have a cycle)"
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Graph {
+    /// A new value of the chain, after the steps just pushed: the current one.
+    pub(super) fn advance(&mut self) {
+        self.made += 1;
+        self.generation = self.made;
+    }
+
+    /// Whether a node at `from` or after it, or the graph's output, reads the value of
+    /// `generation` (under any of its names: `Identity` and reshapes of a vector give it more).
+    fn read_from(&self, generation: usize, from: usize) -> bool {
+        self.values.iter().any(|(name, value)| {
+            matches!(value, Value::Vector { generation: g, .. } if *g == generation)
+                && self.last_read.get(name).is_some_and(|&last| last >= from)
+        })
+    }
+
+    /// Keeps the current value (once) for a later reader.
+    fn keep_current(&mut self) {
+        if !self.kept.contains_key(&self.generation) {
+            self.steps.push(Step::Keep(self.generation));
+            self.kept.insert(self.generation, self.tensor.clone());
+        }
+    }
+
+    /// Makes the value of `generation` the current one, for the node being translated to
+    /// compute on: the current value is kept first when a node from this one on reads it, and
+    /// the value taken up is kept when a node after this one reads it too (this node's steps
+    /// may write it in place).
+    pub(super) fn carry(&mut self, generation: usize, name: &str) -> Result<(), String> {
+        if generation != self.generation {
+            let Some(tensor) = self.kept.get(&generation).cloned() else {
+                // Every value read later is kept when the walk leaves it: not a path a model takes.
+                return Err(format!("it reads `{name}`, an earlier value that was not kept"));
+            };
+            if self.read_from(self.generation, self.position) {
+                self.keep_current();
+            }
+            self.steps.push(Step::Resume(generation));
+            self.generation = generation;
+            self.tensor = tensor;
+        }
+        if self.read_from(generation, self.position + 1) {
+            self.keep_current();
+        }
+        Ok(())
+    }
+
+    /// At the end of the walk: the output's value made current when it is an earlier one (a
+    /// graph whose last nodes compute something else).
+    pub(super) fn finish_on(&mut self, generation: usize) -> Result<(), String> {
+        if generation != self.generation {
+            let tensor = self.kept.get(&generation).cloned().ok_or("an earlier value that was not kept")?;
+            self.steps.push(Step::Resume(generation));
+            self.generation = generation;
+            self.tensor = tensor;
+        }
+        Ok(())
+    }
+}
+
+/// `Add` or `Sub` of two computed values of the same shape: `addTensor` of one kept and the
+/// other current (the second operand of a `Sub` negated first, as the current one).
+pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &Value) -> Result<Value, String> {
+    let (Value::Vector { generation: ga, shape: sa }, Value::Vector { generation: gb, shape: sb }) = (a, b) else {
+        unreachable!("two computed values")
+    };
+    let (ka, kb) = (graph.tensor_of(*ga), graph.tensor_of(*gb));
+    if sa != sb || ka != kb {
+        return Err(format!(
+            "it adds computed values of shapes {sa:?} and {sb:?}; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
+        ));
+    }
+    let subtract = node.op_type == "Sub";
+    // The operand carried on: `b` for a `Sub` (it is negated) or when it is current already.
+    let carried_is_b = subtract || (*gb == graph.generation && *ga != graph.generation);
+    let (carried, other) = if carried_is_b { (*gb, *ga) } else { (*ga, *gb) };
+    let names = (&node.input[0], &node.input[1]);
+    let (carried_name, other_name) = if carried_is_b { (names.1, names.0) } else { (names.0, names.1) };
+    // The other operand is read by this node after the carried one's steps: it must be kept.
+    if other == graph.generation {
+        graph.keep_current();
+    } else if !graph.kept.contains_key(&other) {
+        return Err(format!("it reads `{other_name}`, an earlier value that was not kept"));
+    }
+    graph.carry(carried, carried_name)?;
+    if subtract {
+        // -1.0 · x is exact, and a + (-b) is a - b (IEEE 754).
+        graph.steps.push(Step::Mul(vec![-1.0; sa.iter().product()]));
+        graph.advance();
+    }
+    graph.steps.push(Step::AddKept { slot: other, kept_first: carried_is_b });
+    graph.advance();
+    Ok(Value::Vector { generation: graph.generation, shape: sa.clone() })
+}
+
+impl Graph {
+    /// The K-NN shape of a value: the current one's, or a kept one's.
+    fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
+        if generation == self.generation { Some(self.tensor.clone()) } else { self.kept.get(&generation).cloned() }
+    }
+}
