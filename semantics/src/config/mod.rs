@@ -3,6 +3,7 @@
 //! Cells are persistent (`imbl`) so that a configuration clones in constant time apart from
 //! the `<k>` stack, and `search` can fork it freely.
 
+mod math_steps;
 mod print;
 
 use std::cmp::Ordering;
@@ -10,8 +11,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::syntax::Span;
-use crate::term::{Act, Ints, Node, Sym, Term};
+use crate::term::{Act, Ints, MathFn, Node, Sym, Term};
 
+pub use math_steps::{MathStep, Wait};
 pub use print::{config_to_string, kitem_to_string};
 
 /// An item of the `<k>` cell: a term, or a frozen context waiting for the value of its hole
@@ -40,6 +42,9 @@ pub enum KItem {
         env: Env,
         shape: ShapeMap,
     },
+    /// The helpers and continuations of Ext-9 and Ext-10 (`softmaxHelper(…)`, `softmaxMax(…)`,
+    /// `reduceSumHelper(…)`, …).
+    TensorMath(Box<MathStep>),
 }
 
 /// A frozen context `C[□]` with the span of the construct it was cut from.
@@ -85,6 +90,8 @@ pub enum Context {
     ActItem(Act),
     /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
     PoolMean(i64),
+    /// `expItem(□)`, `softmaxItem(□, M, S)`, … (Ext-9): strict in the operand.
+    MathItem(MathFn),
 }
 
 impl Context {
@@ -108,6 +115,7 @@ impl Context {
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
             Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
+            Context::MathItem(f) => Node::MathItem { f: *f, arg: hole },
         };
         Term::new(node, span)
     }
