@@ -95,8 +95,10 @@ impl Network {
                 Op::Widen { span, .. } => {
                     return Err(unsupported("an input-dependent Int used as a Float", Some(*span)));
                 }
-                Op::Item { span, .. } => {
-                    return Err(unsupported("tanhItem/sigmoidItem on single elements", Some(*span)));
+                Op::Item { item, span, .. } => {
+                    // `expItem`/`logItem` (Ext-9: `expTensor`, `logTensor`, the softmax) have no
+                    // operator: unsupported, never bounded.
+                    return Err(unsupported(format!("`{}` on single elements", item.name()), Some(*span)));
                 }
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::numeric::{int_to_float, k_max, k_min, revised_tanh, sigmoid};
+use knn_semantics::numeric::{exp_float, int_to_float, k_max, k_min, log_float, revised_tanh, sigmoid};
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
@@ -56,11 +56,13 @@ impl Arith {
     }
 }
 
-/// A scalar function: `tanhItem`, `sigmoidItem`.
+/// A scalar function: `tanhItem`, `sigmoidItem`; `expFloat`, `logFloat` (Ext-9's items).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item {
     Tanh,
     Sigmoid,
+    Exp,
+    Log,
 }
 
 impl Item {
@@ -69,6 +71,8 @@ impl Item {
         match self {
             Item::Tanh => "tanhItem",
             Item::Sigmoid => "sigmoidItem",
+            Item::Exp => "expItem",
+            Item::Log => "logItem",
         }
     }
 }
@@ -120,11 +124,15 @@ pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
 }
 
 /// `tanhItem(X)` of a Float by Rev-13 (`rev-tanh-item-nonnegative`, `rev-tanh-item-negative`),
-/// `sigmoidItem(X)` by `sigmoid-item-float`.
+/// `sigmoidItem(X)` by `sigmoid-item-float`; `expFloat` and `logFloat` (`ext-exp-item`,
+/// `ext-log-item`, and the softmax's `ext-exp-shift-item`, `ext-softmax-item`,
+/// `ext-log-softmax-item`).
 pub fn item(item: Item, x: f64) -> f64 {
     match item {
         Item::Tanh => revised_tanh(x),
         Item::Sigmoid => sigmoid(x),
+        Item::Exp => exp_float(x),
+        Item::Log => log_float(x),
     }
 }
 
