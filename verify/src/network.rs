@@ -10,7 +10,7 @@ use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
-use knn_engine::bigstep::ops::{IOperand, Op, argmax};
+use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
 
 /// What the program's result is made of.
@@ -46,6 +46,20 @@ impl Network {
                 None,
             ));
         };
+        // Ext-9's `expTensor`, `logTensor`, `softmax`, `logSoftmax` compute `expFloat`/`logFloat`
+        // of single elements (`Item`s of the plan) after reading them: no operator bounds them,
+        // and the answer names them rather than the first element read.
+        if let Some(Op::Item { item, span, .. }) =
+            plan.ops.iter().find(|op| matches!(op, Op::Item { item: Item::Exp | Item::Log, .. }))
+        {
+            return Err(unsupported(
+                format!(
+                    "`{}` of elements of computed tensors (expTensor, logTensor, softmax, logSoftmax: no operator bounds them)",
+                    item.name()
+                ),
+                Some(*span),
+            ));
+        }
         let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {

@@ -209,3 +209,30 @@ fn a_failed_result_is_unsupported_as_failing() {
     without.result = ResultSpec::Failed;
     assert_eq!(refusal(&without), "the program fails on every input");
 }
+
+#[test]
+fn exp_log_and_softmax_are_unsupported_by_name() {
+    // Ext-9 after a dense layer: each is refused, naming `expItem` or `logItem`, never bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for (f, item) in [
+        ("softmax(h, 0)", "expItem"),
+        ("logSoftmax(h, 0)", "expItem"),
+        ("expTensor(h)", "expItem"),
+        ("logTensor(h)", "logItem"),
+    ] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(what.contains(item) && what.contains("no operator bounds them"), "{f}: {what}");
+        let what = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
+        assert!(what.contains(item), "{f} then ArgMax: {what}");
+    }
+}
+
+#[test]
+fn reductions_are_unsupported() {
+    // Ext-10 reads single elements of the computed vector: refused, never bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for f in ["reduceSum(h, 0)", "reduceMean(h, 0)", "reduceMax(h, 0)", "reduceMin(h, 0)"] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(what.contains("single elements"), "{f}: {what}");
+    }
+}
