@@ -3,8 +3,9 @@
 //! `rev-let-func-error`, `ext-softmax-invalid-axis` and `ext-reduce-invalid-axes` in the rules'
 //! order, the result allocated as `ext-let-exp-log-tensor`, `ext-let-softmax` and
 //! `ext-let-reduce` do, and the elements computed in the rules' order through the scalar
-//! operations every other construct uses. With symbolic inputs the same loops record
-//! `Read`/`Float`/`Item`/`Write` operations in the plan.
+//! operations every other construct uses; an item's element is read before the item computes
+//! (`ext-heat-math-item`, then `ext-cool-math-item` once it is a value). With symbolic inputs
+//! the same loops record `Read`/`Float`/`Item`/`Write` operations in the plan.
 
 use std::rc::Rc;
 
