@@ -101,7 +101,15 @@ impl Interpreter<'_> {
     /// element `softmaxItem(yk, M, S)` = `expFloat(yk -Float M) /Float S` (`ext-softmax-item`) or
     /// `logSoftmaxItem(yk, M, S)` = `(yk -Float M) -Float logFloat(S)`
     /// (`ext-log-softmax-item`), each element read again at each pass, as the rules read it.
-    fn softmax(&mut self, f: TensorMath, y_loc: usize, x_root: usize, shape: &[i64], axis: i64, span: Span) -> Eval<()> {
+    fn softmax(
+        &mut self,
+        f: TensorMath,
+        y_loc: usize,
+        x_root: usize,
+        shape: &[i64],
+        axis: i64,
+        span: Span,
+    ) -> Eval<()> {
         let axis = axis as usize;
         let dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
         let targets = self.stage.store.leaves(x_root, &dims);

@@ -74,7 +74,13 @@ pub fn group_indices(dims: &[i64], axes: &[i64], k: i64) -> Vec<Vec<i64>> {
             let inner = row_major_of(r, &reduced_dims);
             let (mut kept, mut inner) = (kept.iter(), inner.iter());
             (0..dims.len())
-                .map(|i| if reduced(i) { *inner.next().expect("a reduced index") } else { *kept.next().expect("a kept index") })
+                .map(|i| {
+                    if reduced(i) {
+                        *inner.next().expect("a reduced index")
+                    } else {
+                        *kept.next().expect("a kept index")
+                    }
+                })
                 .collect()
         })
         .collect()

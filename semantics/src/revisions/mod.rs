@@ -24,16 +24,16 @@ pub mod rev11_determinism;
 pub mod rev12_scoping;
 pub mod rev13_tanh;
 
+pub mod axes;
+pub mod ext10_reduce;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
 pub mod ext3_conv2d;
 pub mod ext4_pool2d;
 pub mod ext5_reshape;
 pub mod ext6_transpose;
-pub mod axes;
 pub mod ext9_items;
 pub mod ext9_softmax;
-pub mod ext10_reduce;
 
 use crate::config::Config;
 use crate::rules::Rule;

@@ -39,9 +39,7 @@ impl Func {
             FuncKind::Pool2d(_, x, _)
             | FuncKind::Reshape(x, _)
             | FuncKind::Transpose(x, _)
-            | FuncKind::TensorMath(_, x, _) => {
-                Children::from_slice(&[x])
-            }
+            | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
     }

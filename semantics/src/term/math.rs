@@ -12,11 +12,19 @@ pub enum MathFn {
     Exp,
     Log,
     /// `expFloat(F -Float M)`: a term of the softmax's sum.
-    ExpShift { max: f64 },
+    ExpShift {
+        max: f64,
+    },
     /// `expFloat(F -Float M) /Float S`.
-    Softmax { max: f64, sum: f64 },
+    Softmax {
+        max: f64,
+        sum: f64,
+    },
     /// `(F -Float M) -Float logFloat(S)`.
-    LogSoftmax { max: f64, sum: f64 },
+    LogSoftmax {
+        max: f64,
+        sum: f64,
+    },
 }
 
 impl MathFn {

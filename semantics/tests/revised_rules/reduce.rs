@@ -28,7 +28,12 @@ fn rule_ext_let_reduce() {
     fire(all, "ext-let-reduce")
         .k(
             &["let x = reduceMax ( y , 1 , 0 ) in x"],
-            &["defineTensor ( x , 1 )", "reduceMaxHelper ( y , x , 1 , 0 , 0 ... 1 , 2 , 3 )", "x", "restoreScope ( y |-> 0 , y |-> 2 , 3 )"],
+            &[
+                "defineTensor ( x , 1 )",
+                "reduceMaxHelper ( y , x , 1 , 0 , 0 ... 1 , 2 , 3 )",
+                "x",
+                "restoreScope ( y |-> 0 , y |-> 2 , 3 )",
+            ],
         )
         .cells(&[shape(&[], &["x |-> 1"])]);
 }

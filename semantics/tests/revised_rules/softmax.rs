@@ -22,7 +22,12 @@ fn rule_ext_let_exp_log_tensor() {
     fire(EXP, "ext-let-exp-log-tensor")
         .k(
             &["let x = expTensor ( y ) in x [ 1 ]"],
-            &["defineTensor ( x , 2 )", "expTensorHelper ( y , x , 0 ... 2 , 2 )", "x [ 1 ]", "restoreScope ( y |-> 0 , y |-> 2 )"],
+            &[
+                "defineTensor ( x , 2 )",
+                "expTensorHelper ( y , x , 0 ... 2 , 2 )",
+                "x [ 1 ]",
+                "restoreScope ( y |-> 0 , y |-> 2 )",
+            ],
         )
         .cells(&[shape(&[], &["x |-> 2"])]);
 }

@@ -5,9 +5,9 @@
 use smallvec::SmallVec;
 
 use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Pool, Span};
-use super::super::tensor_math::{Axes, TensorMath};
 use super::super::diagnostic::SyntaxError;
 use super::super::lexer::{Keyword, TokenKind};
+use super::super::tensor_math::{Axes, TensorMath};
 use super::{Frame, Level, Mode, Parser};
 
 impl<'s> Parser<'s> {
