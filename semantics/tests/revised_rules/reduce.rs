@@ -54,9 +54,10 @@ fn rule_ext_reduce_invalid_axes() {
 }
 
 /// `ext-reduce-helper-step`: `rule <k> RHelper(Y, X, As, K ... N, Is) => let X[rowMajor(K,
-///  reduceShape(Is, As))] = reduced(R, Y, group(K, Is, As)) in #skip ~> RHelper(Y, X, As, (K +Int
-///  1) ... N, Is) ...</k> requires K <Int N` — output 1 of the sum over axis 0 is column 1; the
-///  mean over both axes is one group of the six elements in row-major order; the min of a row.
+///  reduceShape(Is, As))] = reduced(R, Y, group(K, Is, As)) in #skip ~> RHelper(Y, X, As,
+///  (K +Int 1) ... N, Is) ...</k> requires K <Int N` — output 1 of the sum over axis 0 is column
+///  1; the mean over both axes is one group of the four elements in row-major order; the min of
+///  row 1.
 #[test]
 fn rule_ext_reduce_helper_step() {
     fire_nth(SUM, "ext-reduce-helper-step", 2)
