@@ -39,11 +39,14 @@ impl Interpreter<'_> {
         let y = tensor_name(y, call, &format!("`{}` takes the name of a tensor", f.keyword()))?;
         let y_dims = self.operand_shape(&scope, y, name, call)?;
         let shape: Vec<i64> = y_dims.iter().map(|&d| d as i64).collect();
+        // The parser writes one axis for the softmax; a term built otherwise without one reads
+        // axis 0, as the rules' `softmax_axis` does.
+        let axis = axes.first().copied().unwrap_or(0);
         let x_dims: Vec<usize> = match f {
             TensorMath::ExpTensor | TensorMath::LogTensor => y_dims.to_vec(),
             TensorMath::Softmax | TensorMath::LogSoftmax => {
-                if !valid_axis(axes[0], shape.len()) {
-                    return Err(error(ErrorKind::InvalidAttribute, call, axis_detail(f.keyword(), y, &shape, axes[0])));
+                if !valid_axis(axis, shape.len()) {
+                    return Err(error(ErrorKind::InvalidAttribute, call, axis_detail(f.keyword(), y, &shape, axis)));
                 }
                 y_dims.to_vec()
             }
@@ -58,7 +61,7 @@ impl Interpreter<'_> {
         let y_loc = scope.env[y];
         let done = match f {
             TensorMath::ExpTensor | TensorMath::LogTensor => self.exp_log(f, y_loc, root, &x_dims, span),
-            TensorMath::Softmax | TensorMath::LogSoftmax => self.softmax(f, y_loc, root, &shape, axes[0], span),
+            TensorMath::Softmax | TensorMath::LogSoftmax => self.softmax(f, y_loc, root, &shape, axis, span),
             _ => self.reduce(f, y_loc, root, &shape, axes, &x_dims, span),
         };
         self.failing_in(done, || scope.with_tensor(name, root, &x_dims))?;
