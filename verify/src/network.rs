@@ -114,6 +114,14 @@ impl Network {
                     // operator: unsupported, never bounded.
                     return Err(unsupported(format!("`{}` on single elements", item.name()), Some(*span)));
                 }
+                Op::Softmax { log, span, .. } => {
+                    // Ext-9 fused: no operator bounds `exp` yet; refused by name, never bounded.
+                    let name = if *log { "logSoftmax" } else { "softmax" };
+                    return Err(unsupported(
+                        format!("`{name}` of a computed tensor (no operator bounds it)"),
+                        Some(*span),
+                    ));
+                }
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }

@@ -228,6 +228,10 @@ pub enum Op {
     Permute { out: BufId, x: BufId, x_at: usize, from: Arc<[usize]> },
     /// Every row that has not failed yet fails here (an error the compiler found).
     Raise { error: RowError },
+    /// `softmax` or, with `log`, `logSoftmax` (Ext-9) of `x[x_at ..]`, of shape `dims`, along
+    /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
+    /// rules' order); `max` of a NaN is the row's error, at `span`.
+    Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
 }
 
 #[cfg(test)]

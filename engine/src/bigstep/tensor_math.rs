@@ -8,18 +8,23 @@
 //! the same loops record `Read`/`Float`/`Item`/`Write` operations in the plan.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
+use knn_semantics::numeric::k_max;
 use knn_semantics::revisions::axes::{
     axes_detail, axis_detail, group_indices, reduced_shape, slice_count, slice_indices, valid_axes, valid_axis,
 };
 use knn_semantics::syntax::{Exp, Func, FuncKind, Span, TensorMath};
+use knn_semantics::term::MathFn;
 
 use super::functions::{row_major_index, tensor_name};
+use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, Item, error};
+use super::ops::{Arith, Eval, Item, Op, error};
 use super::scope::Scope;
 use super::store::Value;
+use super::window_ops::MaxOfNaN;
 
 impl Interpreter<'_> {
     /// `ext-let-exp-log-tensor`, `ext-let-softmax`, `ext-let-reduce`, or the error of the first
@@ -61,7 +66,13 @@ impl Interpreter<'_> {
         let y_loc = scope.env[y];
         let done = match f {
             TensorMath::ExpTensor | TensorMath::LogTensor => self.exp_log(f, y_loc, root, &x_dims, span),
-            TensorMath::Softmax | TensorMath::LogSoftmax => self.softmax(f, y_loc, root, &shape, axis, span),
+            TensorMath::Softmax | TensorMath::LogSoftmax => {
+                if self.softmax_op(f, y_loc, &y_dims, root, axis as usize, span) {
+                    Ok(())
+                } else {
+                    self.softmax(f, y_loc, root, &shape, axis, span)
+                }
+            }
             _ => self.reduce(f, y_loc, root, &shape, axes, &x_dims, span),
         };
         self.failing_in(done, || scope.with_tensor(name, root, &x_dims))?;
@@ -82,6 +93,25 @@ impl Interpreter<'_> {
             self.stage.write(target, value, span);
         }
         Ok(())
+    }
+
+    /// The whole softmax as one `Softmax` of the plan when `Y` is one run of a buffer: every
+    /// element sees the same operations in the same order ([`softmax_apply`]). Whether it was.
+    fn softmax_op(
+        &mut self,
+        f: TensorMath,
+        y_loc: usize,
+        dims: &[usize],
+        x_root: usize,
+        axis: usize,
+        span: Span,
+    ) -> bool {
+        let Some((x, x_at, _)) = fuse::slot_run(&self.stage.store, y_loc, dims) else { return false };
+        let targets = self.stage.store.leaves(x_root, dims);
+        let out = fuse::output_buffer(self.stage, &targets);
+        let log = f == TensorMath::LogSoftmax;
+        self.stage.record(Op::Softmax { log, out, x, x_at, dims: Arc::from(dims), axis, span });
+        true
     }
 
     /// `Y`'s element at `index`, read through the indexing.
@@ -184,4 +214,62 @@ impl Interpreter<'_> {
         }
         Ok(())
     }
+}
+
+/// The softmax (or, with `log`, the logSoftmax) of `x`, of shape `dims`, along `axis` into `out`,
+/// in the rules' order (`ext-softmax-helper-step`, `ext-softmax-max`, `ext-softmax-sum`): for
+/// each slice, its max from `-Infinity` by the scalar `max`, its sum from `0.0` of
+/// `expShiftItem`, then each element by `softmaxItem` or `logSoftmaxItem`, the items' own
+/// functions (`MathFn::apply`). A NaN stops it at the `max` that meets it, the slices before
+/// written, as the helper leaves them.
+pub(super) fn softmax_apply(
+    log: bool,
+    dims: &[usize],
+    axis: usize,
+    x: &[f64],
+    out: &mut [f64],
+) -> Result<(), MaxOfNaN> {
+    let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let position = |index: &Vec<i64>| index.iter().zip(dims).fold(0usize, |k, (&i, &d)| k * d + i as usize);
+    for k in 0..slice_count(&shape, axis) {
+        let slice: Vec<usize> = slice_indices(&shape, axis, k).iter().map(position).collect();
+        let mut max = f64::NEG_INFINITY;
+        for &j in &slice {
+            max = k_max(max, x[j]).ok_or(MaxOfNaN { acc: max, element: x[j] })?;
+        }
+        let sum = slice.iter().fold(0.0, |sum, &j| sum + MathFn::ExpShift { max }.apply(x[j]));
+        let item = if log { MathFn::LogSoftmax { max, sum } } else { MathFn::Softmax { max, sum } };
+        for &j in &slice {
+            out[j] = item.apply(x[j]);
+        }
+    }
+    Ok(())
+}
+
+/// [`softmax_apply`] on each lane of a group (element `k` of lane `l` at `k * lanes + l`); the
+/// lanes that met a NaN, with it.
+pub(super) fn softmax_lanes(
+    log: bool,
+    dims: &[usize],
+    axis: usize,
+    input: &[f64],
+    result: &mut [f64],
+    lanes: usize,
+) -> Vec<(usize, MaxOfNaN)> {
+    let len = dims.iter().product::<usize>();
+    let (mut x, mut out) = (vec![0.0; len], vec![0.0; len]);
+    let mut failed = Vec::new();
+    for lane in 0..lanes {
+        for (k, v) in x.iter_mut().enumerate() {
+            *v = input[k * lanes + lane];
+        }
+        out.fill(0.0);
+        if let Err(nan) = softmax_apply(log, dims, axis, &x, &mut out) {
+            failed.push((lane, nan));
+        }
+        for (k, v) in out.iter().enumerate() {
+            result[k * lanes + lane] = *v;
+        }
+    }
+    failed
 }

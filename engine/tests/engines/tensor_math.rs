@@ -110,3 +110,30 @@ fn tensor_math_agrees_on_every_error_kind() {
         assert!(matches!(agree(&constant, &[]), Verdict::Error { .. }), "{constant}");
     }
 }
+
+#[test]
+fn softmax_of_an_input_is_one_plan_operation_bit_for_bit() {
+    use super::fused::{Fused, Stream, check_rows, plan_of, tally};
+    use knn_engine::bigstep::ops::Op;
+    use knn_engine::tensor::LANE_GROUP;
+    // x = [[1, 2, 3], [4, 5, 6]] as the input: each row along axis 1 is ROW.
+    let x = TensorInput { name: "x".into(), shape: vec![2, 3], data: (1..=6).map(f64::from).collect() };
+    let rows: Vec<f64> = ROW.iter().chain(&ROW).copied().collect();
+    assert_eq!(tensor("let y = softmax(x, 1) in y", std::slice::from_ref(&x)), (vec![2, 3], rows));
+    // Random rows, one with a NaN (invalid-operands at the slice's max), one of -Infinity (NaN
+    // everywhere), one with a +Infinity: one `Softmax` of the plan, the reference's bits, span
+    // and detail, alone and in groups of lanes.
+    let mut stream = Stream(9);
+    let mut rows: Vec<Vec<f64>> =
+        (0..2 * LANE_GROUP + 3).map(|_| (0..6).map(|_| stream.next() * 40.0).collect()).collect();
+    rows[1][4] = f64::NAN;
+    rows[2] = vec![f64::NEG_INFINITY; 6];
+    rows[3][0] = f64::INFINITY;
+    for source in ["let y = softmax(x, 1) in y", "let y = logSoftmax(x, 0) in y"] {
+        let program = parse_program(source, Profile::revised().grammar).unwrap();
+        let plan = plan_of(&program, &[2, 3]);
+        assert_eq!(plan.ops.iter().filter(|op| matches!(op, Op::Softmax { .. })).count(), 1, "{:#?}", plan.ops);
+        let verdicts = check_rows(source, &[2, 3], &rows, Fused::default());
+        assert_eq!(tally(&verdicts, "invalid-operands"), (rows.len() - 1, 1), "{source}");
+    }
+}
