@@ -23,10 +23,14 @@ def item(rule):
     name = rule["id"].upper().replace("-", "_")
     if rule["origin"] != "published":
         # `Rev-5` is in `rev05_….rs`, `Ext-1` in `ext1_….rs`; the item drops the `rev-`/`ext-` prefix.
-        patch = {p.stem.split("_")[0]: p.name for p in (root / "semantics/src/revisions").glob("*.rs")}
+        # A patch split in several files (`ext9_softmax.rs`, `ext9_items.rs`): the one that defines it.
         kind, number = rule["origin"].lower().split("-")
-        module = patch.get(kind + (number.zfill(2) if kind == "rev" else number), "?")
-        return f"`revisions/{module}::{rule['id'][4:].upper().replace('-', '_')}`"
+        prefix = kind + (number.zfill(2) if kind == "rev" else number)
+        static = rule['id'][4:].upper().replace('-', '_')
+        files = sorted(p for p in (root / "semantics/src/revisions").glob("*.rs") if p.stem.split("_")[0] == prefix)
+        module = next((p.name for p in files if f"pub static {static}: Rule" in p.read_text()),
+                      files[0].name if files else "?")
+        return f"`revisions/{module}::{static}`"
     return published_item(rule["section"], name)
 
 

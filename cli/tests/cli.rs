@@ -228,9 +228,14 @@ fn rules_marks_what_each_patch_changed() {
     let removed = report["removed"].as_array().unwrap();
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
     // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`), Ext-2 (tensor literals), Ext-3
-    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`) and Ext-6 (`transpose`),
-    // which remove nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 20);
+    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`), Ext-9
+    // (`expTensor`, `logTensor`, `softmax`, `logSoftmax`) and Ext-10 (the reductions), which
+    // remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 22);
+    let softmax = rules.iter().find(|r| r["id"] == "ext-let-softmax").unwrap();
+    assert_eq!((&softmax["origin"], &softmax["section"]), (&Value::from("Ext-9"), &Value::from("extensions")));
+    let reduce = rules.iter().find(|r| r["id"] == "ext-let-reduce").unwrap();
+    assert_eq!(reduce["origin"], "Ext-10");
     let transpose = rules.iter().find(|r| r["id"] == "ext-let-transpose").unwrap();
     assert_eq!((&transpose["origin"], &transpose["section"]), (&Value::from("Ext-6"), &Value::from("extensions")));
     let add = rules.iter().find(|r| r["id"] == "ext-let-add-tensor").unwrap();

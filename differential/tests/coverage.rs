@@ -52,13 +52,14 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::Pool2d { .. } => "Pool2d",
                     Op::Copy { .. } => "Copy",
                     Op::Permute { .. } => "Permute",
+                    Op::Softmax { .. } => "Softmax",
                     _ => continue,
                 };
                 *seen.entry(kind).or_default() += 1;
             }
         }
     }
-    for kind in ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute"] {
+    for kind in ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax"] {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

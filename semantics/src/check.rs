@@ -140,6 +140,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-6: the input names a tensor; the axes are checked against its rank when the
         // program runs.
         FuncKind::Transpose(x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-9, Ext-10: the input names a tensor; the axes are checked against its rank when
+        // the program runs.
+        FuncKind::TensorMath(_, x, _) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {

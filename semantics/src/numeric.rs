@@ -13,6 +13,13 @@ pub fn exp_float(x: f64) -> f64 {
     core_math::exp(x)
 }
 
+/// `logFloat`: correctly rounded (CORE-MATH), as MPFR's is, so that both engines give the same
+/// bits on every platform: the policy `expFloat` follows (Ext-9). `log(0.0)` is `-Infinity`,
+/// `log` of a negative number or of NaN is NaN, `log(+Infinity)` is `+Infinity`.
+pub fn log_float(x: f64) -> f64 {
+    core_math::log(x)
+}
+
 /// `max(A:Float, B:Float)`: `B` when `A <Float B` (`max-right`), `A` when `A >=Float B`
 /// (`max-left`); `None` when neither applies (a NaN).
 pub fn k_max(a: f64, b: f64) -> Option<f64> {

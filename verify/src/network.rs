@@ -10,7 +10,7 @@ use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
-use knn_engine::bigstep::ops::{IOperand, Op, argmax};
+use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
 
 /// What the program's result is made of.
@@ -59,6 +59,20 @@ impl Network {
                 None,
             ));
         };
+        // Ext-9's `expTensor`, `logTensor`, `softmax`, `logSoftmax` compute `expFloat`/`logFloat`
+        // of single elements (`Item`s of the plan) after reading them: no operator bounds them,
+        // and the answer names them rather than the first element read.
+        if let Some(Op::Item { item, span, .. }) =
+            plan.ops.iter().find(|op| matches!(op, Op::Item { item: Item::Exp | Item::Log, .. }))
+        {
+            return Err(unsupported(
+                format!(
+                    "`{}` of elements of computed tensors (expTensor, logTensor, softmax, logSoftmax: no operator bounds them)",
+                    item.name()
+                ),
+                Some(*span),
+            ));
+        }
         let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {
@@ -108,8 +122,18 @@ impl Network {
                 Op::Widen { span, .. } => {
                     return Err(unsupported("an input-dependent Int used as a Float", Some(*span)));
                 }
-                Op::Item { span, .. } => {
-                    return Err(unsupported("tanhItem/sigmoidItem on single elements", Some(*span)));
+                Op::Item { item, span, .. } => {
+                    // `expItem`/`logItem` (Ext-9: `expTensor`, `logTensor`, the softmax) have no
+                    // operator: unsupported, never bounded.
+                    return Err(unsupported(format!("`{}` on single elements", item.name()), Some(*span)));
+                }
+                Op::Softmax { log, span, .. } => {
+                    // Ext-9 fused: no operator bounds `exp` yet; refused by name, never bounded.
+                    let name = if *log { "logSoftmax" } else { "softmax" };
+                    return Err(unsupported(
+                        format!("`{name}` of a computed tensor (no operator bounds it)"),
+                        Some(*span),
+                    ));
                 }
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));

@@ -211,6 +211,38 @@ fn a_failed_result_is_unsupported_as_failing() {
 }
 
 #[test]
+fn exp_log_and_softmax_are_unsupported_by_name() {
+    // A softmax of a tensor written element by element (not one buffer) is element operations:
+    // refused by its `expItem`.
+    let scattered = "let t = initTensor(2) in let t[0] = x[1] in let t[1] = x[0] in let p = softmax(t, 0) in p";
+    assert!(refusal(&plan(scattered, &[2])).contains("`expItem`"));
+    // Ext-9 after a dense layer: each is refused, naming the fused `softmax`/`logSoftmax` or
+    // the `expItem`/`logItem` of single elements, never bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for (f, item) in [
+        ("softmax(h, 0)", "`softmax`"),
+        ("logSoftmax(h, 0)", "`logSoftmax`"),
+        ("expTensor(h)", "`expItem`"),
+        ("logTensor(h)", "`logItem`"),
+    ] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(what.contains(item) && what.contains("no operator bounds"), "{f}: {what}");
+        let what = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
+        assert!(what.contains(item), "{f} then ArgMax: {what}");
+    }
+}
+
+#[test]
+fn reductions_are_unsupported() {
+    // Ext-10 reads single elements of the computed vector: refused, never bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for f in ["reduceSum(h, 0)", "reduceMean(h, 0)", "reduceMax(h, 0)", "reduceMin(h, 0)"] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(what.contains("single elements"), "{f}: {what}");
+    }
+}
+
+#[test]
 fn a_residual_sum_is_refused_naming_it_and_a_constant_bias_tensor_is_not() {
     // Two branches from `x` meet in `addTensor`: the chain cannot carry both.
     let residual = plan("let h = reluTensor(x) in let y = addTensor(h, x) in y", &[3]);

@@ -1,8 +1,10 @@
 //! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
-//! (Ext-4), `reshape`, `flatten` (Ext-5) and `transpose` (Ext-6), drawn so that they usually
-//! fit their operands and sometimes do not.
+//! (Ext-4), `reshape`, `flatten` (Ext-5), `transpose` (Ext-6), and Ext-9's and Ext-10's
+//! functions of one tensor along axes, drawn so that they usually fit their operands and
+//! sometimes do not.
 
-use knn_semantics::syntax::{Attr, AttrName, Attrs, Pool};
+use knn_semantics::revisions::axes::reduced_shape;
+use knn_semantics::syntax::{Attr, AttrName, Attrs, Axes, Pool, TensorMath};
 
 use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
@@ -15,6 +17,8 @@ impl Gen {
             1 => self.pool2d(),
             // `transpose` drawn where `reshape` was, so that earlier draws keep their programs.
             _ if self.rng.chance(40) => self.transpose(),
+            // Ext-9 and Ext-10 drawn where `reshape` was.
+            _ if self.rng.chance(40) => self.tensor_math(),
             _ => self.reshape(),
         }
     }
@@ -218,6 +222,52 @@ impl Gen {
         let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
         let out = self.name("y");
         self.stmts.push(Stmt::Transpose { out: out.clone(), x, perm: written });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = f(x, axes) in` (Ext-9, Ext-10): a tensor in scope (or a new literal of rank 1 to
+    /// 3), one of the eight functions, its axes fitting the rank (the reductions' a nonempty
+    /// subset in any order); in programs that may fail, sometimes an axis out of range or
+    /// repeated (`invalid-attribute`) or a scalar input (`unknown-tensor`).
+    pub(super) fn tensor_math(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
+        } else {
+            let dims: Vec<usize> = (0..1 + self.rng.below(3)).map(|_| 1 + self.rng.below(3)).collect();
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let rank = dims.len();
+        let f = *self.rng.pick(&TensorMath::ALL);
+        let mut axes: Vec<i64> = match f.axes() {
+            Axes::None => Vec::new(),
+            Axes::One => vec![self.rng.below(rank) as i64],
+            Axes::Some => {
+                let mut all: Vec<i64> = (0..rank as i64).collect();
+                for i in (1..rank).rev() {
+                    let j = self.rng.below(i + 1);
+                    all.swap(i, j);
+                }
+                all.truncate(1 + self.rng.below(rank));
+                all
+            }
+        };
+        let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let out_dims: Vec<usize> = match f.axes() {
+            Axes::Some => reduced_shape(&shape, &axes).into_iter().map(|d| d as usize).collect(),
+            _ => dims.clone(),
+        };
+        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(3)) };
+        match (mistake, f.axes()) {
+            (Some(0), Axes::One) => axes[0] = rank as i64,
+            (Some(0), Axes::Some) => axes.push(rank as i64),
+            (Some(1), Axes::Some) => axes.push(axes[0]),
+            _ => {}
+        }
+        let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
+        let out = self.name("y");
+        self.stmts.push(Stmt::TensorMath { out: out.clone(), f, x, axes });
         self.bind(out, Binding::Tensor(out_dims));
     }
 

@@ -9,7 +9,7 @@ use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{
-    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, print::to_source,
+    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorMath, print::to_source,
 };
 
 /// A scalar expression.
@@ -78,6 +78,10 @@ pub enum Stmt {
     /// `let out = transpose(x, perm) in` (Ext-6): the input usually the name of a tensor and
     /// `perm` a permutation of its axes, sometimes not, or a scalar (an error).
     Transpose { out: String, x: Scalar, perm: Vec<i64> },
+    /// `let out = f(x, axes) in` (Ext-9 `expTensor`, `logTensor`, `softmax`, `logSoftmax`; Ext-10
+    /// the reductions): the input usually the name of a tensor and the axes fitting it, sometimes
+    /// not, or a scalar (an error).
+    TensorMath { out: String, f: TensorMath, x: Scalar, axes: Vec<i64> },
     /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
     Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
@@ -187,7 +191,8 @@ impl Stmt {
             | Stmt::Conv2d { out: name, .. }
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
-            | Stmt::Transpose { out: name, .. } => Some(name),
+            | Stmt::Transpose { out: name, .. }
+            | Stmt::TensorMath { out: name, .. } => Some(name),
             Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::Scale { .. } | Stmt::BadTarget { .. } => None,
         }
     }
@@ -206,7 +211,8 @@ impl Stmt {
             | Stmt::Activate { arg: s, .. }
             | Stmt::Pool2d { x: s, .. }
             | Stmt::Reshape { x: s, .. }
-            | Stmt::Transpose { x: s, .. } => s.names(&mut out),
+            | Stmt::Transpose { x: s, .. }
+            | Stmt::TensorMath { x: s, .. } => s.names(&mut out),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -277,6 +283,9 @@ impl Stmt {
             }
             Stmt::Reshape { out, x, dims } => let_func(out, FuncKind::Reshape(boxed(x.exp()), dims.clone()), body),
             Stmt::Transpose { out, x, perm } => let_func(out, FuncKind::Transpose(boxed(x.exp()), perm.clone()), body),
+            Stmt::TensorMath { out, f, x, axes } => {
+                let_func(out, FuncKind::TensorMath(*f, boxed(x.exp()), axes.clone()), body)
+            }
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Scale { tensor, index: i, factor, add } => {
                 let product =
@@ -327,7 +336,7 @@ impl Program {
     }
 
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`), which the K
+    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-9, Ext-10), which the K
     /// grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
         self.stmts.iter().any(|s| {
@@ -339,6 +348,7 @@ impl Program {
                     | Stmt::Pool2d { .. }
                     | Stmt::Reshape { .. }
                     | Stmt::Transpose { .. }
+                    | Stmt::TensorMath { .. }
             )
         })
     }

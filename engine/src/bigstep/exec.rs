@@ -15,6 +15,7 @@ use super::ops::{
     Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen,
 };
 use super::plan::Plan;
+use super::tensor_math::softmax_lanes;
 use super::window_lanes::{conv2d_lanes, pool_lanes};
 use crate::tensor::{AlignedFloats, Epilogue, LANE_GROUP, Matrix, Precision, map, matmul_lanes, matvec, relu};
 
@@ -314,6 +315,17 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
         Op::Raise { error } => {
             for lane in 0..lanes {
                 f.fail(lane, || error.clone());
+            }
+        }
+        Op::Softmax { log, out, x, x_at, dims, axis, span } => {
+            let len = dims.iter().product::<usize>();
+            let [input, result] = f.disjoint([(*x, *x_at, len), (*out, 0, len)]);
+            for (lane, nan) in softmax_lanes(*log, dims, *axis, input, result, lanes) {
+                f.fail(lane, || RowError {
+                    kind: ErrorKind::InvalidOperands,
+                    span: *span,
+                    detail: nan.detail().into(),
+                });
             }
         }
     }

@@ -157,6 +157,10 @@ impl Interpreter<'_> {
                 // `ext-let-transpose` and its error: `transpose.rs`.
                 self.let_transpose(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::TensorMath(..) => {
+                // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
+                self.let_tensor_math(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

@@ -21,7 +21,8 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         Op::Conv2d { out, x, .. }
         | Op::Pool2d { out, x, .. }
         | Op::Copy { out, x, .. }
-        | Op::Permute { out, x, .. } => vec![*x, *out],
+        | Op::Permute { out, x, .. }
+        | Op::Softmax { out, x, .. } => vec![*x, *out],
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

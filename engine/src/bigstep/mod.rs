@@ -17,6 +17,7 @@ pub mod rows;
 mod scope;
 mod stage;
 mod store;
+mod tensor_math;
 mod transpose;
 mod window_lanes;
 pub mod window_ops;

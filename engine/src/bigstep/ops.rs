@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::numeric::{int_to_float, k_max, k_min, revised_tanh, sigmoid};
+use knn_semantics::numeric::{exp_float, int_to_float, k_max, k_min, log_float, revised_tanh, sigmoid};
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
@@ -56,11 +56,13 @@ impl Arith {
     }
 }
 
-/// A scalar function: `tanhItem`, `sigmoidItem`.
+/// A scalar function: `tanhItem`, `sigmoidItem`; `expFloat`, `logFloat` (Ext-9's items).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Item {
     Tanh,
     Sigmoid,
+    Exp,
+    Log,
 }
 
 impl Item {
@@ -69,6 +71,8 @@ impl Item {
         match self {
             Item::Tanh => "tanhItem",
             Item::Sigmoid => "sigmoidItem",
+            Item::Exp => "expItem",
+            Item::Log => "logItem",
         }
     }
 }
@@ -120,11 +124,15 @@ pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
 }
 
 /// `tanhItem(X)` of a Float by Rev-13 (`rev-tanh-item-nonnegative`, `rev-tanh-item-negative`),
-/// `sigmoidItem(X)` by `sigmoid-item-float`.
+/// `sigmoidItem(X)` by `sigmoid-item-float`; `expFloat` and `logFloat` (`ext-exp-item`,
+/// `ext-log-item`, and the softmax's `ext-exp-shift-item`, `ext-softmax-item`,
+/// `ext-log-softmax-item`).
 pub fn item(item: Item, x: f64) -> f64 {
     match item {
         Item::Tanh => revised_tanh(x),
         Item::Sigmoid => sigmoid(x),
+        Item::Exp => exp_float(x),
+        Item::Log => log_float(x),
     }
 }
 
@@ -220,6 +228,10 @@ pub enum Op {
     Permute { out: BufId, x: BufId, x_at: usize, from: Arc<[usize]> },
     /// Every row that has not failed yet fails here (an error the compiler found).
     Raise { error: RowError },
+    /// `softmax` or, with `log`, `logSoftmax` (Ext-9) of `x[x_at ..]`, of shape `dims`, along
+    /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
+    /// rules' order); `max` of a NaN is the row's error, at `span`.
+    Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
 }
 
 #[cfg(test)]

@@ -93,6 +93,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         | Op::Pool2d { .. }
         | Op::Copy { .. }
         | Op::Permute { .. }
-        | Op::Raise { .. } => {}
+        | Op::Raise { .. }
+        | Op::Softmax { .. } => {}
     }
 }

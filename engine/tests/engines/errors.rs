@@ -50,6 +50,19 @@ fn errors_are_worded_the_same_by_both_engines() {
         ("let s = 1.0 in s[0]", &[][..], "a scalar: it cannot be indexed"),
         ("let s = 1.0 in let s[0] = 2.0 in s", &[][..], "`s` holds a scalar: it cannot be indexed"),
         ("let y = sigmoid(3) in y", &[][..], "`sigmoidItem` takes a Float, not an Int"),
+        // Ext-9, Ext-10.
+        ("let v = initTensor(2)[1, 2] in let y = expTensor(v) in y", &[][..], "`expItem` takes a Float, not an Int"),
+        ("let h = softmax(x, 0) in h", &nan[..], "`max` cannot compute with -inf and NaN"),
+        (
+            "let v = initTensor(2, 3) in let y = softmax(v, 2) in y",
+            &[][..],
+            "softmax(v, 2): v has shape 2×3 and 2 axes; the axis must be one of 0 … 1",
+        ),
+        (
+            "let v = initTensor(2, 3) in let y = reduceSum(v, 1, 1) in y",
+            &[][..],
+            "reduceSum(v, 1, 1): v has shape 2×3 and 2 axes; the axes must each be one of 0 … 1, none twice",
+        ),
     ] {
         let program_ast =
             parse_program(program, Profile::revised().grammar).unwrap_or_else(|e| panic!("{program}: {e}"));

@@ -48,6 +48,7 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             | Op::AddBias { .. }
             | Op::Elementwise { .. }
             | Op::Permute { .. }
+            | Op::Softmax { .. }
             | Op::Activate { .. }
             | Op::ArgMaxBuffer { .. } => {}
             _ => scalar = true,

@@ -3,6 +3,7 @@
 //! Cells are persistent (`imbl`) so that a configuration clones in constant time apart from
 //! the `<k>` stack, and `search` can fork it freely.
 
+mod math_steps;
 mod print;
 
 use std::cmp::Ordering;
@@ -10,8 +11,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::syntax::Span;
-use crate::term::{Act, Ints, Node, Sym, Term};
+use crate::term::{Act, Ints, MathFn, Node, Sym, Term};
 
+pub use math_steps::{MathStep, Wait};
 pub use print::{config_to_string, kitem_to_string};
 
 /// An item of the `<k>` cell: a term, or a frozen context waiting for the value of its hole
@@ -40,6 +42,9 @@ pub enum KItem {
         env: Env,
         shape: ShapeMap,
     },
+    /// The helpers and continuations of Ext-9 and Ext-10 (`softmaxHelper(…)`, `softmaxMax(…)`,
+    /// `reduceSumHelper(…)`, …).
+    TensorMath(Box<MathStep>),
 }
 
 /// A frozen context `C[□]` with the span of the construct it was cut from.
@@ -85,6 +90,8 @@ pub enum Context {
     ActItem(Act),
     /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
     PoolMean(i64),
+    /// `expItem(□)`, `softmaxItem(□, M, S)`, … (Ext-9): strict in the operand.
+    MathItem(MathFn),
 }
 
 impl Context {
@@ -108,6 +115,7 @@ impl Context {
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
             Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
+            Context::MathItem(f) => Node::MathItem { f: *f, arg: hole },
         };
         Term::new(node, span)
     }
@@ -345,54 +353,4 @@ impl fmt::Debug for Config {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn hash_of(store: &Store) -> u64 {
-        let mut hasher = rustc_hash::FxHasher::default();
-        store.hash(&mut hasher);
-        hasher.finish()
-    }
-
-    #[test]
-    fn a_store_hashes_by_its_cells_however_they_were_written() {
-        let span = Span::default();
-        let mut a = Store::default();
-        let mut b = Store::default();
-        for k in 0..100 {
-            a.push(Term::float(k as f64, span));
-            b.push(Term::float(0.0, span));
-        }
-        for k in 0..100 {
-            b.set(k, Term::float(k as f64, span));
-        }
-        assert!(a == b && hash_of(&a) == hash_of(&b));
-        let before = hash_of(&a);
-        a.set(7, Term::float(-1.0, span));
-        assert!(a != b && hash_of(&a) != before);
-        a.set(7, Term::float(7.0, span));
-        assert!(a == b && hash_of(&a) == before, "a write undone restores the digest");
-        // The same values at other places are another store.
-        let mut swapped = b.clone();
-        swapped.set(0, Term::float(1.0, span));
-        swapped.set(1, Term::float(0.0, span));
-        assert!(swapped != b && hash_of(&swapped) != hash_of(&b));
-    }
-
-    #[test]
-    fn hashing_a_store_does_not_read_its_cells() {
-        // `search` hashes a configuration per state: on a store of a million cells, reading
-        // every cell took milliseconds per hash (402 s for one search, issue 15).
-        let mut store = Store::default();
-        for k in 0..1_000_000 {
-            store.push(Term::float(k as f64, Span::default()));
-        }
-        let started = std::time::Instant::now();
-        let mut sum = 0u64;
-        for _ in 0..10_000 {
-            sum = sum.wrapping_add(hash_of(&store));
-        }
-        assert_ne!(sum, 0);
-        assert!(started.elapsed().as_secs_f64() < 1.0, "10,000 hashes took {:?}", started.elapsed());
-    }
-}
+mod tests;

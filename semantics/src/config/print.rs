@@ -33,6 +33,7 @@ fn write_kitem(item: &KItem, out: &mut String) {
             let shape: Vec<String> = shape.iter().map(|(k, is)| format!("{} |-> {}", k.0, ints_text(is))).collect();
             out.push_str(&format!("restoreScope ( {} , {} )", map_text(&env), map_text(&shape)));
         }
+        KItem::TensorMath(step) => out.push_str(&step.k_text()),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
 //! docs/semantics.md §4, each a set of rules it removes and rules it adds, with its reason, and the
 //! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools;
-//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`), which add constructs K-NN lacks. A patch's
+//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-9: `expTensor`, `logTensor`,
+//! `softmax`, `logSoftmax`; Ext-10: the reductions), which add constructs K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -23,12 +24,16 @@ pub mod rev11_determinism;
 pub mod rev12_scoping;
 pub mod rev13_tanh;
 
+pub mod axes;
+pub mod ext10_reduce;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
 pub mod ext3_conv2d;
 pub mod ext4_pool2d;
 pub mod ext5_reshape;
 pub mod ext6_transpose;
+pub mod ext9_items;
+pub mod ext9_softmax;
 
 use crate::config::Config;
 use crate::rules::Rule;
@@ -67,6 +72,8 @@ pub static PATCHES: &[&Patch] = &[
     &ext4_pool2d::PATCH,
     &ext5_reshape::PATCH,
     &ext6_transpose::PATCH,
+    &ext9_softmax::PATCH,
+    &ext10_reduce::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

@@ -142,7 +142,10 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Apply(_, y) => vec![y],
         FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
         FuncTerm::Conv2d { x, w, b, .. } => [x, w].into_iter().chain(b).collect(),
-        FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } | FuncTerm::Transpose { x, .. } => vec![x],
+        FuncTerm::Pool2d { x, .. }
+        | FuncTerm::Reshape { x, .. }
+        | FuncTerm::Transpose { x, .. }
+        | FuncTerm::TensorMath { x, .. } => vec![x],
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -154,6 +157,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Reshape { dims: Some(_), .. } => "reshape",
         FuncTerm::Reshape { dims: None, .. } => "flatten",
         FuncTerm::Transpose { .. } => "transpose",
+        FuncTerm::TensorMath { f, .. } => f.keyword(),
     };
     for operand in operands {
         match operand.as_id() {

@@ -155,10 +155,12 @@ pub enum Head {
     PoolMean,
     ReshapeHelper,
     TransposeHelper,
+    MathItem,
+    TensorMath,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::TransposeHelper as usize + 1;
+    pub const COUNT: usize = Head::TensorMath as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -171,6 +173,7 @@ impl Head {
             KItem::WriteAt(_) => Head::WriteAt,
             KItem::BindTo(_) => Head::BindTo,
             KItem::RestoreScope { .. } => Head::RestoreScope,
+            KItem::TensorMath(_) => Head::TensorMath,
             KItem::Term(t) => match t.node() {
                 Node::Float(_) => Head::Float,
                 Node::Int(_) => Head::Int,
@@ -206,6 +209,7 @@ impl Head {
                 Node::PoolMean { .. } => Head::PoolMean,
                 Node::ReshapeHelper { .. } => Head::ReshapeHelper,
                 Node::TransposeHelper { .. } => Head::TransposeHelper,
+                Node::MathItem { .. } => Head::MathItem,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

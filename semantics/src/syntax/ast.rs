@@ -10,6 +10,7 @@ use smallvec::SmallVec;
 
 pub use super::attrs::{Attr, AttrName, Attrs, Pool};
 pub use super::elements::{Elements, Number};
+pub use super::tensor_math::TensorMath;
 
 /// A byte range `start..end` into the source text.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -112,6 +113,10 @@ pub enum FuncKind {
     Reshape(Box<Exp>, Option<IntList>),
     /// `transpose(X, Ps)` (Ext-6, relaxed grammar only): the axes of `X` in the order `Ps`.
     Transpose(Box<Exp>, IntList),
+    /// `expTensor(Y)`, `logTensor(Y)`, `softmax(Y, A)`, `logSoftmax(Y, A)` (Ext-9) and
+    /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
+    /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
+    TensorMath(TensorMath, Box<Exp>, IntList),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -200,7 +205,10 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                     stack.push(*w);
                     stack.extend(b.map(|b| *b));
                 }
-                FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) | FuncKind::Transpose(x, _) => stack.push(*x),
+                FuncKind::Pool2d(_, x, _)
+                | FuncKind::Reshape(x, _)
+                | FuncKind::Transpose(x, _)
+                | FuncKind::TensorMath(_, x, _) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -263,6 +271,7 @@ impl Exp {
                     FuncKind::Pool2d(pool, _, attrs) => FuncKind::Pool2d(*pool, kid(), attrs.clone()),
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
+                    FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -290,6 +299,7 @@ impl Clone for Func {
             FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
             FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
+            FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -350,6 +360,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
             (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
+            (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

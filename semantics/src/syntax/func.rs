@@ -21,7 +21,8 @@ impl Func {
             | FuncKind::Conv2d(..)
             | FuncKind::Pool2d(..)
             | FuncKind::Reshape(..)
-            | FuncKind::Transpose(..) => None,
+            | FuncKind::Transpose(..)
+            | FuncKind::TensorMath(..) => None,
         }
     }
 
@@ -35,9 +36,10 @@ impl Func {
                 children.extend(b.as_deref());
                 children
             }
-            FuncKind::Pool2d(_, x, _) | FuncKind::Reshape(x, _) | FuncKind::Transpose(x, _) => {
-                Children::from_slice(&[x])
-            }
+            FuncKind::Pool2d(_, x, _)
+            | FuncKind::Reshape(x, _)
+            | FuncKind::Transpose(x, _)
+            | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -59,6 +61,7 @@ impl Func {
             FuncKind::Reshape(_, Some(_)) => "reshape",
             FuncKind::Reshape(_, None) => "flatten",
             FuncKind::Transpose(..) => "transpose",
+            FuncKind::TensorMath(f, ..) => f.keyword(),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod grammar;
 pub mod lexer;
 pub mod parser;
 pub mod print;
+pub mod tensor_math;
 
 pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span};
 pub use diagnostic::SyntaxError;
@@ -16,3 +17,4 @@ pub use elements::{Elements, Number};
 pub use grammar::Grammar;
 pub use parser::{parse_program, parse_program_with_elements};
 pub use print::to_source;
+pub use tensor_math::{Axes, TensorMath};

@@ -149,6 +149,11 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             if let FuncKind::Reshape(_, Some(ints)) | FuncKind::Transpose(_, ints) = &func.kind {
                 out.push(Piece::Owned(format!(", {}", ints_text(ints))));
             }
+            if let FuncKind::TensorMath(_, _, axes) = &func.kind
+                && !axes.is_empty()
+            {
+                out.push(Piece::Owned(format!(", {}", ints_text(axes))));
+            }
         }
     }
     out.push(Piece::Text(")"));
@@ -267,6 +272,27 @@ mod tests {
         let other = parse_program("let y = transpose(x, 0, 1) in y", Grammar::Relaxed).unwrap();
         assert!(e != other, "the axes are part of the function");
         assert!(other != parse_program("let y = reshape(x, 0, 1) in y", Grammar::Relaxed).unwrap());
+    }
+
+    #[test]
+    fn tensor_math_round_trips() {
+        for (written, printed) in [
+            ("let y = expTensor( x ) in y", "let y = expTensor(x) in y"),
+            ("let y = logTensor(x) in y", "let y = logTensor(x) in y"),
+            ("let y = softmax(x,1) in y", "let y = softmax(x, 1) in y"),
+            ("let y = logSoftmax(x, 0) in y", "let y = logSoftmax(x, 0) in y"),
+            ("let y = reduceSum(x, 0,2) in y", "let y = reduceSum(x, 0, 2) in y"),
+            ("let y = reduceMean(x, 1) in y", "let y = reduceMean(x, 1) in y"),
+            ("let y = reduceMax(x, 1, 0) in y", "let y = reduceMax(x, 1, 0) in y"),
+            ("let y = reduceMin(x, 0) in y", "let y = reduceMin(x, 0) in y"),
+        ] {
+            let e = parse_program(written, Grammar::Relaxed).unwrap();
+            assert_eq!(to_source(&e), printed);
+            assert!(parse_program(printed, Grammar::Relaxed).unwrap() == e);
+        }
+        let sum = parse_program("let y = reduceSum(x, 0) in y", Grammar::Relaxed).unwrap();
+        assert!(sum != parse_program("let y = reduceMean(x, 0) in y", Grammar::Relaxed).unwrap());
+        assert!(sum != parse_program("let y = reduceSum(x, 1) in y", Grammar::Relaxed).unwrap());
     }
 
     #[test]

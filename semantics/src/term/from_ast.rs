@@ -60,6 +60,9 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 FuncTerm::Reshape { x: next(), dims: dims.as_deref().map(ints_of) }
                             }
                             FuncKind::Transpose(_, perm) => FuncTerm::Transpose { x: next(), perm: ints_of(perm) },
+                            FuncKind::TensorMath(f, _, axes) => {
+                                FuncTerm::TensorMath { f: *f, x: next(), axes: Ints::new(axes) }
+                            }
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

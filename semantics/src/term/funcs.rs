@@ -2,7 +2,7 @@
 //! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
 
 use super::{Ints, Sym, Term};
-use crate::syntax::{Attrs, Elements, Pool};
+use crate::syntax::{Attrs, Elements, Pool, TensorMath};
 
 /// The three element-wise activations and their helper families (`reluTensorHelper`,
 /// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
@@ -113,6 +113,14 @@ pub enum FuncTerm {
     Transpose {
         x: Term,
         perm: Ints,
+    },
+    /// `expTensor(Exp)`, `logTensor(Exp)`, `softmax(Exp, Int)`, `logSoftmax(Exp, Int)` (Ext-9),
+    /// `reduceSum(Exp, Ints)`, … (Ext-10): the operand and the axes (`None` for the
+    /// element-wise two).
+    TensorMath {
+        f: TensorMath,
+        x: Term,
+        axes: Option<Ints>,
     },
 }
 

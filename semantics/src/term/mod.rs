@@ -12,6 +12,7 @@
 mod atoms;
 mod from_ast;
 mod funcs;
+mod math;
 mod traverse;
 
 pub mod float_format;
@@ -28,6 +29,7 @@ use crate::syntax::Span;
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
 pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
+pub use math::MathFn;
 pub use subst::SubstMap;
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
@@ -195,6 +197,12 @@ pub enum Node {
         from: i64,
         to: i64,
         perm: Ints,
+    },
+    /// `expItem(Exp)`, `logItem(Exp)`, `expShiftItem(Exp, Float)`, `softmaxItem(Exp, Float,
+    /// Float)`, `logSoftmaxItem(Exp, Float, Float)` (Ext-9), strict in the operand.
+    MathItem {
+        f: MathFn,
+        arg: Term,
     },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),

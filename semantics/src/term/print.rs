@@ -145,6 +145,10 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 FuncTerm::Reshape { x, dims: Some(dims) } => call("reshape", vec![inner(x), text(ints_text(dims))]),
                 FuncTerm::Reshape { x, dims: None } => call("flatten", vec![inner(x)]),
                 FuncTerm::Transpose { x, perm } => call("transpose", vec![inner(x), text(ints_text(perm))]),
+                FuncTerm::TensorMath { f, x, axes: Some(axes) } => {
+                    call(f.keyword(), vec![inner(x), text(ints_text(axes))])
+                }
+                FuncTerm::TensorMath { f, x, axes: None } => call(f.keyword(), vec![inner(x)]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -218,6 +222,11 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         }
         Node::TransposeHelper { x, y, from, to, perm } => {
             call("transposeHelper", vec![text(x.as_str()), text(y.as_str()), range(*from, *to), text(ints_text(perm))])
+        }
+        Node::MathItem { f, arg } => {
+            let mut v = vec![inner(arg)];
+            v.extend(f.carried().into_iter().map(|x| text(k_float(x))));
+            call(f.item_name(), v)
         }
         Node::PoolMean { sum, count } => call("poolMean", vec![inner(sum), text(count.to_string())]),
         Node::Fun(a) => call("fun", vec![inner(a)]),

@@ -34,6 +34,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::StoreAtVal { value: a, .. }
         | Node::ActItem { arg: a, .. }
         | Node::PoolMean { sum: a, .. }
+        | Node::MathItem { arg: a, .. }
         | Node::Fun(a) => f(a),
         Node::Max(a, b)
         | Node::Min(a, b)
@@ -70,7 +71,10 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                         f(b);
                     }
                 }
-                FuncTerm::Pool2d { x, .. } | FuncTerm::Reshape { x, .. } | FuncTerm::Transpose { x, .. } => f(x),
+                FuncTerm::Pool2d { x, .. }
+                | FuncTerm::Reshape { x, .. }
+                | FuncTerm::Transpose { x, .. }
+                | FuncTerm::TensorMath { x, .. } => f(x),
             }
             f(body);
         }
@@ -118,6 +122,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         (N::StoreAtVal { loc: x, .. }, N::StoreAtVal { loc: y, .. }) => x == y,
         (N::ActHelper { act: a1, args: r1, .. }, N::ActHelper { act: a2, args: r2, .. }) => a1 == a2 && r1 == r2,
         (N::ActItem { act: a1, .. }, N::ActItem { act: a2, .. }) => a1 == a2,
+        (N::MathItem { f: f1, .. }, N::MathItem { f: f2, .. }) => f1 == f2,
         (N::Error { kind: k1, detail: d1 }, N::Error { kind: k2, detail: d2 }) => k1 == k2 && d1 == d2,
         (
             N::LinearChecked { y, w, x, w_shape, x_shape, .. },
@@ -136,6 +141,9 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             }
             (FuncTerm::Reshape { dims: d1, .. }, FuncTerm::Reshape { dims: d2, .. }) => d1 == d2,
             (FuncTerm::Transpose { perm: p1, .. }, FuncTerm::Transpose { perm: p2, .. }) => p1 == p2,
+            (FuncTerm::TensorMath { f: f1, axes: a1, .. }, FuncTerm::TensorMath { f: f2, axes: a2, .. }) => {
+                f1 == f2 && a1 == a2
+            }
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -195,6 +203,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Pool2d { pool, attrs, .. } => (3u8, pool, attrs).hash(state),
             FuncTerm::Reshape { dims, .. } => (4u8, dims).hash(state),
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
+            FuncTerm::TensorMath { f, axes, .. } => (6u8, f, axes).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -205,6 +214,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::Conv2dHelper(h) => h.hash(state),
         Node::Pool2dHelper(h) => h.hash(state),
         Node::PoolMean { count, .. } => count.hash(state),
+        Node::MathItem { f, .. } => f.hash(state),
         Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
         Node::TransposeHelper { x, y, from, to, perm } => (x, y, from, to, perm).hash(state),
         _ => {}
@@ -272,6 +282,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
         Node::PoolMean { count, .. } => Node::PoolMean { sum: next(), count: *count },
+        Node::MathItem { f, .. } => Node::MathItem { f: *f, arg: next() },
         Node::Index { ints, .. } => Node::Index { base: next(), ints: ints.clone() },
         Node::ArgMax(_) => Node::ArgMax(next()),
         Node::DefineTensor { ints, .. } => Node::DefineTensor { x: next(), ints: ints.clone() },
@@ -311,6 +322,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 }
                 FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
                 FuncTerm::Transpose { perm, .. } => FuncTerm::Transpose { x: next(), perm: perm.clone() },
+                FuncTerm::TensorMath { f, axes, .. } => FuncTerm::TensorMath { f: *f, x: next(), axes: axes.clone() },
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

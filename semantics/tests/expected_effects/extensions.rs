@@ -74,3 +74,47 @@ fn ext6_transpose() {
     assert_eq!(run("transpose(x, 1)"), Error(ErrorKind::InvalidAttribute));
     assert_eq!(run("transpose(x, 0, 2)"), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-9 (docs/semantics.md, "Deviations"): no `softmax` in K; the softmax of `[0, 0]` is
+/// `[0.5, 0.5]`, its log `-log 2`; a slice of `-Infinity`, or with a `+Infinity`, is NaN (IEEE:
+/// `∞ − ∞`); a NaN or an Int element is `invalid-operands` (the slice's `max`); an axis not
+/// below the rank is `invalid-attribute`.
+#[test]
+fn ext9_softmax() {
+    let source = "let y = initTensor(2)[0.0, 0.0] in (let x = softmax(y, 0) in x[1])";
+    assert!(parse_program(source, Profile::published().grammar).is_err(), "K has no softmax");
+    assert_eq!(outcome(Profile::revised(), source), Float(0.5));
+    let run = |y: &str, f: &str| outcome(Profile::revised(), &format!("let y = {y} in (let x = {f} in x[1])"));
+    let zeros = "initTensor(2)[0.0, 0.0]";
+    assert_eq!(run(zeros, "logSoftmax(y, 0)"), Float(-std::f64::consts::LN_2));
+    assert_eq!(run(zeros, "expTensor(y)"), Float(1.0));
+    assert_eq!(run(zeros, "logTensor(y)"), Float(f64::NEG_INFINITY));
+    assert_eq!(run(zeros, "softmax(y, 1)"), Error(ErrorKind::InvalidAttribute));
+    for y in ["initTensor(2)[-Infinity, -Infinity]", "initTensor(2)[Infinity, 0.0]"] {
+        assert!(matches!(run(y, "softmax(y, 0)"), Float(v) if v.is_nan()), "{y}");
+        assert!(matches!(run(y, "logSoftmax(y, 0)"), Float(v) if v.is_nan()), "{y}");
+    }
+    assert_eq!(run("initTensor(2)[0.0, NaN]", "softmax(y, 0)"), Error(ErrorKind::InvalidOperands));
+    assert_eq!(run("initTensor(2)[1, 2]", "softmax(y, 0)"), Error(ErrorKind::InvalidOperands));
+    assert_eq!(run("initTensor(2)[1, 2]", "expTensor(y)"), Error(ErrorKind::InvalidOperands));
+}
+
+/// Ext-10 (docs/semantics.md, "Deviations"): no reductions in K; `[[1, 2], [3, 4]]` summed over
+/// axis 0 is `[4, 6]`, its mean over both axes `[2.5]`, its max over axis 1 `[2, 4]`, its min
+/// over axis 0 `[1, 2]`; Int elements sum to a Float, but have no `max`; an axis twice is
+/// `invalid-attribute`.
+#[test]
+fn ext10_reduce() {
+    let y = "let y = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in ";
+    let source = format!("{y}(let x = reduceSum(y, 0) in x[1])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no reductions");
+    assert_eq!(outcome(Profile::revised(), &source), Float(6.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{y}(let x = {f} in x[{at}])"));
+    assert_eq!(run("reduceMean(y, 0, 1)", "0"), Float(2.5));
+    assert_eq!(run("reduceMax(y, 1)", "0"), Float(2.0));
+    assert_eq!(run("reduceMin(y, 0)", "1"), Float(2.0));
+    assert_eq!(run("reduceSum(y, 1, 1)", "0"), Error(ErrorKind::InvalidAttribute));
+    let ints = |f: &str| outcome(Profile::revised(), &format!("let y = initTensor(2)[1, 2] in (let x = {f} in x[0])"));
+    assert_eq!(ints("reduceSum(y, 0)"), Float(3.0));
+    assert_eq!(ints("reduceMax(y, 0)"), Error(ErrorKind::InvalidOperands));
+}

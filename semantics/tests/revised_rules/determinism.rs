@@ -168,6 +168,12 @@ const EXT_PROGRAMS: &[&str] = &[
     "let x = initTensor(2, 1, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let y = transpose(x, 2, 0, 1) in let y[0, 1, 0] = 9.0 in x",
     "let x = initTensor(2, 3) in let y = transpose(x, 1, 1) in y",
     "let x = initTensor(2, 3) in let y = transpose(x, 1, 0, 2) in y",
+    "let y = initTensor(2, 2)[1.0, 2.0, 3.0, -Infinity] in let x = softmax(y, 0) in let z = logSoftmax(y, 1) in z",
+    "let y = initTensor(3)[0.5, 2, 1.0] in let x = expTensor(y) in x",
+    "let y = initTensor(2)[2.0, 0.0] in let x = logTensor(y) in let z = softmax(x, 1) in z",
+    "let y = initTensor(2, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let x = reduceSum(y, 1) in let z = reduceMean(y, 0, 1) in z",
+    "let y = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let x = reduceMax(y, 0) in let z = reduceMin(y, 1) in z",
+    "let y = initTensor(2, 2)[1.0, NaN, 3.0, 4.0] in let x = reduceMax(y, 0) in x",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

@@ -21,10 +21,12 @@ mod common;
 mod determinism;
 mod extensions;
 mod pools;
+mod reduce;
 mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod softmax;
 mod transpose;
 
 use common::firing::{self, Firing, cell_lines, env, next_loc, shape, store};
@@ -223,6 +225,28 @@ const COVERED: &[&str] = &[
     "ext-transpose-invalid-permutation",
     "ext-transpose-helper-step",
     "ext-transpose-helper-done",
+    // Ext-9
+    "ext-let-exp-log-tensor",
+    "ext-exp-log-helper-step",
+    "ext-let-softmax",
+    "ext-softmax-invalid-axis",
+    "ext-softmax-helper-step",
+    "ext-softmax-max",
+    "ext-softmax-sum",
+    "ext-math-helper-done",
+    "ext-heat-math-item",
+    "ext-cool-math-item",
+    "ext-exp-item",
+    "ext-log-item",
+    "ext-exp-shift-item",
+    "ext-softmax-item",
+    "ext-log-softmax-item",
+    "ext-math-item-invalid",
+    // Ext-10
+    "ext-let-reduce",
+    "ext-reduce-invalid-axes",
+    "ext-reduce-helper-step",
+    "ext-reduce-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -250,6 +274,8 @@ fn every_revised_rule_has_a_test() {
         include_str!("pools.rs"),
         include_str!("reshape.rs"),
         include_str!("transpose.rs"),
+        include_str!("softmax.rs"),
+        include_str!("reduce.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -3,6 +3,7 @@
 
 use super::super::ast::Span;
 use super::super::grammar::Grammar;
+use super::super::tensor_math::TensorMath;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Keyword {
@@ -32,10 +33,13 @@ pub enum Keyword {
     Flatten,
     /// `transpose` (Ext-6): a keyword of the relaxed grammar only, as `addTensor`.
     Transpose,
+    /// `expTensor`, `logTensor`, `softmax`, `logSoftmax` (Ext-9) and the reductions (Ext-10):
+    /// keywords of the relaxed grammar only, as `addTensor`.
+    TensorMath(TensorMath),
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 20] = [
+    pub const ALL: [Keyword; 28] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -56,6 +60,14 @@ impl Keyword {
         Keyword::Reshape,
         Keyword::Flatten,
         Keyword::Transpose,
+        Keyword::TensorMath(TensorMath::ExpTensor),
+        Keyword::TensorMath(TensorMath::LogTensor),
+        Keyword::TensorMath(TensorMath::Softmax),
+        Keyword::TensorMath(TensorMath::LogSoftmax),
+        Keyword::TensorMath(TensorMath::ReduceSum),
+        Keyword::TensorMath(TensorMath::ReduceMean),
+        Keyword::TensorMath(TensorMath::ReduceMax),
+        Keyword::TensorMath(TensorMath::ReduceMin),
     ];
 
     pub fn text(self) -> &'static str {
@@ -80,6 +92,7 @@ impl Keyword {
             Keyword::Reshape => "reshape",
             Keyword::Flatten => "flatten",
             Keyword::Transpose => "transpose",
+            Keyword::TensorMath(f) => f.keyword(),
         }
     }
 
@@ -107,6 +120,14 @@ impl Keyword {
             "reshape" => Keyword::Reshape,
             "flatten" => Keyword::Flatten,
             "transpose" => Keyword::Transpose,
+            "expTensor" => Keyword::TensorMath(TensorMath::ExpTensor),
+            "logTensor" => Keyword::TensorMath(TensorMath::LogTensor),
+            "softmax" => Keyword::TensorMath(TensorMath::Softmax),
+            "logSoftmax" => Keyword::TensorMath(TensorMath::LogSoftmax),
+            "reduceSum" => Keyword::TensorMath(TensorMath::ReduceSum),
+            "reduceMean" => Keyword::TensorMath(TensorMath::ReduceMean),
+            "reduceMax" => Keyword::TensorMath(TensorMath::ReduceMax),
+            "reduceMin" => Keyword::TensorMath(TensorMath::ReduceMin),
             _ => return None,
         })
     }
@@ -118,7 +139,8 @@ impl Keyword {
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
     /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5;
-    /// `transpose`, Ext-6) are not in `KNN-SYNTAX`, so K reads them as identifiers.
+    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions) are not in `KNN-SYNTAX`, so K reads
+    /// them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
             || !matches!(
@@ -130,6 +152,7 @@ impl Keyword {
                     | Keyword::Reshape
                     | Keyword::Flatten
                     | Keyword::Transpose
+                    | Keyword::TensorMath(_)
             )
     }
 }

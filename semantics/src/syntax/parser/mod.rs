@@ -357,7 +357,12 @@ impl<'s> Parser<'s> {
                 };
                 self.let_func_body(start, target, func)
             }
-            Keyword::Conv2d | Keyword::MaxPool2d | Keyword::AvgPool2d | Keyword::Reshape | Keyword::Transpose => {
+            Keyword::Conv2d
+            | Keyword::MaxPool2d
+            | Keyword::AvgPool2d
+            | Keyword::Reshape
+            | Keyword::Transpose
+            | Keyword::TensorMath(_) => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
                 Ok(Mode::Expect(Level::Any))

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::syntax::print::to_source;
-use crate::syntax::{AttrName, Pool};
+use crate::syntax::{AttrName, Pool, TensorMath};
 
 fn parse(source: &str) -> Exp {
     parse_program(source, Grammar::K).unwrap_or_else(|e| panic!("{source}: {e}"))
@@ -247,4 +247,27 @@ fn transpose_takes_an_operand_and_its_axes() {
     // K's grammar reads `transpose` as an identifier.
     assert!(error("let y = transpose(x, 1, 0) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let transpose = 1.0 in transpose").kind, ExpKind::Let { .. }));
+}
+
+#[test]
+fn tensor_math_takes_an_operand_and_its_axes() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let e = relaxed("let y = softmax(x, 1) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::TensorMath(TensorMath::Softmax, _, a) if a == &[1]));
+    let e = relaxed("let y = reduceMax(x, 2, 0) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::TensorMath(TensorMath::ReduceMax, _, a) if a == &[2, 0]));
+    let e = relaxed("let y = expTensor(x) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::TensorMath(TensorMath::ExpTensor, _, a) if a.is_empty()));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = softmax(x) in y").contains("`,`"));
+    assert!(message("let y = softmax(x, 0, 1) in y").contains("takes one axis"));
+    assert!(message("let y = logTensor(x, 0) in y").contains("`)`"));
+    assert!(message("let y = reduceSum(x) in y").contains("`,`"));
+    assert!(message("let y = reduceSum(x, -1) in y").contains("an integer literal"));
+    // K's grammar reads them as identifiers.
+    assert!(error("let y = softmax(x, 0) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let reduceSum = 1.0 in reduceSum").kind, ExpKind::Let { .. }));
 }

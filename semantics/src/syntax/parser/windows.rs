@@ -7,6 +7,7 @@ use smallvec::SmallVec;
 use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Pool, Span};
 use super::super::diagnostic::SyntaxError;
 use super::super::lexer::{Keyword, TokenKind};
+use super::super::tensor_math::{Axes, TensorMath};
 use super::{Frame, Level, Mode, Parser};
 
 impl<'s> Parser<'s> {
@@ -35,6 +36,9 @@ impl<'s> Parser<'s> {
                 FuncKind::Transpose(x, ints)
             };
             return self.let_func_body(start, target, Func { kind, span });
+        }
+        if let Keyword::TensorMath(f) = keyword {
+            return self.tensor_math(start, target, f, operands, func_start);
         }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
@@ -72,6 +76,35 @@ impl<'s> Parser<'s> {
         };
         let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
         self.let_func_body(start, target, func)
+    }
+
+    /// After the operand of an Ext-9 or Ext-10 function: `)` for `expTensor` and `logTensor`,
+    /// `, A)` for `softmax` and `logSoftmax`, `, A0, …)` for the reductions; the axes are
+    /// `initTensor`'s unsigned Int literals.
+    fn tensor_math(
+        &mut self,
+        start: u32,
+        target: Exp,
+        f: TensorMath,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        let axes = if f.axes() == Axes::None {
+            Vec::new()
+        } else {
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let at = self.peek().span;
+            let axes = self.ints()?;
+            if f.axes() == Axes::One && axes.len() != 1 {
+                let message = format!("`{}` takes one axis", f.keyword());
+                return Err(SyntaxError::new(at, message).hint("write `softmax(Y, A)` with one Int axis A"));
+            }
+            axes
+        };
+        let close = self.eat(&TokenKind::RParen, if f.axes() == Axes::Some { "`,` or `)`" } else { "`)`" })?;
+        let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+        let span = Span { start: func_start, end: close.span.end };
+        self.let_func_body(start, target, Func { kind: FuncKind::TensorMath(f, x, axes), span })
     }
 
     /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
