@@ -42,7 +42,12 @@ pub fn check_program(program: &Exp, bound: &[&str]) -> Vec<StaticError> {
                     hint: Some("bind the vector first: `let v = … in ArgMax(v)`".into()),
                 }),
             },
-            ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+            ExpKind::Max(a, b)
+            | ExpKind::Min(a, b)
+            | ExpKind::Mul(a, b)
+            | ExpKind::Add(a, b)
+            | ExpKind::Sub(a, b)
+            | ExpKind::Div(a, b) => {
                 stack.push((b, scope.clone()));
                 stack.push((a, scope));
             }

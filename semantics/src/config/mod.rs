@@ -85,6 +85,11 @@ pub enum Context {
     ActItem(Act),
     /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
     PoolMean(i64),
+    /// `□ - B` / `A - □`, `□ / B` / `A / □` (Ext-7) — `seqstrict`.
+    SubLeft(Term),
+    SubRight(Term),
+    DivLeft(Term),
+    DivRight(Term),
 }
 
 impl Context {
@@ -108,6 +113,10 @@ impl Context {
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
             Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
+            Context::SubLeft(b) => Node::Sub(hole, b.clone()),
+            Context::SubRight(a) => Node::Sub(a.clone(), hole),
+            Context::DivLeft(b) => Node::Div(hole, b.clone()),
+            Context::DivRight(a) => Node::Div(a.clone(), hole),
         };
         Term::new(node, span)
     }

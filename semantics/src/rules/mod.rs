@@ -155,10 +155,13 @@ pub enum Head {
     PoolMean,
     ReshapeHelper,
     TransposeHelper,
+    /// `-` and `/` (Ext-7).
+    Sub,
+    Div,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::TransposeHelper as usize + 1;
+    pub const COUNT: usize = Head::Div as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -206,6 +209,8 @@ impl Head {
                 Node::PoolMean { .. } => Head::PoolMean,
                 Node::ReshapeHelper { .. } => Head::ReshapeHelper,
                 Node::TransposeHelper { .. } => Head::TransposeHelper,
+                Node::Sub(..) => Head::Sub,
+                Node::Div(..) => Head::Div,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

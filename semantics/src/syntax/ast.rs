@@ -78,6 +78,9 @@ pub enum ExpKind {
         func: Func,
         body: Box<Exp>,
     },
+    /// `E - E` and `E / E` (Ext-7, relaxed grammar only).
+    Sub(Box<Exp>, Box<Exp>),
+    Div(Box<Exp>, Box<Exp>),
 }
 
 /// `syntax Func` (k-nn.md L83–90): only ever the right-hand side of a `let`.
@@ -133,7 +136,12 @@ impl Exp {
         match &self.kind {
             ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
             ExpKind::Index(e, _) | ExpKind::ArgMax(e) => children.push(e),
-            ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+            ExpKind::Max(a, b)
+            | ExpKind::Min(a, b)
+            | ExpKind::Mul(a, b)
+            | ExpKind::Add(a, b)
+            | ExpKind::Sub(a, b)
+            | ExpKind::Div(a, b) => {
                 children.push(a);
                 children.push(b);
             }
@@ -172,7 +180,12 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
     match kind {
         ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
         ExpKind::Index(e, _) | ExpKind::ArgMax(e) => stack.push(*e),
-        ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+        ExpKind::Max(a, b)
+        | ExpKind::Min(a, b)
+        | ExpKind::Mul(a, b)
+        | ExpKind::Add(a, b)
+        | ExpKind::Sub(a, b)
+        | ExpKind::Div(a, b) => {
             stack.push(*a);
             stack.push(*b);
         }
@@ -242,6 +255,8 @@ impl Exp {
             ExpKind::Min(..) => ExpKind::Min(kid(), kid()),
             ExpKind::Mul(..) => ExpKind::Mul(kid(), kid()),
             ExpKind::Add(..) => ExpKind::Add(kid(), kid()),
+            ExpKind::Sub(..) => ExpKind::Sub(kid(), kid()),
+            ExpKind::Div(..) => ExpKind::Div(kid(), kid()),
             ExpKind::Let { .. } => ExpKind::Let { target: kid(), value: kid(), body: kid() },
             ExpKind::LetFunc { func, .. } => {
                 let target = kid();
@@ -339,6 +354,8 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
         | (K::ArgMax(_), K::ArgMax(_))
         | (K::Mul(..), K::Mul(..))
         | (K::Add(..), K::Add(..))
+        | (K::Sub(..), K::Sub(..))
+        | (K::Div(..), K::Div(..))
         | (K::Let { .. }, K::Let { .. }) => true,
         (K::LetFunc { func: f, .. }, K::LetFunc { func: g, .. }) => match (&f.kind, &g.kind) {
             (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,

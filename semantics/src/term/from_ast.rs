@@ -36,6 +36,8 @@ pub fn term_of_program(program: &Exp) -> Term {
                     ExpKind::ArgMax(_) => Node::ArgMax(next()),
                     ExpKind::Mul(..) => Node::Mul(next(), next()),
                     ExpKind::Add(..) => Node::Add(next(), next()),
+                    ExpKind::Sub(..) => Node::Sub(next(), next()),
+                    ExpKind::Div(..) => Node::Div(next(), next()),
                     ExpKind::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
                     ExpKind::LetFunc { func, .. } => {
                         let target = next();

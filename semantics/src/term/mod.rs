@@ -196,6 +196,9 @@ pub enum Node {
         to: i64,
         perm: Ints,
     },
+    /// `E - E` and `E / E` (Ext-7): `seqstrict`, as `+` and `*` are in the revised profile.
+    Sub(Term, Term),
+    Div(Term, Term),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

@@ -13,8 +13,8 @@ fn level(node: &Node) -> Level {
     match node {
         Node::LetFunc { .. } => Level::LetFunc,
         Node::Let { .. } => Level::LetExp,
-        Node::Add(..) => Level::Sum,
-        Node::Mul(..) => Level::Product,
+        Node::Add(..) | Node::Sub(..) => Level::Sum,
+        Node::Mul(..) | Node::Div(..) => Level::Product,
         _ => Level::Atom,
     }
 }
@@ -112,6 +112,12 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         }
         Node::Add(a, b) => {
             vec![Piece::Term(a.clone(), Level::Sum), text(" + "), Piece::Term(b.clone(), Level::Product)]
+        }
+        Node::Sub(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Sum), text(" - "), Piece::Term(b.clone(), Level::Product)]
+        }
+        Node::Div(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Product), text(" / "), Piece::Term(b.clone(), Level::Atom)]
         }
         Node::Let { target, value, body } => vec![
             text("let "),

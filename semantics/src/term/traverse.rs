@@ -39,6 +39,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Min(a, b)
         | Node::Mul(a, b)
         | Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Div(a, b)
         | Node::StoreVal { target: a, value: b }
         | Node::ActHelper { y: a, x: b, .. } => {
             f(a);
@@ -290,6 +292,8 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         Node::Min(..) => Node::Min(next(), next()),
         Node::Mul(..) => Node::Mul(next(), next()),
         Node::Add(..) => Node::Add(next(), next()),
+        Node::Sub(..) => Node::Sub(next(), next()),
+        Node::Div(..) => Node::Div(next(), next()),
         Node::StoreVal { .. } => Node::StoreVal { target: next(), value: next() },
         Node::ActHelper { act, args, .. } => Node::ActHelper { act: *act, y: next(), x: next(), args: args.clone() },
         Node::Let { .. } => Node::Let { target: next(), value: next(), body: next() },

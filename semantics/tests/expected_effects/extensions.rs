@@ -74,3 +74,30 @@ fn ext6_transpose() {
     assert_eq!(run("transpose(x, 1)"), Error(ErrorKind::InvalidAttribute));
     assert_eq!(run("transpose(x, 0, 2)"), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-7 (docs/semantics.md, "Deviations"): K has neither `-` nor `/` (its scanner reads `-`
+/// only as a Float's sign, `/` not at all); the revised grammar subtracts and divides: Floats
+/// in IEEE binary64, Ints in 64 bits truncating toward zero.
+#[test]
+fn ext7_sub_div() {
+    for source in ["3.0 - 1.0", "3.0 / 2.0", "x-1.0"] {
+        assert!(parse_program(source, Profile::published().grammar).is_err(), "K has no `-`, `/`: {source}");
+    }
+    let run = |source: &str| outcome(Profile::revised(), source);
+    assert_eq!(run("3.0 - 1.0"), Float(2.0));
+    assert_eq!(run("2.0-1.0"), Float(1.0));
+    assert_eq!(run("let x = 3.0 in x-1.0"), Float(2.0));
+    assert_eq!(run("let x = 3.0 in x - -1.0"), Float(4.0));
+    assert_eq!(run("1.0 - 2.0 - 3.0"), Float(-4.0), "left associative: (1 - 2) - 3");
+    assert_eq!(run("8.0 / 4.0 / 2.0"), Float(1.0), "left associative: (8 / 4) / 2");
+    assert_eq!(run("1.0 + 6.0 / 2.0 - 1.0"), Float(3.0), "`/` binds tighter than `+`, `-`");
+    assert_eq!(run("3.0 / 2.0"), Float(1.5));
+    assert_eq!(run("7 - 9"), Int(-2));
+    assert_eq!(run("7 / 2"), Int(3));
+    assert_eq!(run("(0 - 7) / 2"), Int(-3), "toward zero");
+    assert_eq!(run("1 / 0"), Error(ErrorKind::DivisionByZero));
+    assert_eq!(run("1.0 / 0"), Float(f64::INFINITY), "mixed: a Float division");
+    assert_eq!(run("(0 - 4611686018427387903 - 4611686018427387903 - 2) / (0 - 1)"), Error(ErrorKind::IntegerOverflow));
+    assert_eq!(run("0 - 4611686018427387903 - 4611686018427387903 - 3"), Error(ErrorKind::IntegerOverflow));
+    assert_eq!(run("let t = initTensor(1) in t / 2.0"), Error(ErrorKind::InvalidOperands));
+}

@@ -25,6 +25,7 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod sub_div;
 mod transpose;
 
 use common::firing::{self, Firing, cell_lines, env, next_loc, shape, store};
@@ -223,6 +224,25 @@ const COVERED: &[&str] = &[
     "ext-transpose-invalid-permutation",
     "ext-transpose-helper-step",
     "ext-transpose-helper-done",
+    // Ext-7
+    "ext-heat-sub-1",
+    "ext-heat-sub-2",
+    "ext-cool-sub-1",
+    "ext-cool-sub-2",
+    "ext-heat-div-1",
+    "ext-heat-div-2",
+    "ext-cool-div-1",
+    "ext-cool-div-2",
+    "ext-sub-float",
+    "ext-sub-int",
+    "ext-sub-int-float",
+    "ext-sub-float-int",
+    "ext-div-float",
+    "ext-div-int",
+    "ext-div-int-zero",
+    "ext-div-int-float",
+    "ext-div-float-int",
+    "ext-sub-div-invalid",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -250,6 +270,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("pools.rs"),
         include_str!("reshape.rs"),
         include_str!("transpose.rs"),
+        include_str!("sub_div.rs"),
     ]
     .concat();
     for id in COVERED {

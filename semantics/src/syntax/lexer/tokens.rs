@@ -162,6 +162,10 @@ pub enum TokenKind {
     /// memory, [`super::parser::parse_program_with_elements`]); no production of K-NN has it.
     Ellipsis,
     Eof,
+    /// `-` and `/` (Ext-7): the relaxed grammar's subtraction and division; K's scanner has
+    /// neither (a `-` only as the sign of a Float).
+    Minus,
+    Slash,
 }
 
 impl TokenKind {

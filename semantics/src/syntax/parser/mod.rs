@@ -4,6 +4,8 @@
 //! `{Float, Int, Id, E[Is], (E), max, min, ArgMax} > * > + > let-Exp > let-Func`.
 //! K applies priorities only at the left-most and right-most non-terminal of a production, so
 //! * `+` and `*` are left-associative and cannot take a `let` operand without parentheses;
+//!   the relaxed grammar's `-` and `/` (Ext-7) have the priority and associativity of `+` and
+//!   `*` respectively;
 //! * the base of `E[Is]` is an atom (`(a + b)[0]` needs its parentheses);
 //! * the body of a `let … = Exp in …` cannot be a `let … = Func in …` (under [`Grammar::K`]);
 //! * the target and value of a `let` and the arguments of `max`, `min`, `ArgMax` and the
@@ -21,7 +23,7 @@ use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
-use super::lexer::{Keyword, Token, TokenKind, tokenize};
+use super::lexer::{Keyword, Token, TokenKind, tokenize_in};
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
@@ -37,7 +39,7 @@ pub fn parse_program_with_elements(
     grammar: Grammar,
     elements: Vec<Elements>,
 ) -> Result<Exp, SyntaxError> {
-    let mut tokens = tokenize(source)?;
+    let mut tokens = tokenize_in(source, grammar)?;
     for token in &mut tokens {
         if let TokenKind::Keyword(keyword) = token.kind
             && !keyword.in_grammar(grammar)
@@ -78,6 +80,9 @@ enum Level {
 enum BinOp {
     Mul,
     Add,
+    /// Ext-7, relaxed grammar only (the K grammar's tokens have no `-` or `/`).
+    Sub,
+    Div,
 }
 
 enum LetRhs {
@@ -204,13 +209,28 @@ impl<'s> Parser<'s> {
                 self.frames.push(Frame::Binary { op: BinOp::Add, lhs: exp, level });
                 Mode::Expect(Level::Product)
             }
-            TokenKind::Float(x) if level <= Level::Sum && self.splits_signed_float() => {
-                // Relaxed grammar: `1.0+2.0` is `1.0 + 2.0`, not two adjacent floats.
-                let token = *self.peek();
-                let operand =
-                    Exp::new(ExpKind::Float(*x), Span::new(token.span.start as usize + 1, token.span.end as usize));
+            TokenKind::Slash if level <= Level::Product => {
                 self.advance();
-                self.frames.push(Frame::Binary { op: BinOp::Add, lhs: exp, level });
+                self.frames.push(Frame::Binary { op: BinOp::Div, lhs: exp, level });
+                Mode::Expect(Level::Atom)
+            }
+            TokenKind::Minus if level <= Level::Sum => {
+                self.advance();
+                self.frames.push(Frame::Binary { op: BinOp::Sub, lhs: exp, level });
+                Mode::Expect(Level::Product)
+            }
+            TokenKind::Float(x) if level <= Level::Sum && self.splits_signed_float() => {
+                // Relaxed grammar: `1.0+2.0` is `1.0 + 2.0`, not two adjacent floats; likewise
+                // `1.0-2.0` is `1.0 - 2.0` (Ext-7). The operand is the Float the scanner read
+                // without its sign: `x-1` is `x - 1.0`, as `x+1` is `x + 1.0`.
+                let token = *self.peek();
+                let op = if self.text(&token).starts_with('-') { BinOp::Sub } else { BinOp::Add };
+                let operand = Exp::new(
+                    ExpKind::Float(x.abs()),
+                    Span::new(token.span.start as usize + 1, token.span.end as usize),
+                );
+                self.advance();
+                self.frames.push(Frame::Binary { op, lhs: exp, level });
                 Mode::Primary(operand, Level::Product)
             }
             _ => Mode::Reduce(exp),
@@ -218,7 +238,7 @@ impl<'s> Parser<'s> {
     }
 
     fn splits_signed_float(&self) -> bool {
-        self.grammar == Grammar::Relaxed && self.text(self.peek()).starts_with('+')
+        self.grammar == Grammar::Relaxed && self.text(self.peek()).starts_with(['+', '-'])
     }
 
     fn reduce(&mut self, frame: Frame, exp: Exp) -> Result<Mode, SyntaxError> {
@@ -228,6 +248,8 @@ impl<'s> Parser<'s> {
                 let kind = match op {
                     BinOp::Mul => ExpKind::Mul(Box::new(lhs), Box::new(exp)),
                     BinOp::Add => ExpKind::Add(Box::new(lhs), Box::new(exp)),
+                    BinOp::Sub => ExpKind::Sub(Box::new(lhs), Box::new(exp)),
+                    BinOp::Div => ExpKind::Div(Box::new(lhs), Box::new(exp)),
                 };
                 Mode::Operators(Exp::new(kind, span), level)
             }
