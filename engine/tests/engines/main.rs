@@ -12,6 +12,7 @@ mod fused_windows;
 mod images;
 mod pool;
 mod reshape;
+mod sub_div;
 mod transpose;
 
 use std::path::PathBuf;
