@@ -251,11 +251,17 @@ impl Gen {
         }
         // An imported batch normalisation or scaling: `z[i] * a (+ b)` on most elements.
         if self.rng.chance(20) {
+            // Or (Ext-7) a normalisation `(z[i] - m) / s`, its scale zero at times.
+            let normalise = self.extensions && !self.moderate && self.rng.chance(30);
             for i in 0..rows {
                 if self.rng.chance(80) {
                     let factor = self.float();
                     let add = self.rng.chance(60).then(|| self.float());
-                    self.stmts.push(Stmt::Scale { tensor: z.clone(), index: i as i64, factor, add });
+                    let index = i as i64;
+                    self.stmts.push(match add {
+                        Some(shift) if normalise => Stmt::Normalise { tensor: z.clone(), index, shift, scale: factor },
+                        _ => Stmt::Scale { tensor: z.clone(), index, factor, add },
+                    });
                 }
             }
         }

@@ -32,6 +32,9 @@ pub enum BinOp {
     Mul,
     Max,
     Min,
+    /// `-` and `/` (Ext-7).
+    Sub,
+    Div,
 }
 
 /// The activations, as tensor functions (`reluTensor`) or scalar ones (`relu`).
@@ -83,6 +86,9 @@ pub enum Stmt {
     /// `let target = value in` with a target that is neither a name nor an indexed name
     /// (`let 1.0 = 2.0 in`, `let (a + b)[0] = …`): an error to exercise.
     BadTarget { target: Scalar, value: Scalar },
+    /// `let tensor[index] = (tensor[index] - shift) / scale in` (Ext-7): an imported
+    /// normalisation, which the big-step engine fuses into an `Elementwise` chain.
+    Normalise { tensor: String, index: i64, shift: f64, scale: f64 },
 }
 
 /// What the program evaluates to.
@@ -141,6 +147,8 @@ impl Scalar {
                     BinOp::Mul => ExpKind::Mul(a, b),
                     BinOp::Max => ExpKind::Max(a, b),
                     BinOp::Min => ExpKind::Min(a, b),
+                    BinOp::Sub => ExpKind::Sub(a, b),
+                    BinOp::Div => ExpKind::Div(a, b),
                 }
             }
             Scalar::Nested(name, value, body) => {
@@ -188,7 +196,11 @@ impl Stmt {
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. } => Some(name),
-            Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::Scale { .. } | Stmt::BadTarget { .. } => None,
+            Stmt::Write { .. }
+            | Stmt::Bias { .. }
+            | Stmt::Scale { .. }
+            | Stmt::BadTarget { .. }
+            | Stmt::Normalise { .. } => None,
         }
     }
 
@@ -217,7 +229,9 @@ impl Stmt {
                     operand.names(&mut out);
                 }
             }
-            Stmt::Bias { tensor, .. } | Stmt::Scale { tensor, .. } => out.push(tensor.clone()),
+            Stmt::Bias { tensor, .. } | Stmt::Scale { tensor, .. } | Stmt::Normalise { tensor, .. } => {
+                out.push(tensor.clone())
+            }
             Stmt::BadTarget { target, value } => {
                 target.names(&mut out);
                 value.names(&mut out);
@@ -287,6 +301,12 @@ impl Stmt {
                 };
                 let_exp(index(tensor, &[*i]), value, body)
             }
+            Stmt::Normalise { tensor, index: i, shift, scale } => {
+                let centred =
+                    Exp::new(ExpKind::Sub(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*shift).exp())), span());
+                let value = Exp::new(ExpKind::Div(boxed(centred), boxed(Scalar::Float(*scale).exp())), span());
+                let_exp(index(tensor, &[*i]), value, body)
+            }
             Stmt::Bias { tensor, index: i, add } => {
                 let sum = Exp::new(ExpKind::Add(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*add).exp())), span());
                 let_exp(index(tensor, &[*i]), sum, body)
@@ -327,7 +347,7 @@ impl Program {
     }
 
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`), which the K
+    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-7 `-`, `/`), which the K
     /// grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
         self.stmts.iter().any(|s| {
@@ -339,14 +359,27 @@ impl Program {
                     | Stmt::Pool2d { .. }
                     | Stmt::Reshape { .. }
                     | Stmt::Transpose { .. }
+                    | Stmt::Normalise { .. }
             )
-        })
+        }) || subtracts_or_divides(&self.exp())
     }
 
     /// The input bound to its first row (empty without an input).
     pub fn first_inputs(&self) -> Vec<TensorInput> {
         self.input.iter().map(|i| i.row(0)).collect()
     }
+}
+
+/// Whether `exp` has Ext-7's `-` or `/` anywhere.
+fn subtracts_or_divides(exp: &Exp) -> bool {
+    let mut stack = vec![exp];
+    while let Some(e) = stack.pop() {
+        if matches!(e.kind, ExpKind::Sub(..) | ExpKind::Div(..)) {
+            return true;
+        }
+        stack.extend(e.children());
+    }
+    false
 }
 
 impl Input {
