@@ -228,9 +228,11 @@ fn rules_marks_what_each_patch_changed() {
     let removed = report["removed"].as_array().unwrap();
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
     // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`), Ext-2 (tensor literals), Ext-3
-    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`) and Ext-6 (`transpose`),
-    // which remove nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 20);
+    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`) and
+    // Ext-7 (`-`, `/`), which remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 21);
+    let div = rules.iter().find(|r| r["id"] == "ext-div-int-zero").unwrap();
+    assert_eq!((&div["origin"], &div["section"]), (&Value::from("Ext-7"), &Value::from("extensions")));
     let transpose = rules.iter().find(|r| r["id"] == "ext-let-transpose").unwrap();
     assert_eq!((&transpose["origin"], &transpose["section"]), (&Value::from("Ext-6"), &Value::from("extensions")));
     let add = rules.iter().find(|r| r["id"] == "ext-let-add-tensor").unwrap();
