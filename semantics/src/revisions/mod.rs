@@ -1,7 +1,7 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
 //! docs/semantics.md §4, each a set of rules it removes and rules it adds, with its reason, and the
 //! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools;
-//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-7: `-`, `/`), which add constructs K-NN lacks. A patch's
+//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-7: `-`, `/`; Ext-8: broadcasting `addTensor`, `subTensor`, `mulTensor`, `divTensor`), which add constructs K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -30,6 +30,7 @@ pub mod ext4_pool2d;
 pub mod ext5_reshape;
 pub mod ext6_transpose;
 pub mod ext7_sub_div;
+pub mod ext8_broadcast;
 
 use crate::config::Config;
 use crate::rules::Rule;
@@ -69,6 +70,7 @@ pub static PATCHES: &[&Patch] = &[
     &ext5_reshape::PATCH,
     &ext6_transpose::PATCH,
     &ext7_sub_div::PATCH,
+    &ext8_broadcast::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

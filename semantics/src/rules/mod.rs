@@ -158,10 +158,12 @@ pub enum Head {
     /// `-` and `/` (Ext-7).
     Sub,
     Div,
+    /// `broadcastHelper` (Ext-8).
+    BroadcastHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::Div as usize + 1;
+    pub const COUNT: usize = Head::BroadcastHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -211,6 +213,7 @@ impl Head {
                 Node::TransposeHelper { .. } => Head::TransposeHelper,
                 Node::Sub(..) => Head::Sub,
                 Node::Div(..) => Head::Div,
+                Node::BroadcastHelper(_) => Head::BroadcastHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

@@ -115,6 +115,27 @@ pub enum FuncKind {
     Reshape(Box<Exp>, Option<IntList>),
     /// `transpose(X, Ps)` (Ext-6, relaxed grammar only): the axes of `X` in the order `Ps`.
     Transpose(Box<Exp>, IntList),
+    /// `subTensor(E, E)`, `mulTensor(E, E)`, `divTensor(E, E)` (Ext-8, relaxed grammar only):
+    /// element-wise arithmetic of two tensors of broadcastable shapes.
+    TensorArith(TensorOp, Box<Exp>, Box<Exp>),
+}
+
+/// The element-wise tensor functions Ext-8 adds beside `addTensor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorOp {
+    Sub,
+    Mul,
+    Div,
+}
+
+impl TensorOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TensorOp::Sub => "subTensor",
+            TensorOp::Mul => "mulTensor",
+            TensorOp::Div => "divTensor",
+        }
+    }
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -204,7 +225,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
                 | FuncKind::SigmoidTensor(e) => stack.push(*e),
-                FuncKind::AddTensor(a, b) => {
+                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => {
                     stack.push(*a);
                     stack.push(*b);
                 }
@@ -271,6 +292,7 @@ impl Exp {
                     FuncKind::Sigmoid(_) => FuncKind::Sigmoid(kid()),
                     FuncKind::SigmoidTensor(_) => FuncKind::SigmoidTensor(kid()),
                     FuncKind::AddTensor(..) => FuncKind::AddTensor(kid(), kid()),
+                    FuncKind::TensorArith(op, ..) => FuncKind::TensorArith(*op, kid(), kid()),
                     FuncKind::Conv2d(_, _, b, attrs) => {
                         let (x, w) = (kid(), kid());
                         FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
@@ -301,6 +323,7 @@ impl Clone for Func {
             FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
             FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
+            FuncKind::TensorArith(op, a, b) => FuncKind::TensorArith(*op, a.clone(), b.clone()),
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
             FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
@@ -367,6 +390,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
             (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
+            (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

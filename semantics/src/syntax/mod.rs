@@ -10,7 +10,7 @@ pub mod lexer;
 pub mod parser;
 pub mod print;
 
-pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span};
+pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span, TensorOp};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;

@@ -51,6 +51,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 Term::id(&Sym::new(&x.name), x.span),
                             ),
                             FuncKind::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
+                            FuncKind::TensorArith(op, ..) => FuncTerm::TensorArith(*op, next(), next()),
                             FuncKind::Conv2d(_, _, b, attrs) => {
                                 let (x, w) = (next(), next());
                                 FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }

@@ -27,7 +27,7 @@ use crate::syntax::Span;
 
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
-pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
+pub use funcs::{Act, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
 pub use subst::SubstMap;
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
@@ -199,6 +199,8 @@ pub enum Node {
     /// `E - E` and `E / E` (Ext-7): `seqstrict`, as `+` and `*` are in the revised profile.
     Sub(Term, Term),
     Div(Term, Term),
+    /// `broadcastHelper(…)` (Ext-8): see [`BroadcastHelper`].
+    BroadcastHelper(Box<BroadcastHelper>),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

@@ -22,6 +22,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::BroadcastHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
@@ -61,7 +62,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             match func {
                 FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
-                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) => {
+                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) | FuncTerm::TensorArith(_, w, x) => {
                     f(w);
                     f(x);
                 }
@@ -138,6 +139,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             }
             (FuncTerm::Reshape { dims: d1, .. }, FuncTerm::Reshape { dims: d2, .. }) => d1 == d2,
             (FuncTerm::Transpose { perm: p1, .. }, FuncTerm::Transpose { perm: p2, .. }) => p1 == p2,
+            (FuncTerm::TensorArith(o1, ..), FuncTerm::TensorArith(o2, ..)) => o1 == o2,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -158,6 +160,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::AddTensorHelper { y: y2, z: z2, x: x2, from: f2, to: t2, dims: d2 },
         ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
         (N::Conv2dHelper(h1), N::Conv2dHelper(h2)) => h1 == h2,
+        (N::BroadcastHelper(h1), N::BroadcastHelper(h2)) => h1 == h2,
         (N::Pool2dHelper(h1), N::Pool2dHelper(h2)) => h1 == h2,
         (N::PoolMean { count: c1, .. }, N::PoolMean { count: c2, .. }) => c1 == c2,
         (N::ReshapeHelper { x, y, from, to, dims }, N::ReshapeHelper { x: x2, y: y2, from: f2, to: t2, dims: d2 }) => {
@@ -197,6 +200,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Pool2d { pool, attrs, .. } => (3u8, pool, attrs).hash(state),
             FuncTerm::Reshape { dims, .. } => (4u8, dims).hash(state),
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
+            FuncTerm::TensorArith(op, ..) => (6u8, op).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -205,6 +209,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
         Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
         Node::Conv2dHelper(h) => h.hash(state),
+        Node::BroadcastHelper(h) => h.hash(state),
         Node::Pool2dHelper(h) => h.hash(state),
         Node::PoolMean { count, .. } => count.hash(state),
         Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
@@ -267,6 +272,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::BroadcastHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
@@ -306,6 +312,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
                 FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
+                FuncTerm::TensorArith(op, ..) => FuncTerm::TensorArith(*op, next(), next()),
                 FuncTerm::Conv2d { b, attrs, .. } => {
                     let (x, w) = (next(), next());
                     FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }

@@ -16,6 +16,7 @@
 //! `0 |-> tensor(1, 2)`, row 0 at 3 (`3 |-> tensor(4, 3)`, `4 .. 6`), row 1 at 7
 //! (`7 |-> tensor(8, 3)`, `8 .. 10`), with `1 |-> tensor(4, 3)` and `2 |-> tensor(8, 3)`.
 
+mod broadcast;
 #[path = "../common/mod.rs"]
 mod common;
 mod determinism;
@@ -243,6 +244,11 @@ const COVERED: &[&str] = &[
     "ext-div-int-float",
     "ext-div-float-int",
     "ext-sub-div-invalid",
+    // Ext-8
+    "ext-let-elementwise",
+    "ext-elementwise-shape-mismatch",
+    "ext-broadcast-helper-step",
+    "ext-broadcast-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -271,6 +277,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("reshape.rs"),
         include_str!("transpose.rs"),
         include_str!("sub_div.rs"),
+        include_str!("broadcast.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -32,10 +32,15 @@ pub enum Keyword {
     Flatten,
     /// `transpose` (Ext-6): a keyword of the relaxed grammar only, as `addTensor`.
     Transpose,
+    /// `subTensor`, `mulTensor`, `divTensor` (Ext-8): keywords of the relaxed grammar only, as
+    /// `addTensor`.
+    SubTensor,
+    MulTensor,
+    DivTensor,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 20] = [
+    pub const ALL: [Keyword; 23] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -56,6 +61,9 @@ impl Keyword {
         Keyword::Reshape,
         Keyword::Flatten,
         Keyword::Transpose,
+        Keyword::SubTensor,
+        Keyword::MulTensor,
+        Keyword::DivTensor,
     ];
 
     pub fn text(self) -> &'static str {
@@ -80,6 +88,9 @@ impl Keyword {
             Keyword::Reshape => "reshape",
             Keyword::Flatten => "flatten",
             Keyword::Transpose => "transpose",
+            Keyword::SubTensor => "subTensor",
+            Keyword::MulTensor => "mulTensor",
+            Keyword::DivTensor => "divTensor",
         }
     }
 
@@ -107,6 +118,9 @@ impl Keyword {
             "reshape" => Keyword::Reshape,
             "flatten" => Keyword::Flatten,
             "transpose" => Keyword::Transpose,
+            "subTensor" => Keyword::SubTensor,
+            "mulTensor" => Keyword::MulTensor,
+            "divTensor" => Keyword::DivTensor,
             _ => return None,
         })
     }
@@ -130,6 +144,9 @@ impl Keyword {
                     | Keyword::Reshape
                     | Keyword::Flatten
                     | Keyword::Transpose
+                    | Keyword::SubTensor
+                    | Keyword::MulTensor
+                    | Keyword::DivTensor
             )
     }
 }

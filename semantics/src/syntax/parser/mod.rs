@@ -19,7 +19,7 @@
 mod tokens;
 mod windows;
 
-use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
+use super::ast::{Exp, ExpKind, Func, FuncKind, Span, TensorOp};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
@@ -96,8 +96,9 @@ enum Frame {
     LetTarget { start: u32, level: Level },
     LetValue { start: u32, target: Exp },
     FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
-    // `addTensor(E, □)` (Ext-1): the first operand is parsed.
-    FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32 },
+    // `addTensor(E, □)` (Ext-1), `subTensor`, `mulTensor`, `divTensor` (Ext-8): the first
+    // operand is parsed.
+    FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32, keyword: Keyword },
     // `conv2d(E, …, □` (Ext-3): the tensor operands parsed so far.
     WindowOperand { start: u32, target: Exp, keyword: Keyword, operands: Vec<Exp>, func_start: u32 },
     LetBody { start: u32, target: Exp, rhs: LetRhs },
@@ -271,14 +272,25 @@ impl<'s> Parser<'s> {
                     Grammar::Relaxed => Level::Any,
                 })
             }
-            Frame::FuncArg { start, target, keyword: Keyword::AddTensor, func_start } => {
+            Frame::FuncArg {
+                start,
+                target,
+                keyword: keyword @ (Keyword::AddTensor | Keyword::SubTensor | Keyword::MulTensor | Keyword::DivTensor),
+                func_start,
+            } => {
                 self.eat(&TokenKind::Comma, "`,`")?;
-                self.frames.push(Frame::FuncSecondArg { start, target, first: exp, func_start });
+                self.frames.push(Frame::FuncSecondArg { start, target, first: exp, func_start, keyword });
                 Mode::Expect(Level::Any)
             }
-            Frame::FuncSecondArg { start, target, first, func_start } => {
+            Frame::FuncSecondArg { start, target, first, func_start, keyword } => {
                 let close = self.eat(&TokenKind::RParen, "`)`")?;
-                let kind = FuncKind::AddTensor(Box::new(first), Box::new(exp));
+                let (first, second) = (Box::new(first), Box::new(exp));
+                let kind = match keyword {
+                    Keyword::SubTensor => FuncKind::TensorArith(TensorOp::Sub, first, second),
+                    Keyword::MulTensor => FuncKind::TensorArith(TensorOp::Mul, first, second),
+                    Keyword::DivTensor => FuncKind::TensorArith(TensorOp::Div, first, second),
+                    _ => FuncKind::AddTensor(first, second),
+                };
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
                 self.let_func_body(start, target, func)?
             }

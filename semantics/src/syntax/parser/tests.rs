@@ -293,3 +293,24 @@ fn subtraction_and_division_parse_in_the_relaxed_grammar_only() {
     assert_eq!(error("x / 2.0").message, "unexpected character `/`");
     assert_eq!(error("x-1.0").message, "unexpected float `-1.0`");
 }
+
+/// Ext-8: `subTensor`, `mulTensor`, `divTensor` read like `addTensor`, in the relaxed grammar
+/// only, and print back.
+#[test]
+fn tensor_arithmetic_functions_take_two_operands() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    for (source, op) in [
+        ("let z = subTensor(h, b) in z", TensorOp::Sub),
+        ("let z = mulTensor(h, b) in z", TensorOp::Mul),
+        ("let z = divTensor(h, b[0]) in z", TensorOp::Div),
+    ] {
+        let e = relaxed(source).unwrap();
+        let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+        assert!(matches!(func.kind, FuncKind::TensorArith(o, ..) if o == op), "{source}");
+        assert_eq!(to_source(&e), source);
+        // K's grammar reads the keyword as an identifier: a call of it does not parse.
+        assert!(error(source).message.contains("unexpected `(`"), "{source}");
+    }
+    assert!(relaxed("let z = mulTensor(h) in z").unwrap_err().expected.contains(&"`,`".to_string()));
+    assert!(relaxed("divTensor(h, b)").unwrap_err().message.contains("is a function"));
+}
