@@ -3,13 +3,14 @@
 //! turns it into the parser's syntax tree and [`Program::source`] into source text; shrinking is
 //! in `shrink.rs`.
 
+mod extensions;
 mod shrink;
 
 use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{
-    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, print::to_source,
+    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorOp, print::to_source,
 };
 
 /// A scalar expression.
@@ -66,9 +67,10 @@ pub enum Stmt {
     /// `let tensor[index] = tensor[index] * factor (+ add) in`: an imported scaling or batch
     /// normalisation, which the big-step engine fuses.
     Scale { tensor: String, index: i64, factor: f64, add: Option<f64> },
-    /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
-    /// one shape, sometimes of two shapes or a scalar (an error).
-    AddTensor { out: String, a: Scalar, b: Scalar },
+    /// `let out = addTensor(a, b) in` (Ext-1), or `subTensor`, `mulTensor`, `divTensor` for
+    /// `op` (Ext-8): the operands are usually names of tensors of one shape, sometimes of two
+    /// shapes (which may broadcast) or a scalar (an error).
+    AddTensor { out: String, a: Scalar, b: Scalar, op: Option<TensorOp> },
     /// `let out = conv2d(x, w, b, attributes) in` (Ext-3): the operands are usually names of
     /// tensors whose shapes fit, sometimes not, or a scalar (an error).
     Conv2d { out: String, x: Scalar, w: Scalar, b: Option<Scalar>, attrs: Attrs },
@@ -281,7 +283,12 @@ impl Stmt {
                 };
                 let_func(out, kind, body)
             }
-            Stmt::AddTensor { out, a, b } => let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body),
+            Stmt::AddTensor { out, a, b, op: None } => {
+                let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body)
+            }
+            Stmt::AddTensor { out, a, b, op: Some(op) } => {
+                let_func(out, FuncKind::TensorArith(*op, boxed(a.exp()), boxed(b.exp())), body)
+            }
             Stmt::Conv2d { out, x, w, b, attrs } => {
                 let b = b.as_ref().map(|b| boxed(b.exp()));
                 let_func(out, FuncKind::Conv2d(boxed(x.exp()), boxed(w.exp()), b, attrs.clone()), body)
@@ -346,40 +353,10 @@ impl Program {
         to_source(&self.exp())
     }
 
-    /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-7 `-`, `/`), which the K
-    /// grammar and the published rules do not have.
-    pub fn uses_extensions(&self) -> bool {
-        self.stmts.iter().any(|s| {
-            matches!(
-                s,
-                Stmt::AddTensor { .. }
-                    | Stmt::Literal { .. }
-                    | Stmt::Conv2d { .. }
-                    | Stmt::Pool2d { .. }
-                    | Stmt::Reshape { .. }
-                    | Stmt::Transpose { .. }
-                    | Stmt::Normalise { .. }
-            )
-        }) || subtracts_or_divides(&self.exp())
-    }
-
     /// The input bound to its first row (empty without an input).
     pub fn first_inputs(&self) -> Vec<TensorInput> {
         self.input.iter().map(|i| i.row(0)).collect()
     }
-}
-
-/// Whether `exp` has Ext-7's `-` or `/` anywhere.
-fn subtracts_or_divides(exp: &Exp) -> bool {
-    let mut stack = vec![exp];
-    while let Some(e) = stack.pop() {
-        if matches!(e.kind, ExpKind::Sub(..) | ExpKind::Div(..)) {
-            return true;
-        }
-        stack.extend(e.children());
-    }
-    false
 }
 
 impl Input {
