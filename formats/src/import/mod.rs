@@ -74,6 +74,9 @@ pub enum Step {
         perm: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `v[i] / c[i]` (Ext-7's `/`): an ONNX `Div` by a constant that is not a power of two
+    /// (one that is stays `Mul` by its exact reciprocal).
+    Div(Vec<f64>),
 }
 
 /// A 2-D convolution (`conv2d`): its weights, bias and attributes, and the shapes it reads and
@@ -216,7 +219,7 @@ impl Network {
             .iter()
             .map(|s| match s {
                 Step::Linear { weights, .. } => weights.len(),
-                Step::Add(c) | Step::Mul(c) => c.len(),
+                Step::Add(c) | Step::Mul(c) | Step::Div(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
