@@ -10,7 +10,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::syntax::Span;
-use crate::term::{Act, Ints, Node, Sym, Term};
+use crate::term::{Act, ArithHole, Ints, Node, Sym, Term};
 
 pub use print::{config_to_string, kitem_to_string};
 
@@ -85,11 +85,7 @@ pub enum Context {
     ActItem(Act),
     /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
     PoolMean(i64),
-    /// `□ - B` / `A - □`, `□ / B` / `A / □` (Ext-7) — `seqstrict`.
-    SubLeft(Term),
-    SubRight(Term),
-    DivLeft(Term),
-    DivRight(Term),
+    SubDiv(ArithHole),
 }
 
 impl Context {
@@ -113,10 +109,7 @@ impl Context {
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
             Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
-            Context::SubLeft(b) => Node::Sub(hole, b.clone()),
-            Context::SubRight(a) => Node::Sub(a.clone(), hole),
-            Context::DivLeft(b) => Node::Div(hole, b.clone()),
-            Context::DivRight(a) => Node::Div(a.clone(), hole),
+            Context::SubDiv(h) => h.plug(hole),
         };
         Term::new(node, span)
     }

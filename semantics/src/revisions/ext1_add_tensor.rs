@@ -46,8 +46,11 @@
 use super::Patch;
 use super::rev01_unit_marker::skip;
 use super::rev07_shapes::scope_of;
+use crate::broadcast::{broadcast, mismatch_detail};
 use crate::config::{KItem, MapKey};
+use crate::errors::ErrorKind;
 use crate::rules::{Head, Rewrite, Rule, Section, lt};
+use crate::syntax::Span;
 use crate::term::{FuncTerm, Ints, Node, Sym, Term};
 
 const SECTION: Section = Section::Extensions;
@@ -110,8 +113,23 @@ pub static ADD_TENSOR_SHAPE_MISMATCH: Rule = Rule::top(
     "Ext-1, Ext-8",
     "rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError(\"shape mismatch\") ...</k> <shape> SH </shape> requires Y in_keys(SH) andBool Z in_keys(SH) andBool notBool broadcastable(SH[Y], SH[Z]) andBool X =/=K Y andBool X =/=K Z",
     &[Head::LetFunc],
-    |r| super::ext8_broadcast::shape_mismatch(r, true),
+    add_tensor_shape_mismatch,
 );
+
+fn add_tensor_shape_mismatch(r: &mut Rewrite<'_>) -> bool {
+    let Some((_, y, z, is, js, _)) = add_tensor_redex(r) else { return false };
+    if broadcast(is.as_slice(), js.as_slice()).is_some() {
+        return false;
+    }
+    let detail = mismatch_detail("addTensor", y.as_str(), z.as_str(), is.as_slice(), js.as_slice());
+    // The call's span, not the `let`'s (which runs to the end of its body).
+    let span = match r.top().map(Term::node) {
+        Some(Node::LetFunc { func_span, .. }) => *func_span,
+        _ => Span::default(),
+    };
+    r.cfg.replace_top_term(Term::error(ErrorKind::ShapeMismatch, detail, span));
+    true
+}
 
 /// `rule <k> addTensorHelper(Y, Z, X, K ... N, Is) => let X[rowMajor(K, Is)] = Y[rowMajor(K, Is)] + Z[rowMajor(K, Is)] in #skip ~> addTensorHelper(Y, Z, X, (K +Int 1) ... N, Is) ...</k> requires K <Int N`
 pub static ADD_HELPER_STEP: Rule = Rule::top(

@@ -43,8 +43,8 @@ use super::Patch;
 use crate::config::Context;
 use crate::errors::ErrorKind;
 use crate::numeric::int_to_float;
-use crate::rules::{Class, Head, Rewrite, Rule, RuleKind, Section, strictness};
-use crate::term::{Node, Term};
+use crate::rules::{Apply, Class, Head, Rewrite, Rule, RuleKind, Section, strictness};
+use crate::term::{ArithHole, ElementOp, Node, Term};
 
 const SECTION: Section = Section::Extensions;
 
@@ -234,48 +234,65 @@ fn sub_div_invalid(r: &mut Rewrite<'_>) -> bool {
 /// is not a value, the right one when the left one is a value, and cool each back.
 macro_rules! seqstrict_rules {
     (
-        $head:expr, $node:path, $left:path, $right:path;
+        $head:expr, $node:path, $op:expr;
         $heat1:ident, $id1:literal, $k1:literal;
         $heat2:ident, $id2:literal, $k2:literal;
         $cool1:ident, $id3:literal, $k3:literal;
         $cool2:ident, $id4:literal, $k4:literal
     ) => {
         #[doc = concat!("`", $k1, "`")]
-        pub static $heat1: Rule = Rule::top(Section::Strictness, $id1, "Ext-7", "Ext-7", $k1, &[$head], |r| {
+        pub static $heat1: Rule = strict_rule($id1, $k1, &[$head], |r| {
             strictness::heat(r, |n| match n {
-                $node(a, b) => Some((a.clone(), $left(b.clone()))),
+                $node(a, b) => Some((a.clone(), hole($op, true, b))),
                 _ => None,
             })
         })
         .with_kind(RuleKind::Heat);
 
         #[doc = concat!("`", $k2, "`")]
-        pub static $heat2: Rule = Rule::top(Section::Strictness, $id2, "Ext-7", "Ext-7", $k2, &[$head], |r| {
+        pub static $heat2: Rule = strict_rule($id2, $k2, &[$head], |r| {
             strictness::heat(r, |n| match n {
-                $node(a, b) if a.is_value() => Some((b.clone(), $right(a.clone()))),
+                $node(a, b) if a.is_value() => Some((b.clone(), hole($op, false, a))),
                 _ => None,
             })
         })
         .with_kind(RuleKind::Heat);
 
         #[doc = concat!("`", $k3, "`")]
-        pub static $cool1: Rule = Rule::top(Section::Strictness, $id3, "Ext-7", "Ext-7", $k3, Head::VALUES, |r| {
-            strictness::cool(r, |c| matches!(c, $left(_)))
-        })
-        .with_kind(RuleKind::Cool)
-        .with_class(Class::Cool);
+        pub static $cool1: Rule = strict_rule($id3, $k3, Head::VALUES, |r| cool(r, $op, true))
+            .with_kind(RuleKind::Cool)
+            .with_class(Class::Cool);
 
         #[doc = concat!("`", $k4, "`")]
-        pub static $cool2: Rule = Rule::top(Section::Strictness, $id4, "Ext-7", "Ext-7", $k4, Head::VALUES, |r| {
-            strictness::cool(r, |c| matches!(c, $right(_)))
-        })
-        .with_kind(RuleKind::Cool)
-        .with_class(Class::Cool);
+        pub static $cool2: Rule = strict_rule($id4, $k4, Head::VALUES, |r| cool(r, $op, false))
+            .with_kind(RuleKind::Cool)
+            .with_class(Class::Cool);
     };
 }
 
+/// A strictness rule of Ext-7.
+const fn strict_rule(id: &'static str, k: &'static str, heads: &'static [Head], apply: Apply) -> Rule {
+    Rule::top(Section::Strictness, id, "Ext-7", "Ext-7", k, heads, apply)
+}
+
+/// `HOLE ~> C[□] => C[HOLE]` for the context of `op` with its hole on the left or the right.
+fn cool(r: &mut Rewrite<'_>, op: ElementOp, hole_left: bool) -> bool {
+    let accepts: fn(&Context) -> bool = match (op, hole_left) {
+        (ElementOp::Div, true) => |c| matches!(c, Context::SubDiv(h) if h.op == ElementOp::Div && h.hole_left),
+        (ElementOp::Div, false) => |c| matches!(c, Context::SubDiv(h) if h.op == ElementOp::Div && !h.hole_left),
+        (_, true) => |c| matches!(c, Context::SubDiv(h) if h.op == ElementOp::Sub && h.hole_left),
+        (_, false) => |c| matches!(c, Context::SubDiv(h) if h.op == ElementOp::Sub && !h.hole_left),
+    };
+    strictness::cool(r, accepts)
+}
+
+/// The frozen context of `op` with its hole on the left or the right of `other`.
+fn hole(op: ElementOp, hole_left: bool, other: &Term) -> Context {
+    Context::SubDiv(ArithHole { op, hole_left, other: other.clone() })
+}
+
 seqstrict_rules!(
-    Head::Sub, Node::Sub, Context::SubLeft, Context::SubRight;
+    Head::Sub, Node::Sub, ElementOp::Sub;
     HEAT_SUB_1, "ext-heat-sub-1",
     "rule <k> HOLE - K1 => HOLE ~> □ - K1 ...</k> requires notBool isKResult(HOLE) [heat]";
     HEAT_SUB_2, "ext-heat-sub-2",
@@ -285,7 +302,7 @@ seqstrict_rules!(
 );
 
 seqstrict_rules!(
-    Head::Div, Node::Div, Context::DivLeft, Context::DivRight;
+    Head::Div, Node::Div, ElementOp::Div;
     HEAT_DIV_1, "ext-heat-div-1",
     "rule <k> HOLE / K1 => HOLE ~> □ / K1 ...</k> requires notBool isKResult(HOLE) [heat]";
     HEAT_DIV_2, "ext-heat-div-2",

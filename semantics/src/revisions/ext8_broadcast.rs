@@ -112,14 +112,15 @@ pub static ELEMENTWISE_SHAPE_MISMATCH: Rule = Rule::top(
     "Ext-8",
     "rule <k> let X:Id = F(Y:Id, Z:Id) in _ => knnError(\"shape mismatch\") ...</k> <shape> SH </shape> requires F =/=K addTensor andBool Y in_keys(SH) andBool Z in_keys(SH) andBool notBool broadcastable(SH[Y], SH[Z]) andBool X =/=K Y andBool X =/=K Z",
     &[Head::LetFunc],
-    |r| shape_mismatch(r, false),
+    shape_mismatch,
 );
 
-/// `knnError("shape mismatch")` for `addTensor` (`for_add`: Ext-1's rule) or the other three,
-/// when the shapes do not broadcast; the detail names both shapes, the span is the call's.
-pub(super) fn shape_mismatch(r: &mut Rewrite<'_>, for_add: bool) -> bool {
+/// `knnError("shape mismatch")` for `subTensor`, `mulTensor`, `divTensor` (`addTensor`'s is
+/// Ext-1's rule) when the shapes do not broadcast; the detail names both shapes, the span is
+/// the call's.
+fn shape_mismatch(r: &mut Rewrite<'_>) -> bool {
     let Some((op, _, y, z, is, js, _)) = elementwise_redex(r) else { return false };
-    if (op == ElementOp::Add) != for_add || broadcast(is.as_slice(), js.as_slice()).is_some() {
+    if op == ElementOp::Add || broadcast(is.as_slice(), js.as_slice()).is_some() {
         return false;
     }
     let detail = mismatch_detail(op.keyword(), y.as_str(), z.as_str(), is.as_slice(), js.as_slice());

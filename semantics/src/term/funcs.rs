@@ -200,3 +200,24 @@ pub struct BroadcastHelper {
     pub z_dims: Ints,
     pub dims: Ints,
 }
+
+/// The context `□ - B`, `A - □`, `□ / B` or `A / □` of Ext-7's `seqstrict` `-` and `/`
+/// (`Context::SubDiv`): the operator (`Sub` or `Div`), whether the hole is the left operand, and
+/// the operand already there.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArithHole {
+    pub op: ElementOp,
+    pub hole_left: bool,
+    pub other: Term,
+}
+
+impl ArithHole {
+    /// The operation with `hole` in the hole.
+    pub fn plug(&self, hole: Term) -> super::Node {
+        let (a, b) = if self.hole_left { (hole, self.other.clone()) } else { (self.other.clone(), hole) };
+        match self.op {
+            ElementOp::Div => super::Node::Div(a, b),
+            _ => super::Node::Sub(a, b),
+        }
+    }
+}

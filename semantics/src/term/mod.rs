@@ -27,7 +27,9 @@ use crate::syntax::Span;
 
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
-pub use funcs::{Act, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
+pub use funcs::{
+    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, Pool2dHelper,
+};
 pub use subst::SubstMap;
 
 /// One node of a term. Field names follow the K variables of the rules that build them.
