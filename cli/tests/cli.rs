@@ -228,10 +228,12 @@ fn rules_marks_what_each_patch_changed() {
     let removed = report["removed"].as_array().unwrap();
     assert!(removed.iter().any(|r| r["id"] == "drop-int-zero" && r["by"] == "Rev-1"));
     // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`), Ext-2 (tensor literals), Ext-3
-    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`), Ext-9
-    // (`expTensor`, `logTensor`, `softmax`, `logSoftmax`) and Ext-10 (the reductions), which
-    // remove nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 22);
+    // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`), Ext-7
+    // (`-`, `/`), Ext-8 (broadcasting `addTensor`, `subTensor`, …), Ext-9 (`expTensor`,
+    // `logTensor`, `softmax`, `logSoftmax`) and Ext-10 (the reductions), which remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 24);
+    let div = rules.iter().find(|r| r["id"] == "ext-div-int-zero").unwrap();
+    assert_eq!((&div["origin"], &div["section"]), (&Value::from("Ext-7"), &Value::from("extensions")));
     let softmax = rules.iter().find(|r| r["id"] == "ext-let-softmax").unwrap();
     assert_eq!((&softmax["origin"], &softmax["section"]), (&Value::from("Ext-9"), &Value::from("extensions")));
     let reduce = rules.iter().find(|r| r["id"] == "ext-let-reduce").unwrap();
@@ -309,7 +311,7 @@ fn add_tensor_errors_say_what_is_wrong_and_where() {
     for engine in ["big-step", "small-step"] {
         let out = knn(&["run", &mismatch, "--engine", engine], None);
         assert_eq!(out.status.code(), Some(3), "{engine}: {}", stderr(&out));
-        let expected = "mismatch.knn:3:9: addTensor(h, b) needs two tensors of the same shape; h has shape [2, 3] and b has shape [6]";
+        let expected = "mismatch.knn:3:9: addTensor(h, b) needs two tensors whose shapes broadcast; h has shape [2, 3] and b has shape [6]";
         assert!(stderr(&out).contains(expected), "{engine}: {}", stderr(&out));
     }
     // An operand that is not a name is found before the program runs, with a way out.

@@ -6,6 +6,7 @@ mod onnx_support;
 
 use knn_engine::bigstep::{BigStep, Staging};
 use knn_engine::tensor::Precision;
+use knn_formats::import::Step;
 use knn_formats::import::emit::emit;
 use knn_formats::import::onnx::proto::{AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto};
 use knn_semantics::Profile;
@@ -193,6 +194,39 @@ fn constants_flatten_reshape_identity_sub_and_activations() {
         // tanh and the sigmoid follow K's formulas (Rev-13), not libm's: a few ulps apart.
         assert!((g - e).abs() < 1e-12, "{got:?} vs {expected:?}");
     }
+}
+
+/// ONNX `Div` by a constant that is not a power of two is Ext-7's `/`, element by element:
+/// ERAN's MNIST normalisation `(x - 0.1307) / 0.3081`, the constants float32. The expected
+/// values are computed here in binary64 from the widened constants: `x + -m`, then `/ s`.
+#[test]
+fn a_division_by_a_constant_is_a_division() {
+    let bytes = model(
+        &[Some(1), Some(1), Some(2), Some(2)],
+        "f",
+        vec![
+            node("Sub", "center", &["input.1", "mean"], "c"),
+            node("Div", "scale", &["c", "std"], "d"),
+            node("Flatten", "flat", &["d"], "f"),
+        ],
+        vec![floats("mean", &[1], &[0.1307]), floats("std", &[1], &[0.3081])],
+    );
+    let (m, s) = (f64::from(0.1307f32), f64::from(0.3081f32));
+    // 1.28125 is one of the inputs whose quotient and product by the reciprocal differ.
+    let x = [0.0, 1.0, 1.28125, -0.25];
+    let expected: Vec<f64> = x.iter().map(|v| (v + -m) / s).collect();
+    assert_eq!(bits(&run(&bytes, &x)), bits(&expected));
+    // x / 0.3081 and x · (1 / 0.3081) differ in the last bit for some x: the division is kept.
+    assert!(x.iter().any(|v| (v + -m) / s != (v + -m) * (1.0 / s)), "a case where the two roundings differ");
+    // A power of two is still a scaling by its exact reciprocal.
+    let half = model(
+        &[Some(1), Some(1), Some(2), Some(2)],
+        "f",
+        vec![node("Div", "half", &["input.1", "two"], "d"), node("Flatten", "flat", &["d"], "f")],
+        vec![floats("two", &[1], &[2.0])],
+    );
+    assert_eq!(import_bytes(&half).unwrap().steps[0], Step::Mul(vec![0.5; 4]));
+    assert_eq!(run(&half, &x), vec![0.0, 0.5, 0.640625, -0.125]);
 }
 
 fn error_of(bytes: &[u8]) -> String {

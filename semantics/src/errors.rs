@@ -38,10 +38,13 @@ pub enum ErrorKind {
     /// of knn, not of K. The big-step engine raises it where the tensor is allocated; callers
     /// report it as a limit (exit code 4), not as the program's error.
     MemoryLimit,
+    /// `I / 0` on Ints (Ext-7): K's `/Int` is undefined there. A Float divided by zero is IEEE's
+    /// `±Infinity` or `NaN`, no error.
+    DivisionByZero,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 14] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::IndexOutOfBounds,
         ErrorKind::TooManyIndices,
         ErrorKind::ShapeMismatch,
@@ -56,6 +59,7 @@ impl ErrorKind {
         ErrorKind::IntegerOverflow,
         ErrorKind::InvalidAttribute,
         ErrorKind::MemoryLimit,
+        ErrorKind::DivisionByZero,
     ];
 
     /// The stable name used in reports.
@@ -75,6 +79,7 @@ impl ErrorKind {
             ErrorKind::IntegerOverflow => "integer-overflow",
             ErrorKind::InvalidAttribute => "invalid-attribute",
             ErrorKind::MemoryLimit => "memory-limit",
+            ErrorKind::DivisionByZero => "division-by-zero",
         }
     }
 
@@ -97,6 +102,7 @@ impl ErrorKind {
             ErrorKind::IntegerOverflow => "integer overflow",
             ErrorKind::InvalidAttribute => "invalid attribute",
             ErrorKind::MemoryLimit => "memory limit",
+            ErrorKind::DivisionByZero => "division by zero",
         }
     }
 

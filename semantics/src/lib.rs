@@ -5,6 +5,7 @@
 //! rewrites), [`rules`] (one item per K rule, one file per section of `k-nn.md`), [`profile`]
 //! (rule sets), [`engine`] (`successors`, `run`, `search`).
 
+pub mod broadcast;
 pub mod check;
 pub mod config;
 pub mod engine;

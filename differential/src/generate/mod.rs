@@ -189,7 +189,15 @@ impl Gen {
             self.scope.pop();
             return Scalar::Nested(name, Box::new(value), Box::new(body));
         }
-        let op = *self.rng.pick(&[BinOp::Add, BinOp::Add, BinOp::Mul, BinOp::Mul, BinOp::Max, BinOp::Min]);
+        // Ext-7's `-` and `/` take one of the two draws of `+` and `*` (a draw no more, so a seed
+        // keeps its program's shape); moderate programs do not divide (a quotient by a small
+        // value would magnify fast math's rounding beyond its tolerance).
+        let ops = match (self.extensions, self.moderate) {
+            (true, false) => [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Max, BinOp::Min],
+            (true, true) => [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Mul, BinOp::Max, BinOp::Min],
+            (false, _) => [BinOp::Add, BinOp::Add, BinOp::Mul, BinOp::Mul, BinOp::Max, BinOp::Min],
+        };
+        let op = *self.rng.pick(&ops);
         Scalar::Bin(op, Box::new(self.scalar(depth - 1)), Box::new(self.scalar(depth - 1)))
     }
 

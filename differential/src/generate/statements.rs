@@ -3,7 +3,8 @@
 //! deliberate mistakes.
 
 use super::{Binding, Gen, UNBOUND};
-use knn_semantics::syntax::Number;
+use knn_semantics::broadcast::broadcast;
+use knn_semantics::syntax::{Number, TensorOp};
 
 use crate::program::{Act, BinOp, Scalar, Stmt};
 
@@ -184,8 +185,11 @@ impl Gen {
     }
 
     /// `let z = addTensor(a, b) in`: mostly two tensors of one shape (often the same tensor
-    /// twice, when it is the only one of its shape), sometimes of two shapes (`shape-mismatch`)
-    /// or a scalar operand (`unknown-tensor`); only the first in moderate programs.
+    /// twice, when it is the only one of its shape), sometimes of two shapes (`shape-mismatch`,
+    /// or a broadcast since Ext-8) or a scalar operand (`unknown-tensor`); only the first in
+    /// moderate programs. With the extensions, half the time (not in moderate programs)
+    /// `subTensor`, `mulTensor` or `divTensor` (Ext-8), with a third choice of operand: a fresh
+    /// tensor of a shape that broadcasts with `a`'s (its dimensions from the right, some 1).
     fn add_tensors(&mut self) {
         let tensors = self.tensors();
         if tensors.is_empty() {
@@ -194,15 +198,40 @@ impl Gen {
         let (a, dims) = self.rng.pick(&tensors).clone();
         let same: Vec<String> = tensors.iter().filter(|(_, d)| *d == dims).map(|(n, _)| n.clone()).collect();
         let choice = if self.moderate { 0 } else { self.rng.weighted(&[75, 17, 8]) };
+        let broadcasting = self.extensions && !self.moderate;
         let b = match choice {
+            0 if broadcasting && self.rng.chance(30) => Scalar::Var(self.broadcast_partner(&dims)),
             0 => Scalar::Var(self.rng.pick(&same).clone()),
             1 => Scalar::Var(self.rng.pick(&tensors).0.clone()),
             _ => self.scalar(1),
         };
+        let op = if broadcasting && self.rng.chance(50) {
+            Some(*self.rng.pick(&[TensorOp::Sub, TensorOp::Mul, TensorOp::Div]))
+        } else {
+            None
+        };
+        let b_dims = match &b {
+            Scalar::Var(name) => tensors.iter().chain(&self.tensors()).find(|(n, _)| n == name).map(|(_, d)| d.clone()),
+            _ => None,
+        };
         let (a, b) = if self.rng.chance(50) { (Scalar::Var(a), b) } else { (b, Scalar::Var(a)) };
+        // The result's shape, when the operands broadcast (the generator's view of it).
+        let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+        let out_dims = b_dims
+            .and_then(|b| broadcast(&as_i64(&dims), &as_i64(&b)))
+            .map_or(dims, |o| o.into_iter().map(|n| n as usize).collect());
         let out = self.name("z");
-        self.stmts.push(Stmt::AddTensor { out: out.clone(), a, b });
-        self.bind(out, Binding::Tensor(dims));
+        self.stmts.push(Stmt::AddTensor { out: out.clone(), a, b, op });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// A fresh zero tensor whose shape broadcasts with `dims`: its last dimensions, each
+    /// sometimes 1.
+    fn broadcast_partner(&mut self, dims: &[usize]) -> String {
+        let rank = 1 + self.rng.below(dims.len());
+        let partner: Vec<usize> =
+            dims[dims.len() - rank..].iter().map(|&d| if self.rng.chance(40) { 1 } else { d }).collect();
+        self.alloc(Some(partner))
     }
 
     /// A network layer: weights written element by element, `linear`, bias `let`s, and an
@@ -238,7 +267,7 @@ impl Gen {
                 }
             }
             let out = self.name("z");
-            self.stmts.push(Stmt::AddTensor { out: out.clone(), a: Scalar::Var(z), b: Scalar::Var(b) });
+            self.stmts.push(Stmt::AddTensor { out: out.clone(), a: Scalar::Var(z), b: Scalar::Var(b), op: None });
             self.bind(out.clone(), Binding::Tensor(vec![rows]));
             z = out;
         } else {
@@ -251,11 +280,17 @@ impl Gen {
         }
         // An imported batch normalisation or scaling: `z[i] * a (+ b)` on most elements.
         if self.rng.chance(20) {
+            // Or (Ext-7) a normalisation `(z[i] - m) / s`, its scale zero at times.
+            let normalise = self.extensions && !self.moderate && self.rng.chance(30);
             for i in 0..rows {
                 if self.rng.chance(80) {
                     let factor = self.float();
                     let add = self.rng.chance(60).then(|| self.float());
-                    self.stmts.push(Stmt::Scale { tensor: z.clone(), index: i as i64, factor, add });
+                    let index = i as i64;
+                    self.stmts.push(match add {
+                        Some(shift) if normalise => Stmt::Normalise { tensor: z.clone(), index, shift, scale: factor },
+                        _ => Stmt::Scale { tensor: z.clone(), index, factor, add },
+                    });
                 }
             }
         }

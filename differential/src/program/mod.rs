@@ -3,13 +3,15 @@
 //! turns it into the parser's syntax tree and [`Program::source`] into source text; shrinking is
 //! in `shrink.rs`.
 
+mod extensions;
 mod shrink;
 
 use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{
-    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorMath, print::to_source,
+    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorMath, TensorOp,
+    print::to_source,
 };
 
 /// A scalar expression.
@@ -32,6 +34,9 @@ pub enum BinOp {
     Mul,
     Max,
     Min,
+    /// `-` and `/` (Ext-7).
+    Sub,
+    Div,
 }
 
 /// The activations, as tensor functions (`reluTensor`) or scalar ones (`relu`).
@@ -63,9 +68,10 @@ pub enum Stmt {
     /// `let tensor[index] = tensor[index] * factor (+ add) in`: an imported scaling or batch
     /// normalisation, which the big-step engine fuses.
     Scale { tensor: String, index: i64, factor: f64, add: Option<f64> },
-    /// `let out = addTensor(a, b) in` (Ext-1): the operands are usually names of tensors of
-    /// one shape, sometimes of two shapes or a scalar (an error).
-    AddTensor { out: String, a: Scalar, b: Scalar },
+    /// `let out = addTensor(a, b) in` (Ext-1), or `subTensor`, `mulTensor`, `divTensor` for
+    /// `op` (Ext-8): the operands are usually names of tensors of one shape, sometimes of two
+    /// shapes (which may broadcast) or a scalar (an error).
+    AddTensor { out: String, a: Scalar, b: Scalar, op: Option<TensorOp> },
     /// `let out = conv2d(x, w, b, attributes) in` (Ext-3): the operands are usually names of
     /// tensors whose shapes fit, sometimes not, or a scalar (an error).
     Conv2d { out: String, x: Scalar, w: Scalar, b: Option<Scalar>, attrs: Attrs },
@@ -87,6 +93,9 @@ pub enum Stmt {
     /// `let target = value in` with a target that is neither a name nor an indexed name
     /// (`let 1.0 = 2.0 in`, `let (a + b)[0] = …`): an error to exercise.
     BadTarget { target: Scalar, value: Scalar },
+    /// `let tensor[index] = (tensor[index] - shift) / scale in` (Ext-7): an imported
+    /// normalisation, which the big-step engine fuses into an `Elementwise` chain.
+    Normalise { tensor: String, index: i64, shift: f64, scale: f64 },
 }
 
 /// What the program evaluates to.
@@ -145,6 +154,8 @@ impl Scalar {
                     BinOp::Mul => ExpKind::Mul(a, b),
                     BinOp::Max => ExpKind::Max(a, b),
                     BinOp::Min => ExpKind::Min(a, b),
+                    BinOp::Sub => ExpKind::Sub(a, b),
+                    BinOp::Div => ExpKind::Div(a, b),
                 }
             }
             Scalar::Nested(name, value, body) => {
@@ -193,7 +204,11 @@ impl Stmt {
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
             | Stmt::TensorMath { out: name, .. } => Some(name),
-            Stmt::Write { .. } | Stmt::Bias { .. } | Stmt::Scale { .. } | Stmt::BadTarget { .. } => None,
+            Stmt::Write { .. }
+            | Stmt::Bias { .. }
+            | Stmt::Scale { .. }
+            | Stmt::BadTarget { .. }
+            | Stmt::Normalise { .. } => None,
         }
     }
 
@@ -223,7 +238,9 @@ impl Stmt {
                     operand.names(&mut out);
                 }
             }
-            Stmt::Bias { tensor, .. } | Stmt::Scale { tensor, .. } => out.push(tensor.clone()),
+            Stmt::Bias { tensor, .. } | Stmt::Scale { tensor, .. } | Stmt::Normalise { tensor, .. } => {
+                out.push(tensor.clone())
+            }
             Stmt::BadTarget { target, value } => {
                 target.names(&mut out);
                 value.names(&mut out);
@@ -273,7 +290,12 @@ impl Stmt {
                 };
                 let_func(out, kind, body)
             }
-            Stmt::AddTensor { out, a, b } => let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body),
+            Stmt::AddTensor { out, a, b, op: None } => {
+                let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body)
+            }
+            Stmt::AddTensor { out, a, b, op: Some(op) } => {
+                let_func(out, FuncKind::TensorArith(*op, boxed(a.exp()), boxed(b.exp())), body)
+            }
             Stmt::Conv2d { out, x, w, b, attrs } => {
                 let b = b.as_ref().map(|b| boxed(b.exp()));
                 let_func(out, FuncKind::Conv2d(boxed(x.exp()), boxed(w.exp()), b, attrs.clone()), body)
@@ -294,6 +316,12 @@ impl Stmt {
                     Some(b) => Exp::new(ExpKind::Add(boxed(product), boxed(Scalar::Float(*b).exp())), span()),
                     None => product,
                 };
+                let_exp(index(tensor, &[*i]), value, body)
+            }
+            Stmt::Normalise { tensor, index: i, shift, scale } => {
+                let centred =
+                    Exp::new(ExpKind::Sub(boxed(index(tensor, &[*i])), boxed(Scalar::Float(*shift).exp())), span());
+                let value = Exp::new(ExpKind::Div(boxed(centred), boxed(Scalar::Float(*scale).exp())), span());
                 let_exp(index(tensor, &[*i]), value, body)
             }
             Stmt::Bias { tensor, index: i, add } => {
@@ -333,24 +361,6 @@ impl Program {
     /// The program as source text, parenthesised where K's priorities need it.
     pub fn source(&self) -> String {
         to_source(&self.exp())
-    }
-
-    /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
-    /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-9, Ext-10), which the K
-    /// grammar and the published rules do not have.
-    pub fn uses_extensions(&self) -> bool {
-        self.stmts.iter().any(|s| {
-            matches!(
-                s,
-                Stmt::AddTensor { .. }
-                    | Stmt::Literal { .. }
-                    | Stmt::Conv2d { .. }
-                    | Stmt::Pool2d { .. }
-                    | Stmt::Reshape { .. }
-                    | Stmt::Transpose { .. }
-                    | Stmt::TensorMath { .. }
-            )
-        })
     }
 
     /// The input bound to its first row (empty without an input).

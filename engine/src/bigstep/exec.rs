@@ -12,7 +12,8 @@ use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
 use super::ops::{
-    Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, item, widen,
+    Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
+    widen,
 };
 use super::plan::Plan;
 use super::tensor_math::softmax_lanes;
@@ -201,10 +202,10 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             for lane in 0..lanes {
                 let (x, y) = (f.int(*a, lane), f.int(*b, lane));
                 let value = int_arith(*op, x, y).unwrap_or_else(|| {
-                    f.fail(lane, || RowError {
-                        kind: ErrorKind::IntegerOverflow,
-                        span: *span,
-                        detail: format!("{x} and {y}: the result does not fit in 64 bits").into(),
+                    f.fail(lane, || {
+                        // `integer-overflow`, or `division-by-zero` (`ext-div-int-zero`).
+                        let (kind, detail) = int_arith_error(*op, x, y);
+                        RowError { kind, span: *span, detail: detail.into() }
                     });
                     0
                 });
@@ -349,6 +350,8 @@ fn elementwise(buffer: &mut [f64], at: usize, steps: &[Vec<ElementStep>], lanes:
                 match *step {
                     ElementStep::Mul(c) => *x *= c,
                     ElementStep::Add(c) => *x += c,
+                    ElementStep::Sub(c) => *x -= c,
+                    ElementStep::Div(c) => *x /= c,
                 }
             }
         }

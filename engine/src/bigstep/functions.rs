@@ -117,29 +117,11 @@ impl Interpreter<'_> {
                 tasks.push(Task::Eval(body, scope.with_tensor(name, root, &[i])));
             }
             FuncKind::AddTensor(y, z) => {
-                // `ext-let-add-tensor`: `rev-let-func-error` diagnoses the operands left to
-                // right, then `ext-add-tensor-shape-mismatch` compares the shapes.
-                const USAGE: &str = "`addTensor` takes the names of two tensors";
-                let y = tensor_name(y, call, USAGE)?;
-                let y_dims = self.operand_shape(&scope, y, name, call)?;
-                let z = tensor_name(z, call, USAGE)?;
-                let z_dims = self.operand_shape(&scope, z, name, call)?;
-                if y_dims != z_dims {
-                    return Err(error(
-                        ErrorKind::ShapeMismatch,
-                        call,
-                        format!(
-                            "addTensor({y}, {z}) needs two tensors of the same shape; {y} has shape {:?} and {z} has shape {:?}",
-                            &y_dims[..],
-                            &z_dims[..]
-                        ),
-                    ));
-                }
-                let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
-                let root = self.stage.store.alloc(&y_dims, call)?;
-                let done = self.add_tensors(y_loc, z_loc, root, &y_dims, span);
-                self.failing_in(done, || scope.with_tensor(name, root, &y_dims))?;
-                tasks.push(Task::Eval(body, scope.with_tensor(name, root, &y_dims)));
+                // `ext-let-add-tensor` for equal shapes, Ext-8's `ext-let-elementwise` for
+                // shapes that broadcast: `rev-let-func-error` diagnoses the operands left to
+                // right, then `ext-add-tensor-shape-mismatch` compares the shapes
+                // (`broadcast.rs`).
+                self.let_elementwise(name, None, (y, z), body, scope, (call, span), tasks)?;
             }
             FuncKind::Conv2d(..) => {
                 // `ext-let-conv2d` and its errors: `conv.rs`.
@@ -157,6 +139,11 @@ impl Interpreter<'_> {
                 // `ext-let-transpose` and its error: `transpose.rs`.
                 self.let_transpose(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::TensorArith(op, y, z) => {
+                // `ext-let-elementwise` and its errors (`rev-let-func-error`,
+                // `ext-elementwise-shape-mismatch`): `broadcast.rs`.
+                self.let_elementwise(name, Some(*op), (y, z), body, scope, (call, span), tasks)?;
+            }
             FuncKind::TensorMath(..) => {
                 // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
                 self.let_tensor_math(name, func, body, scope, span, tasks)?;
@@ -168,7 +155,14 @@ impl Interpreter<'_> {
     /// The helper of `addTensor` (Ext-1): `X[idx] = Y[idx] + Z[idx]` for every index of `dims`
     /// in row-major order (`ext-add-helper-step`, until `ext-add-helper-done`), `Y[idx]` read
     /// before `Z[idx]` (`seqstrict`).
-    fn add_tensors(&mut self, y_loc: usize, z_loc: usize, x_root: usize, dims: &[usize], span: Span) -> Eval<()> {
+    pub(super) fn add_tensors(
+        &mut self,
+        y_loc: usize,
+        z_loc: usize,
+        x_root: usize,
+        dims: &[usize],
+        span: Span,
+    ) -> Eval<()> {
         let targets = self.stage.store.leaves(x_root, dims);
         for (k, target) in targets.into_iter().enumerate() {
             let index = row_major_index(k, dims);

@@ -248,9 +248,11 @@ fn fuse_biases(ops: Vec<Op>, result: &ResultSpec) -> Vec<Op> {
     fused
 }
 
-/// `Read → Float(op c) → … → Write` of one element with at least one multiplication or two
-/// steps (a single addition is a bias), its registers used nowhere else, at the start of `ops`:
-/// the buffer, the element, the steps and the number of operations.
+/// `Read → Float(op c) → … → Write` of one element with at least one step other than an
+/// addition or two steps (a single addition is a bias), its registers used nowhere else, at the
+/// start of `ops`: the buffer, the element, the steps and the number of operations. The steps
+/// are `*`, `+`, and Ext-7's `-` and `/` by a constant, each computed as the `Float` operation it
+/// replaces.
 fn element_chain(ops: &[Op], uses: &[u32]) -> Option<(BufId, usize, Vec<ElementStep>, usize)> {
     let Some(Op::Read { buf, at, out, .. }) = ops.first() else { return None };
     let mut value = *out;
@@ -261,17 +263,23 @@ fn element_chain(ops: &[Op], uses: &[u32]) -> Option<(BufId, usize, Vec<ElementS
         }
         match op {
             Op::Float {
-                op: arith @ (Arith::Mul | Arith::Add),
+                op: arith @ (Arith::Mul | Arith::Add | Arith::Sub | Arith::Div),
                 a: FOperand::Reg(x),
                 b: FOperand::Const(c),
                 out,
                 ..
             } if *x == value => {
-                chain.push(if *arith == Arith::Mul { ElementStep::Mul(*c) } else { ElementStep::Add(*c) });
+                chain.push(match arith {
+                    Arith::Mul => ElementStep::Mul(*c),
+                    Arith::Add => ElementStep::Add(*c),
+                    Arith::Sub => ElementStep::Sub(*c),
+                    _ => ElementStep::Div(*c),
+                });
                 value = *out;
             }
             Op::Write { buf: b, at: a, value: FOperand::Reg(v), .. } if b == buf && a == at && *v == value => {
-                let fused = chain.len() > 1 || matches!(chain.first(), Some(ElementStep::Mul(_)));
+                let fused = chain.len() > 1
+                    || matches!(chain.first(), Some(ElementStep::Mul(_) | ElementStep::Sub(_) | ElementStep::Div(_)));
                 return fused.then_some((*buf, *at, chain, k + 1));
             }
             _ => return None,

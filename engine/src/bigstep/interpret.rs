@@ -28,7 +28,9 @@ pub(super) enum Task<'e> {
     /// `heat-max-1`, `heat-min-1`), then `K0 op □` while `b` is, once `a` is a value (Rev-11:
     /// `rev-heat-add-2`, `rev-heat-mul-2`, `rev-heat-max-2`, `rev-heat-min-2`), each value put
     /// back as it comes (`cool-add-1`, `cool-add-2`, `cool-mul-1`, `cool-mul-2`, `cool-max-1`,
-    /// `cool-max-2`, `cool-min-1`, `cool-min-2`).
+    /// `cool-max-2`, `cool-min-1`, `cool-min-2`); likewise Ext-7's `-` and `/`
+    /// (`ext-heat-sub-1`, `ext-heat-sub-2`, `ext-cool-sub-1`, `ext-cool-sub-2`, `ext-heat-div-1`,
+    /// `ext-heat-div-2`, `ext-cool-div-1`, `ext-cool-div-2`).
     /// The scope is the expression's, where an error leaves `<env>`.
     Arith(Arith, Span, Rc<Scope>),
     /// Pops the base: `□ [ Is ]` while it is evaluated (`heat-index-1`, `cool-index-1`).
@@ -109,14 +111,22 @@ impl<'s> Interpreter<'s> {
                         tasks.push(Task::Index(ints, e.span, scope.clone()));
                         tasks.push(Task::Eval(base, scope));
                     }
-                    ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+                    ExpKind::Max(a, b)
+                    | ExpKind::Min(a, b)
+                    | ExpKind::Mul(a, b)
+                    | ExpKind::Add(a, b)
+                    | ExpKind::Sub(a, b)
+                    | ExpKind::Div(a, b) => {
                         let op = match &e.kind {
                             ExpKind::Max(..) => Arith::Max,
                             ExpKind::Min(..) => Arith::Min,
                             ExpKind::Mul(..) => Arith::Mul,
+                            ExpKind::Sub(..) => Arith::Sub,
+                            ExpKind::Div(..) => Arith::Div,
                             _ => Arith::Add,
                         };
-                        // `seqstrict` (Rev-11): the left operand first.
+                        // `seqstrict` (Rev-11; Ext-7's `ext-heat-sub-2`, `ext-heat-div-2`): the left
+                        // operand first.
                         tasks.push(Task::Arith(op, e.span, scope.clone()));
                         tasks.push(Task::Eval(b, scope.clone()));
                         tasks.push(Task::Eval(a, scope));
@@ -179,8 +189,9 @@ impl<'s> Interpreter<'s> {
         scope.with_value(name, loc)
     }
 
-    /// `op(a, b)`: the Float rules, the Int and mixed rules of Rev-10, or `invalid-operands`
-    /// (`rev-arith-invalid`).
+    /// `op(a, b)`: the Float rules, the Int and mixed rules of Rev-10 and Ext-7 (an Int divided
+    /// by `0` is `ext-div-int-zero`'s `division-by-zero`), or `invalid-operands`
+    /// (`rev-arith-invalid`, `ext-sub-div-invalid`).
     pub(super) fn arith(&mut self, op: Arith, a: Value, b: Value, span: Span) -> Eval<Value> {
         let invalid = || {
             error(
@@ -197,16 +208,17 @@ impl<'s> Interpreter<'s> {
         match (a.float_operand(), b.float_operand(), ints(a), ints(b)) {
             (Some(x), Some(y), _, _) => self.stage.float_op(op, x, y, span).ok_or_else(invalid),
             (_, _, Some(x), Some(y)) => match op {
-                Arith::Add | Arith::Mul => self.stage.int_op(op, x, y, span),
-                Arith::Max | Arith::Min | Arith::Div => Err(invalid()),
+                Arith::Add | Arith::Mul | Arith::Sub | Arith::Div => self.stage.int_op(op, x, y, span),
+                Arith::Max | Arith::Min => Err(invalid()),
             },
             // Mixed: the Int is widened, the operands keep their order (`rev-add-float-int`,
-            // `rev-mul-float-int`, then `rev-add-int-float`, `rev-mul-int-float`).
-            (Some(x), None, None, Some(y)) if matches!(op, Arith::Add | Arith::Mul) => {
+            // `rev-mul-float-int`, `ext-sub-float-int`, `ext-div-float-int`, then
+            // `rev-add-int-float`, `rev-mul-int-float`, `ext-sub-int-float`, `ext-div-int-float`).
+            (Some(x), None, None, Some(y)) if op.is_arithmetic() => {
                 let y = self.stage.widen(y, span);
                 self.stage.float_op(op, x, y, span).ok_or_else(invalid)
             }
-            (None, Some(y), Some(x), None) if matches!(op, Arith::Add | Arith::Mul) => {
+            (None, Some(y), Some(x), None) if op.is_arithmetic() => {
                 let x = self.stage.widen(x, span);
                 self.stage.float_op(op, x, y, span).ok_or_else(invalid)
             }

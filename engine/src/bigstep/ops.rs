@@ -40,11 +40,19 @@ pub enum Arith {
     Mul,
     Max,
     Min,
-    /// `/Float`: no operator of the language, only `poolMean` of `avgPool2d` (`ext-pool-mean`).
+    /// `/` (Ext-7: `ext-div-float`, `ext-div-int`, the mixed rules), and `poolMean` of
+    /// `avgPool2d` (`ext-pool-mean`, a Float sum by a Float count).
     Div,
+    /// `-` (Ext-7: `ext-sub-float`, `ext-sub-int`, the mixed rules).
+    Sub,
 }
 
 impl Arith {
+    /// `+`, `*`, `-`, `/`: the operators with Int and mixed rules (`max`, `min` have neither).
+    pub fn is_arithmetic(self) -> bool {
+        !matches!(self, Arith::Max | Arith::Min)
+    }
+
     pub fn symbol(self) -> &'static str {
         match self {
             Arith::Add => "+",
@@ -52,6 +60,7 @@ impl Arith {
             Arith::Max => "max",
             Arith::Min => "min",
             Arith::Div => "/",
+            Arith::Sub => "-",
         }
     }
 }
@@ -100,9 +109,10 @@ pub(super) fn error(kind: ErrorKind, span: Span, detail: impl Into<Arc<str>>) ->
     RowError { kind, span, detail: detail.into() }
 }
 
-/// `op(a, b)` on Floats: `+Float` (`add-float`), `*Float` (`mul-float`), the `max`/`min` rules
-/// (`max-left`, `max-right`, `min-left`, `min-right`); `None` when no rule applies (a NaN in
-/// `max`/`min`), which is `rev-arith-invalid`'s `invalid-operands`.
+/// `op(a, b)` on Floats: `+Float` (`add-float`), `*Float` (`mul-float`), `-Float`
+/// (`ext-sub-float`), `/Float` (`ext-div-float`: IEEE, a division by zero is no error), the
+/// `max`/`min` rules (`max-left`, `max-right`, `min-left`, `min-right`); `None` when no rule
+/// applies (a NaN in `max`/`min`), which is `rev-arith-invalid`'s `invalid-operands`.
 pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
     match op {
         Arith::Add => Some(a + b),
@@ -110,16 +120,32 @@ pub fn float_arith(op: Arith, a: f64, b: f64) -> Option<f64> {
         Arith::Max => k_max(a, b),
         Arith::Min => k_min(a, b),
         Arith::Div => Some(a / b),
+        Arith::Sub => Some(a - b),
     }
 }
 
-/// `op(a, b)` on Ints (`+Int`: `rev-add-int`, `*Int`: `rev-mul-int`); `None` beyond 64 bits.
-/// `max`/`min` have no Int rule.
+/// `op(a, b)` on Ints (`+Int`: `rev-add-int`, `*Int`: `rev-mul-int`, `-Int`: `ext-sub-int`,
+/// `/Int` toward zero: `ext-div-int`); `None` beyond 64 bits or for a division by `0`
+/// (`ext-div-int-zero`), [`int_arith_error`] says which. `max`/`min` have no Int rule.
 pub fn int_arith(op: Arith, a: i64, b: i64) -> Option<i64> {
     match op {
         Arith::Add => a.checked_add(b),
         Arith::Mul => a.checked_mul(b),
-        Arith::Max | Arith::Min | Arith::Div => None,
+        Arith::Sub => a.checked_sub(b),
+        // `checked_div` truncates toward zero, as `/Int` does.
+        Arith::Div => a.checked_div(b),
+        Arith::Max | Arith::Min => None,
+    }
+}
+
+/// The error of an Int operation [`int_arith`] has no result for: `division-by-zero` for a
+/// division by `0` (`ext-div-int-zero`), `integer-overflow` otherwise (as the reference words
+/// them).
+pub fn int_arith_error(op: Arith, a: i64, b: i64) -> (ErrorKind, String) {
+    if op == Arith::Div && b == 0 {
+        (ErrorKind::DivisionByZero, format!("{a} / 0: an Int divided by the Int 0"))
+    } else {
+        (ErrorKind::IntegerOverflow, format!("{a} and {b}: the result does not fit in 64 bits"))
     }
 }
 
@@ -166,11 +192,14 @@ pub struct ReluInto {
     pub span: Span,
 }
 
-/// One step of an element's fused chain ([`Op::Elementwise`]): `v * c` or `v + c`.
+/// One step of an element's fused chain ([`Op::Elementwise`]): `v * c`, `v + c`, `v - c` or
+/// `v / c` (Ext-7), each the Float operation of its rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ElementStep {
     Mul(f64),
     Add(f64),
+    Sub(f64),
+    Div(f64),
 }
 
 /// One operation of a plan. Rows are independent: an operation computes every row of a batch.
@@ -254,5 +283,22 @@ mod tests {
         assert_eq!(int_arith(Arith::Add, i64::MAX, 1), None);
         assert_eq!(int_arith(Arith::Mul, 3, 4), Some(12));
         assert_eq!(int_arith(Arith::Max, 3, 4), None);
+    }
+
+    /// Ext-7: `-Int` and `/Int` toward zero in 64 bits; which error a missing result is.
+    #[test]
+    fn int_subtraction_and_division_truncate_and_fail_as_the_rules_say() {
+        assert_eq!(int_arith(Arith::Sub, 5, 7), Some(-2));
+        assert_eq!(int_arith(Arith::Sub, i64::MIN, 1), None);
+        assert_eq!(int_arith(Arith::Div, 7, 2), Some(3));
+        assert_eq!(int_arith(Arith::Div, -7, 2), Some(-3));
+        assert_eq!(int_arith(Arith::Div, 7, -2), Some(-3));
+        assert_eq!(int_arith(Arith::Div, i64::MIN, -1), None);
+        assert_eq!(int_arith_error(Arith::Div, i64::MIN, -1).0, ErrorKind::IntegerOverflow);
+        assert_eq!(int_arith(Arith::Div, 7, 0), None);
+        assert_eq!(int_arith_error(Arith::Div, 7, 0).0, ErrorKind::DivisionByZero);
+        assert_eq!(float_arith(Arith::Div, -1.0, 0.0), Some(f64::NEG_INFINITY));
+        assert!(float_arith(Arith::Div, 0.0, 0.0).is_some_and(f64::is_nan));
+        assert_eq!(float_arith(Arith::Sub, 0.5, 2.0), Some(-1.5));
     }
 }

@@ -11,7 +11,9 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::observables::{DenseTensor, MAX_RANK};
 use knn_semantics::syntax::Span;
 
-use super::ops::{Arith, BufId, Eval, FOperand, IOperand, Item, Op, Reg, error, float_arith, int_arith, item, widen};
+use super::ops::{
+    Arith, BufId, Eval, FOperand, IOperand, Item, Op, Reg, error, float_arith, int_arith, int_arith_error, item, widen,
+};
 use super::plan::{Leaf, ResultSpec};
 use super::scope::Scope;
 use super::store::{Cell, Store, Value};
@@ -107,7 +109,8 @@ impl Stage {
     pub(super) fn int_op(&mut self, op: Arith, a: IOperand, b: IOperand, span: Span) -> Eval<Value> {
         if let (IOperand::Const(x), IOperand::Const(y)) = (a, b) {
             return int_arith(op, x, y).map(Value::Int).ok_or_else(|| {
-                error(ErrorKind::IntegerOverflow, span, format!("{x} and {y}: the result does not fit in 64 bits"))
+                let (kind, detail) = int_arith_error(op, x, y);
+                error(kind, span, detail)
             });
         }
         let out = self.new_ireg();

@@ -38,8 +38,9 @@ fn add_tensor_agrees_on_values_and_errors() {
                 let z = addTensor(h, b) in z[0]";
     assert!(matches!(agree(ints, &[]), Verdict::Value(Observed::Int(5))));
     for (program, kind) in [
-        ("let z = addTensor(x, m) in z", "shape-mismatch"),
-        ("let b = initTensor(1, 3) in let z = addTensor(x, b) in z", "shape-mismatch"),
+        // Shapes that do not broadcast (Ext-8: `(3)` and `(2, 3)` or `(1, 3)` do).
+        ("let b = initTensor(2) in let z = addTensor(x, b) in z", "shape-mismatch"),
+        ("let b = initTensor(3, 2) in let z = addTensor(m, b) in z", "shape-mismatch"),
         ("let z = addTensor(x, 1.0) in z", "unknown-tensor"),
         ("let s = 1.0 in let z = addTensor(s, x) in z", "unknown-tensor"),
         ("let z = addTensor(x, c) in z", "unbound-identifier"),

@@ -3,6 +3,7 @@
 //! docs/semantics.md §3 and §4, and hand-written programs around every construct; errors (their
 //! kind, words and `<env>`) in `errors.rs`, the extensions' constructs in `extensions.rs`.
 
+mod broadcast;
 mod conv;
 mod errors;
 mod extensions;
@@ -12,6 +13,7 @@ mod fused_windows;
 mod images;
 mod pool;
 mod reshape;
+mod sub_div;
 mod tensor_math;
 mod transpose;
 

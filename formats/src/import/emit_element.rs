@@ -37,6 +37,17 @@ pub(super) fn element(
                     not_negative_zero = false;
                 }
             }
+            Step::Div(c) => {
+                // x / 1.0 is x, bit for bit (NaN, -0.0 and infinities included).
+                let c = c[i];
+                if c != 1.0 {
+                    let dividend = if is_sum { format!("({expression})") } else { expression };
+                    expression = format!("{dividend} / {}", float_literal(c));
+                    is_sum = false;
+                    changed = true;
+                    not_negative_zero = false;
+                }
+            }
             Step::Clip { low, high } => {
                 expression = format!("max(min({expression}, {}), {})", float_literal(high[i]), float_literal(low[i]));
                 is_sum = false;

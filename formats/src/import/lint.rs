@@ -33,6 +33,8 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
             Step::Mul(c) if layer == 0 => ("the input scaling (1 / range: a range of 0?)".into(), vec![c]),
             Step::Mul(c) => (format!("the scaling after layer {}", layer - 1), vec![c]),
             Step::Clip { low, high } => ("the input clipping bounds".into(), vec![low, high]),
+            Step::Div(c) if layer == 0 => ("the input divisors".into(), vec![c]),
+            Step::Div(c) => (format!("the divisors after layer {}", layer - 1), vec![c]),
             Step::Conv(conv) => {
                 layer += 1;
                 let first = conv.weights.iter().position(|w| !w.is_finite());

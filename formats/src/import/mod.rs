@@ -78,6 +78,9 @@ pub enum Step {
         perm: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `v[i] / c[i]` (Ext-7's `/`): an ONNX `Div` by a constant that is not a power of two
+    /// (one that is stays `Mul` by its exact reciprocal).
+    Div(Vec<f64>),
     /// The current tensor is value `slot`, which a later step reads again ([`Step::Resume`],
     /// [`Step::AddKept`]): from here on it is never written in place (element-wise steps on it
     /// write a copy).
@@ -243,7 +246,7 @@ impl Network {
             .iter()
             .map(|s| match s {
                 Step::Linear { weights, .. } => weights.len(),
-                Step::Add(c) | Step::Mul(c) => c.len(),
+                Step::Add(c) | Step::Mul(c) | Step::Div(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,

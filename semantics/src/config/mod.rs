@@ -11,7 +11,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::syntax::Span;
-use crate::term::{Act, Ints, MathFn, Node, Sym, Term};
+use crate::term::{Act, ArithHole, Ints, MathFn, Node, Sym, Term};
 
 pub use math_steps::{MathStep, Wait};
 pub use print::{config_to_string, kitem_to_string};
@@ -90,6 +90,7 @@ pub enum Context {
     ActItem(Act),
     /// `poolMean(□, N)` (Ext-4): `poolMean` is strict in the sum.
     PoolMean(i64),
+    SubDiv(ArithHole),
     /// `expItem(□)`, `softmaxItem(□, M, S)`, … (Ext-9): strict in the operand.
     MathItem(MathFn),
 }
@@ -115,6 +116,7 @@ impl Context {
             },
             Context::ActItem(act) => Node::ActItem { act: *act, arg: hole },
             Context::PoolMean(count) => Node::PoolMean { sum: hole, count: *count },
+            Context::SubDiv(h) => h.plug(hole),
             Context::MathItem(f) => Node::MathItem { f: *f, arg: hole },
         };
         Term::new(node, span)

@@ -28,11 +28,11 @@
 //!   `linear(W, X)` do (Rev-7). An operand that is not such a name (`1.0`, `t[0]`, a scalar or
 //!   an alias) is `unknown-tensor`, an unbound one `unbound-identifier`, an output that names an
 //!   operand `aliased-output`: `rev-let-func-error` diagnoses them, operands left to right.
-//! * **Same shape, nothing else.** No broadcasting (BrainScript's element-wise operations
-//!   repeat dimensions of 1; K-NN's biases already have the layer's shape, and a broadcast
-//!   would need its own rules): `Y` and `Z` must have equal `<shape>` entries, rank and
-//!   extents, or the result is `knnError("shape mismatch")`, the kind of Rev-8's `linear`
-//!   mismatch.
+//! * **Same shape, here.** No broadcasting in Ext-1 (BrainScript's element-wise operations
+//!   repeat dimensions of 1): `ext-let-add-tensor` takes equal `<shape>` entries, rank and
+//!   extents. Ext-8 (`ext8_broadcast.rs`) adds broadcasting with rules of its own and narrows
+//!   `ext-add-tensor-shape-mismatch` (the kind of Rev-8's `linear` mismatch) to shapes that do
+//!   not broadcast.
 //! * **Elements in row-major order, each by the scalar `+`.** The helper writes
 //!   `X[idx] = Y[idx] + Z[idx]` for every index in C order, through the rules that already
 //!   exist: `let` assignment (Rev-3), indexing with bounds checks (Rev-5), and `+` with its
@@ -46,6 +46,7 @@
 use super::Patch;
 use super::rev01_unit_marker::skip;
 use super::rev07_shapes::scope_of;
+use crate::broadcast::{broadcast, mismatch_detail};
 use crate::config::{KItem, MapKey};
 use crate::errors::ErrorKind;
 use crate::rules::{Head, Rewrite, Rule, Section, lt};
@@ -100,28 +101,27 @@ fn size(is: &Ints) -> i64 {
 }
 
 /// `rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError("shape mismatch") ...</k> <shape> SH </shape>
-///       requires Y in_keys(SH) andBool Z in_keys(SH) andBool SH[Y] =/=K SH[Z] andBool X =/=K Y andBool X =/=K Z`
+///       requires Y in_keys(SH) andBool Z in_keys(SH) andBool notBool broadcastable(SH[Y], SH[Z]) andBool X =/=K Y andBool X =/=K Z`
+///
+/// Ext-8 changed the side condition from `SH[Y] =/=K SH[Z]`: shapes that differ but broadcast
+/// are Ext-8's `ext-let-elementwise`; the detail names both shapes (and, in the call's span,
+/// not the `let`'s, which runs to the end of its body).
 pub static ADD_TENSOR_SHAPE_MISMATCH: Rule = Rule::top(
     SECTION,
     "ext-add-tensor-shape-mismatch",
     "Ext-1",
-    "Ext-1",
-    "rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError(\"shape mismatch\") ...</k> <shape> SH </shape> requires Y in_keys(SH) andBool Z in_keys(SH) andBool SH[Y] =/=K SH[Z] andBool X =/=K Y andBool X =/=K Z",
+    "Ext-1, Ext-8",
+    "rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError(\"shape mismatch\") ...</k> <shape> SH </shape> requires Y in_keys(SH) andBool Z in_keys(SH) andBool notBool broadcastable(SH[Y], SH[Z]) andBool X =/=K Y andBool X =/=K Z",
     &[Head::LetFunc],
     add_tensor_shape_mismatch,
 );
 
 fn add_tensor_shape_mismatch(r: &mut Rewrite<'_>) -> bool {
     let Some((_, y, z, is, js, _)) = add_tensor_redex(r) else { return false };
-    if is == js {
+    if broadcast(is.as_slice(), js.as_slice()).is_some() {
         return false;
     }
-    let shape = |is: &Ints| format!("{:?}", is.as_slice());
-    let detail = format!(
-        "addTensor({y}, {z}) needs two tensors of the same shape; {y} has shape {} and {z} has shape {}",
-        shape(&is),
-        shape(&js)
-    );
+    let detail = mismatch_detail("addTensor", y.as_str(), z.as_str(), is.as_slice(), js.as_slice());
     // The call's span, not the `let`'s (which runs to the end of its body).
     let span = match r.top().map(Term::node) {
         Some(Node::LetFunc { func_span, .. }) => *func_span,

@@ -1,7 +1,8 @@
 //! The revised profile: the published rules plus the patches Rev-0…Rev-13 of
 //! docs/semantics.md §4, each a set of rules it removes and rules it adds, with its reason, and the
 //! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools;
-//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-9: `expTensor`, `logTensor`,
+//! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-7: `-`, `/`; Ext-8: broadcasting
+//! `addTensor`, `subTensor`, `mulTensor`, `divTensor`; Ext-9: `expTensor`, `logTensor`,
 //! `softmax`, `logSoftmax`; Ext-10: the reductions), which add constructs K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
@@ -32,6 +33,8 @@ pub mod ext3_conv2d;
 pub mod ext4_pool2d;
 pub mod ext5_reshape;
 pub mod ext6_transpose;
+pub mod ext7_sub_div;
+pub mod ext8_broadcast;
 pub mod ext9_items;
 pub mod ext9_softmax;
 
@@ -72,6 +75,8 @@ pub static PATCHES: &[&Patch] = &[
     &ext4_pool2d::PATCH,
     &ext5_reshape::PATCH,
     &ext6_transpose::PATCH,
+    &ext7_sub_div::PATCH,
+    &ext8_broadcast::PATCH,
     &ext9_softmax::PATCH,
     &ext10_reduce::PATCH,
 ];

@@ -140,7 +140,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
     let operands: Vec<&Term> = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => Vec::new(),
         FuncTerm::Apply(_, y) => vec![y],
-        FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) => vec![w, y],
+        FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) | FuncTerm::TensorArith(_, w, y) => vec![w, y],
         FuncTerm::Conv2d { x, w, b, .. } => [x, w].into_iter().chain(b).collect(),
         FuncTerm::Pool2d { x, .. }
         | FuncTerm::Reshape { x, .. }
@@ -157,6 +157,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Reshape { dims: Some(_), .. } => "reshape",
         FuncTerm::Reshape { dims: None, .. } => "flatten",
         FuncTerm::Transpose { .. } => "transpose",
+        FuncTerm::TensorArith(op, ..) => op.keyword(),
         FuncTerm::TensorMath { f, .. } => f.keyword(),
     };
     for operand in operands {

@@ -155,6 +155,11 @@ pub enum Head {
     PoolMean,
     ReshapeHelper,
     TransposeHelper,
+    /// `-` and `/` (Ext-7).
+    Sub,
+    Div,
+    /// `broadcastHelper` (Ext-8).
+    BroadcastHelper,
     MathItem,
     TensorMath,
 }
@@ -209,6 +214,9 @@ impl Head {
                 Node::PoolMean { .. } => Head::PoolMean,
                 Node::ReshapeHelper { .. } => Head::ReshapeHelper,
                 Node::TransposeHelper { .. } => Head::TransposeHelper,
+                Node::Sub(..) => Head::Sub,
+                Node::Div(..) => Head::Div,
+                Node::BroadcastHelper(_) => Head::BroadcastHelper,
                 Node::MathItem { .. } => Head::MathItem,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,

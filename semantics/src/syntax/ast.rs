@@ -79,6 +79,9 @@ pub enum ExpKind {
         func: Func,
         body: Box<Exp>,
     },
+    /// `E - E` and `E / E` (Ext-7, relaxed grammar only).
+    Sub(Box<Exp>, Box<Exp>),
+    Div(Box<Exp>, Box<Exp>),
 }
 
 /// `syntax Func` (k-nn.md L83–90): only ever the right-hand side of a `let`.
@@ -113,10 +116,31 @@ pub enum FuncKind {
     Reshape(Box<Exp>, Option<IntList>),
     /// `transpose(X, Ps)` (Ext-6, relaxed grammar only): the axes of `X` in the order `Ps`.
     Transpose(Box<Exp>, IntList),
+    /// `subTensor(E, E)`, `mulTensor(E, E)`, `divTensor(E, E)` (Ext-8, relaxed grammar only):
+    /// element-wise arithmetic of two tensors of broadcastable shapes.
+    TensorArith(TensorOp, Box<Exp>, Box<Exp>),
     /// `expTensor(Y)`, `logTensor(Y)`, `softmax(Y, A)`, `logSoftmax(Y, A)` (Ext-9) and
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
+}
+
+/// The element-wise tensor functions Ext-8 adds beside `addTensor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensorOp {
+    Sub,
+    Mul,
+    Div,
+}
+
+impl TensorOp {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TensorOp::Sub => "subTensor",
+            TensorOp::Mul => "mulTensor",
+            TensorOp::Div => "divTensor",
+        }
+    }
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -138,7 +162,12 @@ impl Exp {
         match &self.kind {
             ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
             ExpKind::Index(e, _) | ExpKind::ArgMax(e) => children.push(e),
-            ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+            ExpKind::Max(a, b)
+            | ExpKind::Min(a, b)
+            | ExpKind::Mul(a, b)
+            | ExpKind::Add(a, b)
+            | ExpKind::Sub(a, b)
+            | ExpKind::Div(a, b) => {
                 children.push(a);
                 children.push(b);
             }
@@ -177,7 +206,12 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
     match kind {
         ExpKind::Float(_) | ExpKind::Int(_) | ExpKind::Id(_) => {}
         ExpKind::Index(e, _) | ExpKind::ArgMax(e) => stack.push(*e),
-        ExpKind::Max(a, b) | ExpKind::Min(a, b) | ExpKind::Mul(a, b) | ExpKind::Add(a, b) => {
+        ExpKind::Max(a, b)
+        | ExpKind::Min(a, b)
+        | ExpKind::Mul(a, b)
+        | ExpKind::Add(a, b)
+        | ExpKind::Sub(a, b)
+        | ExpKind::Div(a, b) => {
             stack.push(*a);
             stack.push(*b);
         }
@@ -196,7 +230,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
                 | FuncKind::SigmoidTensor(e) => stack.push(*e),
-                FuncKind::AddTensor(a, b) => {
+                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => {
                     stack.push(*a);
                     stack.push(*b);
                 }
@@ -250,6 +284,8 @@ impl Exp {
             ExpKind::Min(..) => ExpKind::Min(kid(), kid()),
             ExpKind::Mul(..) => ExpKind::Mul(kid(), kid()),
             ExpKind::Add(..) => ExpKind::Add(kid(), kid()),
+            ExpKind::Sub(..) => ExpKind::Sub(kid(), kid()),
+            ExpKind::Div(..) => ExpKind::Div(kid(), kid()),
             ExpKind::Let { .. } => ExpKind::Let { target: kid(), value: kid(), body: kid() },
             ExpKind::LetFunc { func, .. } => {
                 let target = kid();
@@ -264,6 +300,7 @@ impl Exp {
                     FuncKind::Sigmoid(_) => FuncKind::Sigmoid(kid()),
                     FuncKind::SigmoidTensor(_) => FuncKind::SigmoidTensor(kid()),
                     FuncKind::AddTensor(..) => FuncKind::AddTensor(kid(), kid()),
+                    FuncKind::TensorArith(op, ..) => FuncKind::TensorArith(*op, kid(), kid()),
                     FuncKind::Conv2d(_, _, b, attrs) => {
                         let (x, w) = (kid(), kid());
                         FuncKind::Conv2d(x, w, b.as_ref().map(|_| kid()), attrs.clone())
@@ -295,6 +332,7 @@ impl Clone for Func {
             FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
             FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
             FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
+            FuncKind::TensorArith(op, a, b) => FuncKind::TensorArith(*op, a.clone(), b.clone()),
             FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
             FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
@@ -349,6 +387,8 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
         | (K::ArgMax(_), K::ArgMax(_))
         | (K::Mul(..), K::Mul(..))
         | (K::Add(..), K::Add(..))
+        | (K::Sub(..), K::Sub(..))
+        | (K::Div(..), K::Div(..))
         | (K::Let { .. }, K::Let { .. }) => true,
         (K::LetFunc { func: f, .. }, K::LetFunc { func: g, .. }) => match (&f.kind, &g.kind) {
             (FuncKind::InitTensor(x), FuncKind::InitTensor(y)) => x == y,
@@ -360,6 +400,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Pool2d(p1, _, a1), FuncKind::Pool2d(p2, _, a2)) => p1 == p2 && a1 == a2,
             (FuncKind::Reshape(_, d1), FuncKind::Reshape(_, d2)) => d1 == d2,
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
+            (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },

@@ -22,6 +22,7 @@ impl Func {
             | FuncKind::Pool2d(..)
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
+            | FuncKind::TensorArith(..) => None,
             | FuncKind::TensorMath(..) => None,
         }
     }
@@ -30,7 +31,7 @@ impl Func {
     /// `addTensor`, the tensor operands of `conv2d`.
     pub fn arguments(&self) -> Children<'_> {
         match &self.kind {
-            FuncKind::AddTensor(a, b) => Children::from_slice(&[a, b]),
+            FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => Children::from_slice(&[a, b]),
             FuncKind::Conv2d(x, w, b, _) => {
                 let mut children = Children::from_slice(&[x, w]);
                 children.extend(b.as_deref());
@@ -61,6 +62,7 @@ impl Func {
             FuncKind::Reshape(_, Some(_)) => "reshape",
             FuncKind::Reshape(_, None) => "flatten",
             FuncKind::Transpose(..) => "transpose",
+            FuncKind::TensorArith(op, ..) => op.keyword(),
             FuncKind::TensorMath(f, ..) => f.keyword(),
         }
     }

@@ -11,7 +11,7 @@ pub mod parser;
 pub mod print;
 pub mod tensor_math;
 
-pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span};
+pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span, TensorOp};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;

@@ -20,8 +20,8 @@ fn level(e: &Exp) -> Level {
     match e.kind {
         ExpKind::LetFunc { .. } => Level::LetFunc,
         ExpKind::Let { .. } => Level::LetExp,
-        ExpKind::Add(..) => Level::Sum,
-        ExpKind::Mul(..) => Level::Product,
+        ExpKind::Add(..) | ExpKind::Sub(..) => Level::Sum,
+        ExpKind::Mul(..) | ExpKind::Div(..) => Level::Product,
         _ => Level::Atom,
     }
 }
@@ -106,6 +106,8 @@ fn push_pieces<'e>(e: &'e Exp, stack: &mut Vec<Piece<'e>>) {
         ExpKind::ArgMax(a) => vec![Text("ArgMax("), P(a, Level::LetFunc), Text(")")],
         ExpKind::Mul(a, b) => vec![P(a, Level::Product), Text(" * "), P(b, Level::Atom)],
         ExpKind::Add(a, b) => vec![P(a, Level::Sum), Text(" + "), P(b, Level::Product)],
+        ExpKind::Sub(a, b) => vec![P(a, Level::Sum), Text(" - "), P(b, Level::Product)],
+        ExpKind::Div(a, b) => vec![P(a, Level::Product), Text(" / "), P(b, Level::Atom)],
         ExpKind::Let { target, value, body } => vec![
             Text("let "),
             P(target, Level::LetFunc),

@@ -36,6 +36,8 @@ pub fn term_of_program(program: &Exp) -> Term {
                     ExpKind::ArgMax(_) => Node::ArgMax(next()),
                     ExpKind::Mul(..) => Node::Mul(next(), next()),
                     ExpKind::Add(..) => Node::Add(next(), next()),
+                    ExpKind::Sub(..) => Node::Sub(next(), next()),
+                    ExpKind::Div(..) => Node::Div(next(), next()),
                     ExpKind::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
                     ExpKind::LetFunc { func, .. } => {
                         let target = next();
@@ -49,6 +51,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                                 Term::id(&Sym::new(&x.name), x.span),
                             ),
                             FuncKind::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
+                            FuncKind::TensorArith(op, ..) => FuncTerm::TensorArith(*op, next(), next()),
                             FuncKind::Conv2d(_, _, b, attrs) => {
                                 let (x, w) = (next(), next());
                                 FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }

@@ -2,7 +2,7 @@
 //! [`HelperArgs`]), and what stands on the right of a let-Func ([`FuncName`], [`FuncTerm`]).
 
 use super::{Ints, Sym, Term};
-use crate::syntax::{Attrs, Elements, Pool, TensorMath};
+use crate::syntax::{Attrs, Elements, Pool, TensorMath, TensorOp};
 
 /// The three element-wise activations and their helper families (`reluTensorHelper`,
 /// `tanhTensorHelper`, `sigmoidTensorHelper`), which have identical shapes.
@@ -114,6 +114,9 @@ pub enum FuncTerm {
         x: Term,
         perm: Ints,
     },
+    /// `subTensor(Exp, Exp)`, `mulTensor(Exp, Exp)`, `divTensor(Exp, Exp)` (Ext-8): the
+    /// operands, names of tensors when the program is right.
+    TensorArith(TensorOp, Term, Term),
     /// `expTensor(Exp)`, `logTensor(Exp)`, `softmax(Exp, Int)`, `logSoftmax(Exp, Int)` (Ext-9),
     /// `reduceSum(Exp, Ints)`, … (Ext-10): the operand and the axes (`None` for the
     /// element-wise two).
@@ -150,4 +153,79 @@ pub struct Pool2dHelper {
     pub from: i64,
     pub to: i64,
     pub dims: Ints,
+}
+
+/// The scalar operator of an element-wise tensor function (Ext-8): `addTensor`'s `+` and the
+/// operators of `subTensor`, `mulTensor`, `divTensor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl ElementOp {
+    pub fn of(op: TensorOp) -> ElementOp {
+        match op {
+            TensorOp::Sub => ElementOp::Sub,
+            TensorOp::Mul => ElementOp::Mul,
+            TensorOp::Div => ElementOp::Div,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ElementOp::Add => "+",
+            ElementOp::Sub => "-",
+            ElementOp::Mul => "*",
+            ElementOp::Div => "/",
+        }
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ElementOp::Add => "addTensor",
+            ElementOp::Sub => "subTensor",
+            ElementOp::Mul => "mulTensor",
+            ElementOp::Div => "divTensor",
+        }
+    }
+}
+
+/// `broadcastHelper(Op, Y, Z, X, K ... N, Is, Js, Os)` (Ext-8): the positions `from..to`
+/// (row-major) of `X`, of shape `dims` = `Os`, still to compute from `Y` of shape `y_dims` and
+/// `Z` of shape `z_dims`, broadcast to `Os`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BroadcastHelper {
+    pub op: ElementOp,
+    pub y: Sym,
+    pub z: Sym,
+    pub x: Sym,
+    pub from: i64,
+    pub to: i64,
+    pub y_dims: Ints,
+    pub z_dims: Ints,
+    pub dims: Ints,
+}
+
+/// The context `□ - B`, `A - □`, `□ / B` or `A / □` of Ext-7's `seqstrict` `-` and `/`
+/// (`Context::SubDiv`): the operator (`Sub` or `Div`), whether the hole is the left operand, and
+/// the operand already there.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArithHole {
+    pub op: ElementOp,
+    pub hole_left: bool,
+    pub other: Term,
+}
+
+impl ArithHole {
+    /// The operation with `hole` in the hole.
+    pub fn plug(&self, hole: Term) -> super::Node {
+        let (a, b) = if self.hole_left { (hole, self.other.clone()) } else { (self.other.clone(), hole) };
+        match self.op {
+            ElementOp::Div => super::Node::Div(a, b),
+            _ => super::Node::Sub(a, b),
+        }
+    }
 }

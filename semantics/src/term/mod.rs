@@ -28,7 +28,9 @@ use crate::syntax::Span;
 
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
-pub use funcs::{Act, Conv2dHelper, FuncName, FuncTerm, HelperArgs, Pool2dHelper};
+pub use funcs::{
+    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, Pool2dHelper,
+};
 pub use math::MathFn;
 pub use subst::SubstMap;
 
@@ -198,6 +200,11 @@ pub enum Node {
         to: i64,
         perm: Ints,
     },
+    /// `E - E` and `E / E` (Ext-7): `seqstrict`, as `+` and `*` are in the revised profile.
+    Sub(Term, Term),
+    Div(Term, Term),
+    /// `broadcastHelper(…)` (Ext-8): see [`BroadcastHelper`].
+    BroadcastHelper(Box<BroadcastHelper>),
     /// `expItem(Exp)`, `logItem(Exp)`, `expShiftItem(Exp, Float)`, `softmaxItem(Exp, Float,
     /// Float)`, `logSoftmaxItem(Exp, Float, Float)` (Ext-9), strict in the operand.
     MathItem {

@@ -13,8 +13,8 @@ fn level(node: &Node) -> Level {
     match node {
         Node::LetFunc { .. } => Level::LetFunc,
         Node::Let { .. } => Level::LetExp,
-        Node::Add(..) => Level::Sum,
-        Node::Mul(..) => Level::Product,
+        Node::Add(..) | Node::Sub(..) => Level::Sum,
+        Node::Mul(..) | Node::Div(..) => Level::Product,
         _ => Level::Atom,
     }
 }
@@ -113,6 +113,12 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         Node::Add(a, b) => {
             vec![Piece::Term(a.clone(), Level::Sum), text(" + "), Piece::Term(b.clone(), Level::Product)]
         }
+        Node::Sub(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Sum), text(" - "), Piece::Term(b.clone(), Level::Product)]
+        }
+        Node::Div(a, b) => {
+            vec![Piece::Term(a.clone(), Level::Product), text(" / "), Piece::Term(b.clone(), Level::Atom)]
+        }
         Node::Let { target, value, body } => vec![
             text("let "),
             inner(target),
@@ -133,6 +139,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 FuncTerm::Apply(name, arg) => call(name.keyword(), vec![inner(arg)]),
                 FuncTerm::Linear(w, x) => call("linear", vec![inner(w), inner(x)]),
                 FuncTerm::AddTensor(y, z) => call("addTensor", vec![inner(y), inner(z)]),
+                FuncTerm::TensorArith(op, y, z) => call(op.keyword(), vec![inner(y), inner(z)]),
                 FuncTerm::Conv2d { x, w, b, attrs } => {
                     let mut args = vec![inner(x), inner(w)];
                     args.extend(b.iter().map(inner));
@@ -196,6 +203,19 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         Node::AddTensorHelper { y, z, x, from, to, dims } => call(
             "addTensorHelper",
             vec![text(y.as_str()), text(z.as_str()), text(x.as_str()), range(*from, *to), text(ints_text(dims))],
+        ),
+        Node::BroadcastHelper(h) => call(
+            "broadcastHelper",
+            vec![
+                text(h.op.symbol()),
+                text(h.y.as_str()),
+                text(h.z.as_str()),
+                text(h.x.as_str()),
+                range(h.from, h.to),
+                text(format!("( {} )", ints_text(&h.y_dims))),
+                text(format!("( {} )", ints_text(&h.z_dims))),
+                text(format!("( {} )", ints_text(&h.dims))),
+            ],
         ),
         Node::Conv2dHelper(h) => {
             let bias = h.b.as_ref().map_or(".", |b| b.as_str());

@@ -22,6 +22,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::BroadcastHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
@@ -40,6 +41,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Min(a, b)
         | Node::Mul(a, b)
         | Node::Add(a, b)
+        | Node::Sub(a, b)
+        | Node::Div(a, b)
         | Node::StoreVal { target: a, value: b }
         | Node::ActHelper { y: a, x: b, .. } => {
             f(a);
@@ -60,7 +63,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             match func {
                 FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
-                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) => {
+                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) | FuncTerm::TensorArith(_, w, x) => {
                     f(w);
                     f(x);
                 }
@@ -141,6 +144,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             }
             (FuncTerm::Reshape { dims: d1, .. }, FuncTerm::Reshape { dims: d2, .. }) => d1 == d2,
             (FuncTerm::Transpose { perm: p1, .. }, FuncTerm::Transpose { perm: p2, .. }) => p1 == p2,
+            (FuncTerm::TensorArith(o1, ..), FuncTerm::TensorArith(o2, ..)) => o1 == o2,
             (FuncTerm::TensorMath { f: f1, axes: a1, .. }, FuncTerm::TensorMath { f: f2, axes: a2, .. }) => {
                 f1 == f2 && a1 == a2
             }
@@ -164,6 +168,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::AddTensorHelper { y: y2, z: z2, x: x2, from: f2, to: t2, dims: d2 },
         ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
         (N::Conv2dHelper(h1), N::Conv2dHelper(h2)) => h1 == h2,
+        (N::BroadcastHelper(h1), N::BroadcastHelper(h2)) => h1 == h2,
         (N::Pool2dHelper(h1), N::Pool2dHelper(h2)) => h1 == h2,
         (N::PoolMean { count: c1, .. }, N::PoolMean { count: c2, .. }) => c1 == c2,
         (N::ReshapeHelper { x, y, from, to, dims }, N::ReshapeHelper { x: x2, y: y2, from: f2, to: t2, dims: d2 }) => {
@@ -203,6 +208,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Pool2d { pool, attrs, .. } => (3u8, pool, attrs).hash(state),
             FuncTerm::Reshape { dims, .. } => (4u8, dims).hash(state),
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
+            FuncTerm::TensorArith(op, ..) => (6u8, op).hash(state),
             FuncTerm::TensorMath { f, axes, .. } => (6u8, f, axes).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
@@ -212,6 +218,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::ArgMaxHelper { x, from, to, max, index } => (x, from, to, max.to_bits(), index).hash(state),
         Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
         Node::Conv2dHelper(h) => h.hash(state),
+        Node::BroadcastHelper(h) => h.hash(state),
         Node::Pool2dHelper(h) => h.hash(state),
         Node::PoolMean { count, .. } => count.hash(state),
         Node::MathItem { f, .. } => f.hash(state),
@@ -275,6 +282,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::ArgMaxHelper { .. }
         | Node::AddTensorHelper { .. }
         | Node::Conv2dHelper(_)
+        | Node::BroadcastHelper(_)
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
@@ -301,6 +309,8 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         Node::Min(..) => Node::Min(next(), next()),
         Node::Mul(..) => Node::Mul(next(), next()),
         Node::Add(..) => Node::Add(next(), next()),
+        Node::Sub(..) => Node::Sub(next(), next()),
+        Node::Div(..) => Node::Div(next(), next()),
         Node::StoreVal { .. } => Node::StoreVal { target: next(), value: next() },
         Node::ActHelper { act, args, .. } => Node::ActHelper { act: *act, y: next(), x: next(), args: args.clone() },
         Node::Let { .. } => Node::Let { target: next(), value: next(), body: next() },
@@ -313,6 +323,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Apply(name, _) => FuncTerm::Apply(*name, next()),
                 FuncTerm::Linear(..) => FuncTerm::Linear(next(), next()),
                 FuncTerm::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
+                FuncTerm::TensorArith(op, ..) => FuncTerm::TensorArith(*op, next(), next()),
                 FuncTerm::Conv2d { b, attrs, .. } => {
                     let (x, w) = (next(), next());
                     FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }

@@ -13,8 +13,11 @@ fn ext1_add_tensor() {
     let err = parse_program(source, Profile::published().grammar).expect_err("K has no addTensor");
     assert!(err.message.contains("unexpected `(`"), "{err}");
     assert_eq!(outcome(Profile::revised(), source), Float(0.5));
-    let mismatch = "let h = initTensor(2) in let b = initTensor(1, 2) in (let z = addTensor(h, b) in z[1])";
+    let mismatch = "let h = initTensor(2) in let b = initTensor(3) in (let z = addTensor(h, b) in z[1])";
     assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
+    // Since Ext-8, `(2)` and `(1, 2)` broadcast to `(1, 2)`: `z[0, 1]` is `0.0 + 0.5`.
+    let broadcast = "let h = initTensor(2) in let b = initTensor(1, 2) in let b[0, 1] = 0.5 in (let z = addTensor(h, b) in z[0, 1])";
+    assert_eq!(outcome(Profile::revised(), broadcast), Float(0.5));
 }
 
 /// Ext-3 (docs/semantics.md, "Deviations"): the published grammar has no `conv2d` (nor tensor
@@ -73,6 +76,56 @@ fn ext6_transpose() {
     assert_eq!(run("transpose(x, 0, 1)"), Float(2.0));
     assert_eq!(run("transpose(x, 1)"), Error(ErrorKind::InvalidAttribute));
     assert_eq!(run("transpose(x, 0, 2)"), Error(ErrorKind::InvalidAttribute));
+}
+
+/// Ext-7 (docs/semantics.md, "Deviations"): K has neither `-` nor `/` (its scanner reads `-`
+/// only as a Float's sign, `/` not at all); the revised grammar subtracts and divides: Floats
+/// in IEEE binary64, Ints in 64 bits truncating toward zero.
+#[test]
+fn ext7_sub_div() {
+    for source in ["3.0 - 1.0", "3.0 / 2.0", "x-1.0"] {
+        assert!(parse_program(source, Profile::published().grammar).is_err(), "K has no `-`, `/`: {source}");
+    }
+    let run = |source: &str| outcome(Profile::revised(), source);
+    assert_eq!(run("3.0 - 1.0"), Float(2.0));
+    assert_eq!(run("2.0-1.0"), Float(1.0));
+    assert_eq!(run("let x = 3.0 in x-1.0"), Float(2.0));
+    assert_eq!(run("let x = 3.0 in x - -1.0"), Float(4.0));
+    assert_eq!(run("1.0 - 2.0 - 3.0"), Float(-4.0), "left associative: (1 - 2) - 3");
+    assert_eq!(run("8.0 / 4.0 / 2.0"), Float(1.0), "left associative: (8 / 4) / 2");
+    assert_eq!(run("1.0 + 6.0 / 2.0 - 1.0"), Float(3.0), "`/` binds tighter than `+`, `-`");
+    assert_eq!(run("3.0 / 2.0"), Float(1.5));
+    assert_eq!(run("7 - 9"), Int(-2));
+    assert_eq!(run("7 / 2"), Int(3));
+    assert_eq!(run("(0 - 7) / 2"), Int(-3), "toward zero");
+    assert_eq!(run("1 / 0"), Error(ErrorKind::DivisionByZero));
+    assert_eq!(run("1.0 / 0"), Float(f64::INFINITY), "mixed: a Float division");
+    assert_eq!(run("(0 - 4611686018427387903 - 4611686018427387903 - 2) / (0 - 1)"), Error(ErrorKind::IntegerOverflow));
+    assert_eq!(run("0 - 4611686018427387903 - 4611686018427387903 - 3"), Error(ErrorKind::IntegerOverflow));
+    assert_eq!(run("let t = initTensor(1) in t / 2.0"), Error(ErrorKind::InvalidOperands));
+}
+
+/// Ext-8 (docs/semantics.md, "Deviations"): K has no element-wise tensor arithmetic; the
+/// revised rules broadcast as NumPy does. `h = [[1], [2]]` (2, 1) and `b = [0.5, 2, -1]` (3):
+/// `subTensor(h, b)` is `[[0.5, -1, 2], [1.5, 0, 3]]`, `mulTensor` `[[0.5, 2, -1], [1, 4, -2]]`,
+/// `divTensor` `[[2, 0.5, -1], [4, 1, -2]]` (`1 / 2` of Ints is `0`, toward zero).
+#[test]
+fn ext8_broadcast() {
+    let h = "let h = initTensor(2, 1)[1, 2] in let b = initTensor(3)[0.5, 2, -1.0] in ";
+    let source = format!("{h}(let z = subTensor(h, b) in z[1, 0])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no subTensor");
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{h}(let z = {f} in z[{at}])"));
+    assert_eq!(run("subTensor(h, b)", "1, 0"), Float(1.5));
+    assert_eq!(run("subTensor(h, b)", "0, 2"), Float(2.0));
+    assert_eq!(run("mulTensor(h, b)", "1, 1"), Int(4));
+    assert_eq!(run("divTensor(h, b)", "0, 1"), Int(0));
+    assert_eq!(run("divTensor(h, b)", "1, 2"), Float(-2.0));
+    assert_eq!(run("addTensor(h, b)", "1, 2"), Float(1.0));
+    assert_eq!(run("divTensor(b, h)", "1, 0"), Float(0.25));
+    let zero = "let h = initTensor(1)[3] in let b = initTensor(2)[1, 0] in (let z = divTensor(h, b) in z[0])";
+    assert_eq!(outcome(Profile::revised(), zero), Error(ErrorKind::DivisionByZero));
+    let mismatch = format!("{h}let c = initTensor(2) in (let z = mulTensor(b, c) in z[0])");
+    assert_eq!(outcome(Profile::revised(), &mismatch), Error(ErrorKind::ShapeMismatch));
 }
 
 /// Ext-9 (docs/semantics.md, "Deviations"): no `softmax` in K; the softmax of `[0, 0]` is

@@ -33,8 +33,9 @@ fn rule_ext_let_add_tensor() {
 
 /// `ext-add-tensor-shape-mismatch`:
 /// `rule <k> let X:Id = addTensor(Y:Id, Z:Id) in _ => knnError("shape mismatch") ...</k> <shape> SH </shape>
-///  requires Y in_keys(SH) andBool Z in_keys(SH) andBool SH[Y] =/=K SH[Z] andBool X =/=K Y andBool X =/=K Z`
-/// — the same six elements, transposed: `(2, 3)` against `(3, 2)`.
+///  requires Y in_keys(SH) andBool Z in_keys(SH) andBool notBool broadcastable(SH[Y], SH[Z]) andBool X =/=K Y
+///  andBool X =/=K Z` (Ext-8's side condition) — the same six elements, transposed: `(2, 3)` against
+///  `(3, 2)`, whose trailing extents 3 and 2 differ and neither is 1.
 #[test]
 fn rule_ext_add_tensor_shape_mismatch() {
     let source = "let h = initTensor(2, 3) in let b = initTensor(3, 2) in let z = addTensor(h, b) in z[0, 0]";

@@ -16,6 +16,7 @@
 //! `0 |-> tensor(1, 2)`, row 0 at 3 (`3 |-> tensor(4, 3)`, `4 .. 6`), row 1 at 7
 //! (`7 |-> tensor(8, 3)`, `8 .. 10`), with `1 |-> tensor(4, 3)` and `2 |-> tensor(8, 3)`.
 
+mod broadcast;
 #[path = "../common/mod.rs"]
 mod common;
 mod determinism;
@@ -26,6 +27,7 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod sub_div;
 mod softmax;
 mod transpose;
 
@@ -225,6 +227,30 @@ const COVERED: &[&str] = &[
     "ext-transpose-invalid-permutation",
     "ext-transpose-helper-step",
     "ext-transpose-helper-done",
+    // Ext-7
+    "ext-heat-sub-1",
+    "ext-heat-sub-2",
+    "ext-cool-sub-1",
+    "ext-cool-sub-2",
+    "ext-heat-div-1",
+    "ext-heat-div-2",
+    "ext-cool-div-1",
+    "ext-cool-div-2",
+    "ext-sub-float",
+    "ext-sub-int",
+    "ext-sub-int-float",
+    "ext-sub-float-int",
+    "ext-div-float",
+    "ext-div-int",
+    "ext-div-int-zero",
+    "ext-div-int-float",
+    "ext-div-float-int",
+    "ext-sub-div-invalid",
+    // Ext-8
+    "ext-let-elementwise",
+    "ext-elementwise-shape-mismatch",
+    "ext-broadcast-helper-step",
+    "ext-broadcast-helper-done",
     // Ext-9
     "ext-let-exp-log-tensor",
     "ext-exp-log-helper-step",
@@ -274,6 +300,8 @@ fn every_revised_rule_has_a_test() {
         include_str!("pools.rs"),
         include_str!("reshape.rs"),
         include_str!("transpose.rs"),
+        include_str!("sub_div.rs"),
+        include_str!("broadcast.rs"),
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
     ]

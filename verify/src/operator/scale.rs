@@ -48,6 +48,20 @@ impl Scale {
                 match element.get(j) {
                     Some(ElementStep::Mul(c)) => factors[at + k] = Some(*c),
                     Some(ElementStep::Add(c)) => adds[at + k] = Some(*c),
+                    // Ext-7's steps: no operator of the verifier bounds them (yet), so the
+                    // network is not read rather than read wrongly.
+                    Some(ElementStep::Sub(_)) => {
+                        return Err(unsupported(
+                            "a subtraction of a constant (`- c`) from elements of a computed tensor",
+                            None,
+                        ));
+                    }
+                    Some(ElementStep::Div(_)) => {
+                        return Err(unsupported(
+                            "a division by a constant (`/ c`) of elements of a computed tensor",
+                            None,
+                        ));
+                    }
                     None => {}
                 }
             }

@@ -2,8 +2,9 @@
 //!
 //! * `Mul(x, c)` (either order) is `v[i] * c[i]`: IEEE multiplication commutes exactly.
 //! * `Div(x, c)` is `v[i] * (1 / c[i])` when every `c[i]` is a power of two, whose reciprocal is
-//!   exact: `x / c` and `x · (1/c)` are then the same real number, rounded the same way. K-NN
-//!   has no division, so any other divisor is refused.
+//!   exact: `x / c` and `x · (1/c)` are then the same real number, rounded the same way (the
+//!   verifier reads that scaling). Any other divisor is `v[i] / c[i]`, Ext-7's `/` (IEEE
+//!   division; the verifier answers `unsupported` for it). `Div(c, x)` is refused.
 //! * `BatchNormalization` (inference form) `(x − mean) / sqrt(var + ε) · scale + B` is folded
 //!   per channel into `x · a + b` with `a = scale / sqrt(var + ε)` and `b = B − mean · a`,
 //!   computed in binary64 from the model's (float32) parameters: the program's `x · a + b` is
@@ -22,20 +23,18 @@ pub(super) fn mul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> 
     Ok(graph.next(shape))
 }
 
-/// `Div` of the vector by a constant whose every element is a power of two.
+/// `Div` of the vector by a constant: a scaling by the reciprocals when they are exact, else a
+/// division.
 pub(super) fn div(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let (values, shape, vector_first) = constant_operand(graph, node)?;
     if !vector_first {
-        return Err("it divides a constant by a computed value; K-NN has no division".into());
+        return Err("it divides a constant by a computed value; knn imports Div by a constant".into());
     }
     let reciprocals: Option<Vec<f64>> = values.iter().map(|&c| exact_reciprocal(c)).collect();
-    let Some(reciprocals) = reciprocals else {
-        let c = values.iter().find(|&&c| exact_reciprocal(c).is_none()).expect("one divisor has no exact reciprocal");
-        return Err(format!(
-            "it divides by {c:?}: K-NN has no division, and x / c is x · (1 / c) bit for bit only when c is a power of two"
-        ));
-    };
-    graph.steps.push(Step::Mul(reciprocals));
+    graph.steps.push(match reciprocals {
+        Some(reciprocals) => Step::Mul(reciprocals),
+        None => Step::Div(values),
+    });
     Ok(graph.next(shape))
 }
 

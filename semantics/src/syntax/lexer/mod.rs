@@ -10,6 +10,11 @@
 //!
 //! Layout is K's default: white space, `// …` and `/* … */`.
 //!
+//! The relaxed grammar (Ext-7) adds the symbols `-` and `/`, tried after everything else, so a
+//! sign still starts a Float where one matches (`-1.0` is one token, as in K) and `//`, `/*`
+//! still start comments; the K grammar has neither symbol, so a lone `-` or `/` stays the
+//! scanner's "unexpected character", exactly as K refuses it.
+//!
 //! The token kinds and keywords are in `tokens.rs`, the scanner here.
 
 mod tokens;
@@ -24,16 +29,22 @@ use nom::{IResult, Parser};
 
 use super::ast::Span;
 use super::diagnostic::SyntaxError;
+use super::grammar::Grammar;
 
 /// The largest Int literal accepted: locations are computed as `L + I + 1` in 64 bits.
 pub const MAX_INT_LITERAL: i64 = (1 << 62) - 1;
 
-/// Splits `source` into tokens, ending with [`TokenKind::Eof`].
+/// Splits `source` into tokens as K's scanner does, ending with [`TokenKind::Eof`].
 pub fn tokenize(source: &str) -> Result<Vec<Token>, SyntaxError> {
+    tokenize_in(source, Grammar::K)
+}
+
+/// Splits `source` into the tokens of `grammar`: the relaxed one also has `-` and `/` (Ext-7).
+pub fn tokenize_in(source: &str, grammar: Grammar) -> Result<Vec<Token>, SyntaxError> {
     let mut tokens = Vec::new();
     let mut pos = skip_layout(source, 0)?;
     while pos < source.len() {
-        let token = next_token(source, pos)?;
+        let token = next_token(source, pos, grammar)?;
         pos = skip_layout(source, token.span.end as usize)?;
         tokens.push(token);
     }
@@ -93,7 +104,7 @@ fn may_start_word(first: u8) -> bool {
     first.is_ascii_alphabetic() || first == b'_'
 }
 
-fn next_token(source: &str, pos: usize) -> Result<Token, SyntaxError> {
+fn next_token(source: &str, pos: usize, grammar: Grammar) -> Result<Token, SyntaxError> {
     let rest = &source[pos..];
     let first = rest.as_bytes().first().copied().unwrap_or(0);
     // Longest match first, then the higher `prec`; of equals, the later one below.
@@ -123,7 +134,7 @@ fn next_token(source: &str, pos: usize) -> Result<Token, SyntaxError> {
     {
         consider(rest.len() - after.len(), 1, CandidateKind::Word);
     }
-    if let Some(symbol) = symbol(rest) {
+    if let Some(symbol) = symbol(rest).or_else(|| relaxed_symbol(rest, grammar)) {
         consider(1, 0, CandidateKind::Symbol(symbol));
     }
     if rest.starts_with('…') {
@@ -170,6 +181,19 @@ fn symbol(rest: &str) -> Option<TokenKind> {
         b'=' => TokenKind::Equals,
         b'*' => TokenKind::Star,
         b'+' => TokenKind::Plus,
+        _ => return None,
+    })
+}
+
+/// `-` and `/` (Ext-7): symbols of the relaxed grammar only. Being one byte long with the
+/// lowest `prec`, `-` loses to any Float that starts with it (`-1.0`, `-Infinity`).
+fn relaxed_symbol(rest: &str, grammar: Grammar) -> Option<TokenKind> {
+    if grammar != Grammar::Relaxed {
+        return None;
+    }
+    Some(match rest.as_bytes().first()? {
+        b'-' => TokenKind::Minus,
+        b'/' => TokenKind::Slash,
         _ => return None,
     })
 }

@@ -97,3 +97,21 @@ fn classes_start_with_exactly_their_first_bytes() {
         assert!(starts > 0, "{name} starts with some byte");
     }
 }
+
+/// Ext-7: the relaxed grammar's `-` and `/`; a sign that starts a Float still does, and `//`,
+/// `/*` are still comments. K's scanner has neither symbol.
+#[test]
+fn minus_and_slash_are_symbols_of_the_relaxed_grammar_only() {
+    let relaxed = |source: &str| -> Vec<TokenKind> {
+        tokenize_in(source, Grammar::Relaxed).unwrap().into_iter().map(|t| t.kind).collect()
+    };
+    use TokenKind::{Eof, Float, Id, Minus, Slash};
+    assert_eq!(relaxed("a - b"), vec![Id, Minus, Id, Eof]);
+    assert_eq!(relaxed("a / b"), vec![Id, Slash, Id, Eof]);
+    assert_eq!(relaxed("a -1.0"), vec![Id, Float(-1.0), Eof]);
+    assert_eq!(relaxed("a--1.0"), vec![Id, Minus, Float(-1.0), Eof]);
+    assert_eq!(relaxed("a - -Infinity"), vec![Id, Minus, Float(f64::NEG_INFINITY), Eof]);
+    assert_eq!(relaxed("a /* c */ / b // d"), vec![Id, Slash, Id, Eof]);
+    assert!(tokenize("a - b").unwrap_err().message.contains("unexpected character `-`"));
+    assert!(tokenize("a / b").unwrap_err().message.contains("unexpected character `/`"));
+}

@@ -33,13 +33,18 @@ pub enum Keyword {
     Flatten,
     /// `transpose` (Ext-6): a keyword of the relaxed grammar only, as `addTensor`.
     Transpose,
+    /// `subTensor`, `mulTensor`, `divTensor` (Ext-8): keywords of the relaxed grammar only, as
+    /// `addTensor`.
+    SubTensor,
+    MulTensor,
+    DivTensor,
     /// `expTensor`, `logTensor`, `softmax`, `logSoftmax` (Ext-9) and the reductions (Ext-10):
     /// keywords of the relaxed grammar only, as `addTensor`.
     TensorMath(TensorMath),
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 28] = [
+    pub const ALL: [Keyword; 31] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -60,6 +65,9 @@ impl Keyword {
         Keyword::Reshape,
         Keyword::Flatten,
         Keyword::Transpose,
+        Keyword::SubTensor,
+        Keyword::MulTensor,
+        Keyword::DivTensor,
         Keyword::TensorMath(TensorMath::ExpTensor),
         Keyword::TensorMath(TensorMath::LogTensor),
         Keyword::TensorMath(TensorMath::Softmax),
@@ -92,6 +100,9 @@ impl Keyword {
             Keyword::Reshape => "reshape",
             Keyword::Flatten => "flatten",
             Keyword::Transpose => "transpose",
+            Keyword::SubTensor => "subTensor",
+            Keyword::MulTensor => "mulTensor",
+            Keyword::DivTensor => "divTensor",
             Keyword::TensorMath(f) => f.keyword(),
         }
     }
@@ -120,6 +131,9 @@ impl Keyword {
             "reshape" => Keyword::Reshape,
             "flatten" => Keyword::Flatten,
             "transpose" => Keyword::Transpose,
+            "subTensor" => Keyword::SubTensor,
+            "mulTensor" => Keyword::MulTensor,
+            "divTensor" => Keyword::DivTensor,
             "expTensor" => Keyword::TensorMath(TensorMath::ExpTensor),
             "logTensor" => Keyword::TensorMath(TensorMath::LogTensor),
             "softmax" => Keyword::TensorMath(TensorMath::Softmax),
@@ -152,6 +166,9 @@ impl Keyword {
                     | Keyword::Reshape
                     | Keyword::Flatten
                     | Keyword::Transpose
+                    | Keyword::SubTensor
+                    | Keyword::MulTensor
+                    | Keyword::DivTensor
                     | Keyword::TensorMath(_)
             )
     }
@@ -185,6 +202,10 @@ pub enum TokenKind {
     /// memory, [`super::parser::parse_program_with_elements`]); no production of K-NN has it.
     Ellipsis,
     Eof,
+    /// `-` and `/` (Ext-7): the relaxed grammar's subtraction and division; K's scanner has
+    /// neither (a `-` only as the sign of a Float).
+    Minus,
+    Slash,
 }
 
 impl TokenKind {

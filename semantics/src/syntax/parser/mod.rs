@@ -4,6 +4,8 @@
 //! `{Float, Int, Id, E[Is], (E), max, min, ArgMax} > * > + > let-Exp > let-Func`.
 //! K applies priorities only at the left-most and right-most non-terminal of a production, so
 //! * `+` and `*` are left-associative and cannot take a `let` operand without parentheses;
+//!   the relaxed grammar's `-` and `/` (Ext-7) have the priority and associativity of `+` and
+//!   `*` respectively;
 //! * the base of `E[Is]` is an atom (`(a + b)[0]` needs its parentheses);
 //! * the body of a `let … = Exp in …` cannot be a `let … = Func in …` (under [`Grammar::K`]);
 //! * the target and value of a `let` and the arguments of `max`, `min`, `ArgMax` and the
@@ -11,17 +13,18 @@
 //!
 //! The parser is a loop over an explicit stack of frames, so a program nested 100,000 levels
 //! deep parses without deep recursion. This file holds the grammar (the levels and the frames);
-//! `tokens.rs` reads the tokens and reports an unexpected one; `windows.rs` reads the operands
-//! and attributes of `conv2d`.
+//! `operators.rs` reads the binary operators; `tokens.rs` reads the tokens and reports an
+//! unexpected one; `windows.rs` reads the operands and attributes of `conv2d`.
 
+mod operators;
 mod tokens;
 mod windows;
 
-use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
+use super::ast::{Exp, ExpKind, Func, FuncKind, Span, TensorOp};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
-use super::lexer::{Keyword, Token, TokenKind, tokenize};
+use super::lexer::{Keyword, Token, TokenKind, tokenize_in};
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
@@ -37,7 +40,7 @@ pub fn parse_program_with_elements(
     grammar: Grammar,
     elements: Vec<Elements>,
 ) -> Result<Exp, SyntaxError> {
-    let mut tokens = tokenize(source)?;
+    let mut tokens = tokenize_in(source, grammar)?;
     for token in &mut tokens {
         if let TokenKind::Keyword(keyword) = token.kind
             && !keyword.in_grammar(grammar)
@@ -78,6 +81,9 @@ enum Level {
 enum BinOp {
     Mul,
     Add,
+    /// Ext-7, relaxed grammar only (the K grammar's tokens have no `-` or `/`).
+    Sub,
+    Div,
 }
 
 enum LetRhs {
@@ -91,8 +97,9 @@ enum Frame {
     LetTarget { start: u32, level: Level },
     LetValue { start: u32, target: Exp },
     FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
-    // `addTensor(E, □)` (Ext-1): the first operand is parsed.
-    FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32 },
+    // `addTensor(E, □)` (Ext-1), `subTensor`, `mulTensor`, `divTensor` (Ext-8): the first
+    // operand is parsed.
+    FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32, keyword: Keyword },
     // `conv2d(E, …, □` (Ext-3): the tensor operands parsed so far.
     WindowOperand { start: u32, target: Exp, keyword: Keyword, operands: Vec<Exp>, func_start: u32 },
     LetBody { start: u32, target: Exp, rhs: LetRhs },
@@ -192,35 +199,6 @@ impl<'s> Parser<'s> {
         Ok(Mode::Operators(exp, level))
     }
 
-    fn operators(&mut self, exp: Exp, level: Level) -> Mode {
-        match &self.peek().kind {
-            TokenKind::Star if level <= Level::Product => {
-                self.advance();
-                self.frames.push(Frame::Binary { op: BinOp::Mul, lhs: exp, level });
-                Mode::Expect(Level::Atom)
-            }
-            TokenKind::Plus if level <= Level::Sum => {
-                self.advance();
-                self.frames.push(Frame::Binary { op: BinOp::Add, lhs: exp, level });
-                Mode::Expect(Level::Product)
-            }
-            TokenKind::Float(x) if level <= Level::Sum && self.splits_signed_float() => {
-                // Relaxed grammar: `1.0+2.0` is `1.0 + 2.0`, not two adjacent floats.
-                let token = *self.peek();
-                let operand =
-                    Exp::new(ExpKind::Float(*x), Span::new(token.span.start as usize + 1, token.span.end as usize));
-                self.advance();
-                self.frames.push(Frame::Binary { op: BinOp::Add, lhs: exp, level });
-                Mode::Primary(operand, Level::Product)
-            }
-            _ => Mode::Reduce(exp),
-        }
-    }
-
-    fn splits_signed_float(&self) -> bool {
-        self.grammar == Grammar::Relaxed && self.text(self.peek()).starts_with('+')
-    }
-
     fn reduce(&mut self, frame: Frame, exp: Exp) -> Result<Mode, SyntaxError> {
         Ok(match frame {
             Frame::Binary { op, lhs, level } => {
@@ -228,6 +206,8 @@ impl<'s> Parser<'s> {
                 let kind = match op {
                     BinOp::Mul => ExpKind::Mul(Box::new(lhs), Box::new(exp)),
                     BinOp::Add => ExpKind::Add(Box::new(lhs), Box::new(exp)),
+                    BinOp::Sub => ExpKind::Sub(Box::new(lhs), Box::new(exp)),
+                    BinOp::Div => ExpKind::Div(Box::new(lhs), Box::new(exp)),
                 };
                 Mode::Operators(Exp::new(kind, span), level)
             }
@@ -249,14 +229,25 @@ impl<'s> Parser<'s> {
                     Grammar::Relaxed => Level::Any,
                 })
             }
-            Frame::FuncArg { start, target, keyword: Keyword::AddTensor, func_start } => {
+            Frame::FuncArg {
+                start,
+                target,
+                keyword: keyword @ (Keyword::AddTensor | Keyword::SubTensor | Keyword::MulTensor | Keyword::DivTensor),
+                func_start,
+            } => {
                 self.eat(&TokenKind::Comma, "`,`")?;
-                self.frames.push(Frame::FuncSecondArg { start, target, first: exp, func_start });
+                self.frames.push(Frame::FuncSecondArg { start, target, first: exp, func_start, keyword });
                 Mode::Expect(Level::Any)
             }
-            Frame::FuncSecondArg { start, target, first, func_start } => {
+            Frame::FuncSecondArg { start, target, first, func_start, keyword } => {
                 let close = self.eat(&TokenKind::RParen, "`)`")?;
-                let kind = FuncKind::AddTensor(Box::new(first), Box::new(exp));
+                let (first, second) = (Box::new(first), Box::new(exp));
+                let kind = match keyword {
+                    Keyword::SubTensor => FuncKind::TensorArith(TensorOp::Sub, first, second),
+                    Keyword::MulTensor => FuncKind::TensorArith(TensorOp::Mul, first, second),
+                    Keyword::DivTensor => FuncKind::TensorArith(TensorOp::Div, first, second),
+                    _ => FuncKind::AddTensor(first, second),
+                };
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };
                 self.let_func_body(start, target, func)?
             }

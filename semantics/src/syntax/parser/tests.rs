@@ -249,6 +249,72 @@ fn transpose_takes_an_operand_and_its_axes() {
     assert!(matches!(parse("let transpose = 1.0 in transpose").kind, ExpKind::Let { .. }));
 }
 
+/// Ext-7: `-` with the priority of `+`, `/` with that of `*`, both left-associative, in the
+/// relaxed grammar only; a signed Float after an operand is split as `1.0+2.0` is.
+#[test]
+fn subtraction_and_division_parse_in_the_relaxed_grammar_only() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed).unwrap_or_else(|e| panic!("{source}: {e}"));
+    let sub_of = |source: &str| match &relaxed(source).kind {
+        ExpKind::Sub(a, b) => (to_source(a), to_source(b)),
+        other => panic!("{source}: not a subtraction: {other:?}"),
+    };
+    assert_eq!(sub_of("x - 1.0"), ("x".into(), "1.0".into()));
+    assert_eq!(sub_of("x-1.0"), ("x".into(), "1.0".into()));
+    assert_eq!(sub_of("x - -1.0"), ("x".into(), "-1.0".into()));
+    assert_eq!(sub_of("x--1.0"), ("x".into(), "-1.0".into()));
+    assert_eq!(sub_of("2.0-1.0"), ("2.0".into(), "1.0".into()));
+    assert_eq!(sub_of("x-Infinity"), ("x".into(), "Infinity".into()));
+    // The scanner reads `-1` as a Float (K's float regex), so `x-1` subtracts the Float `1.0`.
+    assert!(matches!(relaxed("x-1").kind, ExpKind::Sub(_, ref b) if matches!(b.kind, ExpKind::Float(1.0))));
+    assert!(matches!(relaxed("x - 1").kind, ExpKind::Sub(_, ref b) if matches!(b.kind, ExpKind::Int(1))));
+    // Left associative, `-` at the level of `+`, `/` at that of `*`.
+    assert_eq!(sub_of("a - b - c"), ("a - b".into(), "c".into()));
+    assert_eq!(sub_of("a - b * c"), ("a".into(), "b * c".into()));
+    assert_eq!(sub_of("a / b - c"), ("a / b".into(), "c".into()));
+    assert_eq!(sub_of("a-1.0*2.0"), ("a".into(), "1.0 * 2.0".into()));
+    assert!(matches!(relaxed("a + b - c").kind, ExpKind::Sub(ref l, _) if matches!(l.kind, ExpKind::Add(..))));
+    assert!(matches!(relaxed("a - b + c").kind, ExpKind::Add(ref l, _) if matches!(l.kind, ExpKind::Sub(..))));
+    assert!(matches!(relaxed("a / b / c").kind, ExpKind::Div(ref l, _) if matches!(l.kind, ExpKind::Div(..))));
+    assert!(matches!(relaxed("a * b / c").kind, ExpKind::Div(ref l, _) if matches!(l.kind, ExpKind::Mul(..))));
+    assert!(matches!(relaxed("a + b / c").kind, ExpKind::Add(_, ref r) if matches!(r.kind, ExpKind::Div(..))));
+    assert!(matches!(relaxed("x/-2.0").kind, ExpKind::Div(_, ref r) if matches!(r.kind, ExpKind::Float(-2.0))));
+    // `//` and `/*` still start comments.
+    assert!(matches!(relaxed("a // b\n").kind, ExpKind::Id(_)));
+    // The printer adds the parentheses the priorities need, and the text reads back.
+    for source in ["a - (b - c)", "a / (b / c)", "a / (b * c)", "(a - b) * c", "a - -1.0", "t[0] / 2 - 1"] {
+        assert_eq!(to_source(&relaxed(source)), source);
+    }
+    // No unary minus.
+    let err = parse_program("-x", Grammar::Relaxed).unwrap_err();
+    assert!(err.hint.as_deref().unwrap_or("").contains("no unary minus"), "{err:?}");
+    // The K grammar is unchanged: `-` and `/` are K's lexical errors, a signed Float after an
+    // operand its parse error.
+    assert_eq!(error("x - 1.0").message, "unexpected character `-`");
+    assert_eq!(error("x / 2.0").message, "unexpected character `/`");
+    assert_eq!(error("x-1.0").message, "unexpected float `-1.0`");
+}
+
+/// Ext-8: `subTensor`, `mulTensor`, `divTensor` read like `addTensor`, in the relaxed grammar
+/// only, and print back.
+#[test]
+fn tensor_arithmetic_functions_take_two_operands() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    for (source, op) in [
+        ("let z = subTensor(h, b) in z", TensorOp::Sub),
+        ("let z = mulTensor(h, b) in z", TensorOp::Mul),
+        ("let z = divTensor(h, b[0]) in z", TensorOp::Div),
+    ] {
+        let e = relaxed(source).unwrap();
+        let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+        assert!(matches!(func.kind, FuncKind::TensorArith(o, ..) if o == op), "{source}");
+        assert_eq!(to_source(&e), source);
+        // K's grammar reads the keyword as an identifier: a call of it does not parse.
+        assert!(error(source).message.contains("unexpected `(`"), "{source}");
+    }
+    assert!(relaxed("let z = mulTensor(h) in z").unwrap_err().expected.contains(&"`,`".to_string()));
+    assert!(relaxed("divTensor(h, b)").unwrap_err().message.contains("is a function"));
+}
+
 #[test]
 fn tensor_math_takes_an_operand_and_its_axes() {
     let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);

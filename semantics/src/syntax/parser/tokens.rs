@@ -37,6 +37,9 @@ impl<'s> Parser<'s> {
                 &self.text(token)[1..]
             ));
         }
+        if token.kind == TokenKind::Minus {
+            err = err.hint("K-NN has no unary minus: a negative literal is written `-1.0`, a negated value `-1.0 * e`");
+        }
         err
     }
 
