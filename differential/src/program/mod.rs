@@ -10,8 +10,7 @@ use std::fmt;
 
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::{
-    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorMath, TensorOp,
-    print::to_source,
+    Attrs, Elements, Exp, ExpKind, Func, FuncKind, Ident, Number, Pool, Span, TensorMath, TensorOp, print::to_source,
 };
 
 /// A scalar expression.

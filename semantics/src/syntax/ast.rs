@@ -11,6 +11,7 @@ use smallvec::SmallVec;
 pub use super::attrs::{Attr, AttrName, Attrs, Pool};
 pub use super::elements::{Elements, Number};
 pub use super::tensor_math::TensorMath;
+use super::tensor_op::TensorOp;
 
 /// A byte range `start..end` into the source text.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -123,24 +124,6 @@ pub enum FuncKind {
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
-}
-
-/// The element-wise tensor functions Ext-8 adds beside `addTensor`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TensorOp {
-    Sub,
-    Mul,
-    Div,
-}
-
-impl TensorOp {
-    pub fn keyword(self) -> &'static str {
-        match self {
-            TensorOp::Sub => "subTensor",
-            TensorOp::Mul => "mulTensor",
-            TensorOp::Div => "divTensor",
-        }
-    }
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).

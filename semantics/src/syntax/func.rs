@@ -23,7 +23,7 @@ impl Func {
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
-            | FuncKind::TensorMath(..) => None,
+            FuncKind::TensorMath(..) => None,
         }
     }
 

@@ -10,11 +10,13 @@ pub mod lexer;
 pub mod parser;
 pub mod print;
 pub mod tensor_math;
+pub mod tensor_op;
 
-pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span, TensorOp};
+pub use ast::{Attr, AttrName, Attrs, Exp, ExpKind, Func, FuncKind, Ident, IntList, Pool, Span};
 pub use diagnostic::SyntaxError;
 pub use elements::{Elements, Number};
 pub use grammar::Grammar;
 pub use parser::{parse_program, parse_program_with_elements};
 pub use print::to_source;
 pub use tensor_math::{Axes, TensorMath};
+pub use tensor_op::TensorOp;

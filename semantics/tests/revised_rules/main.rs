@@ -27,8 +27,8 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
-mod sub_div;
 mod softmax;
+mod sub_div;
 mod transpose;
 
 use common::firing::{self, Firing, cell_lines, env, next_loc, shape, store};

@@ -20,11 +20,12 @@ mod operators;
 mod tokens;
 mod windows;
 
-use super::ast::{Exp, ExpKind, Func, FuncKind, Span, TensorOp};
+use super::ast::{Exp, ExpKind, Func, FuncKind, Span};
 use super::diagnostic::SyntaxError;
 use super::elements::Elements;
 use super::grammar::Grammar;
 use super::lexer::{Keyword, Token, TokenKind, tokenize_in};
+use super::tensor_op::TensorOp;
 
 /// Parses a whole program.
 pub fn parse_program(source: &str, grammar: Grammar) -> Result<Exp, SyntaxError> {
