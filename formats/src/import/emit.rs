@@ -158,6 +158,8 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Reshape(_)
             | Step::Transpose { .. }
             | Step::AddKept { .. }
+            | Step::Softmax { .. }
+            | Step::Reduce { .. }
     )
 }
 
@@ -227,6 +229,8 @@ impl Emitter<'_> {
             Step::Pool(pool) => self.pool(network, pool, name_as_output),
             Step::Reshape(shape) => self.reshape(network, shape, name_as_output),
             Step::Transpose { perm, output } => self.transpose(network, perm, output, name_as_output),
+            Step::Softmax { axis, log } => self.softmax(network, *axis, *log, name_as_output),
+            Step::Reduce { kind, axes, output } => self.reduce(network, *kind, axes, output, name_as_output),
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;

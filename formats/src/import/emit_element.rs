@@ -62,7 +62,9 @@ pub(super) fn element(
             | Step::Transpose { .. }
             | Step::Keep(_)
             | Step::Resume(_)
-            | Step::AddKept { .. } => {
+            | Step::AddKept { .. }
+            | Step::Softmax { .. }
+            | Step::Reduce { .. } => {
                 unreachable!("only element-wise steps are fused")
             }
         }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{Emitter, shape_words};
-use crate::import::{Network, Pool, PoolKind};
+use crate::import::{Network, Pool, PoolKind, Reduction};
 
 impl Emitter<'_> {
     /// The target of a step that makes a tensor without weights: the output's name for the last
@@ -79,6 +79,34 @@ impl Emitter<'_> {
         let target = self.fresh(network, name_as_output);
         let axes = perm.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
         let _ = writeln!(self.out, "let {target} = transpose({}, {axes}) in", self.current);
+        self.current = target;
+        self.shape = output.to_vec();
+        vec![false; self.shape.iter().product()]
+    }
+
+    /// `softmax(v, axis)` or `logSoftmax(v, axis)` (Ext-9): a fresh tensor of the same shape.
+    /// A softmax is never `-0.0` (`exp` is `+0.0` at least, the sum positive); a log-softmax
+    /// may be.
+    pub(super) fn softmax(&mut self, network: &Network, axis: usize, log: bool, name_as_output: bool) -> Vec<bool> {
+        let target = self.fresh(network, name_as_output);
+        let function = if log { "logSoftmax" } else { "softmax" };
+        let _ = writeln!(self.out, "let {target} = {function}({}, {axis}) in", self.current);
+        self.current = target;
+        vec![!log; self.shape.iter().product()]
+    }
+
+    /// `reduceSum(v, a0, …)` and the other reductions (Ext-10): a fresh tensor of shape `output`.
+    pub(super) fn reduce(
+        &mut self,
+        network: &Network,
+        kind: Reduction,
+        axes: &[usize],
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let target = self.fresh(network, name_as_output);
+        let axes = axes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(self.out, "let {target} = {}({}, {axes}) in", kind.keyword(), self.current);
         self.current = target;
         self.shape = output.to_vec();
         vec![false; self.shape.iter().product()]

@@ -94,6 +94,40 @@ pub enum Step {
         slot: usize,
         kept_first: bool,
     },
+    /// `softmax(v, axis)` or, with `log`, `logSoftmax(v, axis)` of the current tensor (Ext-9):
+    /// the shape is kept.
+    Softmax {
+        axis: usize,
+        log: bool,
+    },
+    /// `reduceSum(v, a0, …)` (or `reduceMean`, `reduceMax`, `reduceMin`) of the current tensor
+    /// over `axes` (Ext-10): the result has shape `output`.
+    Reduce {
+        kind: Reduction,
+        axes: Vec<usize>,
+        output: Vec<usize>,
+    },
+}
+
+/// The reductions of Ext-10.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    Sum,
+    Mean,
+    Max,
+    Min,
+}
+
+impl Reduction {
+    /// The K-NN function.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Reduction::Sum => "reduceSum",
+            Reduction::Mean => "reduceMean",
+            Reduction::Max => "reduceMax",
+            Reduction::Min => "reduceMin",
+        }
+    }
 }
 
 /// A 2-D convolution (`conv2d`): its weights, bias and attributes, and the shapes it reads and
@@ -218,7 +252,9 @@ impl Network {
                 Step::Linear { rows, .. } => shapes.push(vec![*rows]),
                 Step::Conv(conv) => shapes.push(conv.output_shape()),
                 Step::Pool(pool) => shapes.push(pool.output_shape()),
-                Step::Reshape(shape) | Step::Transpose { output: shape, .. } => shapes.push(shape.clone()),
+                Step::Reshape(shape) | Step::Transpose { output: shape, .. } | Step::Reduce { output: shape, .. } => {
+                    shapes.push(shape.clone())
+                }
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -251,6 +287,7 @@ impl Network {
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
                 Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
+                Step::Softmax { .. } | Step::Reduce { .. } => 0,
             })
             .sum()
     }

@@ -60,6 +60,8 @@ struct Graph {
     position: usize,
     /// For each value name, the index of the last node that reads it (`branch.rs`).
     last_read: HashMap<String, usize>,
+    /// The model's version of the default operator set (`Softmax` changed meaning at 13).
+    opset: i64,
 }
 
 impl Graph {
@@ -74,6 +76,7 @@ impl Graph {
             kept: HashMap::new(),
             position: 0,
             last_read: HashMap::new(),
+            opset: 0,
         }
     }
 }
@@ -99,6 +102,13 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
         .ok_or_else(|| ImportError::new(path, "", "the model has no graph (is this an ONNX model file?)"))?;
     let mut walk = Graph::new(HashMap::new(), Vec::new());
     walk.last_read = branch::last_reads(graph);
+    walk.opset = model
+        .opset_import
+        .iter()
+        .filter(|o| matches!(o.domain.as_str(), "" | "ai.onnx"))
+        .map(|o| o.version)
+        .max()
+        .unwrap_or(1);
     for tensor in &graph.initializer {
         let constant = Constant::from_proto(tensor)
             .map_err(|e| ImportError::new(path, format!("initializer \"{}\"", tensor.name), e))?;

@@ -8,6 +8,8 @@ use super::proto::{AttributeProto, NodeProto};
 use super::{Graph, Value};
 use crate::import::{Activation, Conv, Step};
 
+#[path = "classifier.rs"]
+mod classifier;
 #[path = "conv.rs"]
 mod conv;
 #[path = "pad.rs"]
@@ -20,6 +22,7 @@ mod scale;
 mod shape;
 #[path = "transpose.rs"]
 mod transpose;
+use classifier::{reduce, softmax};
 use conv::conv;
 use pad::pad;
 use pool::pool;
@@ -27,7 +30,7 @@ use scale::{batch_normalization, div, global_pool, mul};
 use shape::{flatten, reshape_node};
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Identity, Dropout (inference), Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
@@ -86,6 +89,8 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         "MatMul" => matmul(graph, node)?,
         "Gemm" => gemm(graph, node)?,
         "Conv" => conv(graph, node)?,
+        "Softmax" | "LogSoftmax" => softmax(graph, node)?,
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => reduce(graph, node)?,
         other => return Err(format!("operator `{other}` is not supported (knn imports {SUPPORTED})")),
     };
     graph.values.insert(output, value);
