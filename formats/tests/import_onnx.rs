@@ -247,8 +247,8 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     assert!(e.starts_with("node \"norm1\" (LRN): operator `LRN` is not supported"), "{e}");
     assert!(e.contains("Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub"), "{e}");
 
-    let unnamed = one(vec![node("Softmax", "", &["input.1"], "y")], vec![]);
-    assert!(error_of(&unnamed).starts_with("node #0 (Softmax)"), "{}", error_of(&unnamed));
+    let unnamed = one(vec![node("LRN", "", &["input.1"], "y")], vec![]);
+    assert!(error_of(&unnamed).starts_with("node #0 (LRN)"), "{}", error_of(&unnamed));
 
     // Conv: its input must be a (1, C, H, W) image, its attributes ONNX's.
     let conv = one(vec![node("Conv", "conv1", &["input.1", "W"], "y")], vec![w.clone()]);

@@ -146,11 +146,16 @@ fn add(z: &mut [f64], bias: &[Option<f64>]) {
     }
 }
 
-/// `let t[i] = t[i] * a + b in` (one element chain), `t[i] * a`, or a bias `let`.
+/// `let t[i] = t[i] * a + b in` (one element chain), `t[i] * a`, or a bias `let`; at odd
+/// elements `t[i] * a - c` with `c = -b` instead of `+ b` (Ext-7's `-`: the same operation in
+/// IEEE 754, so the scores are the same).
 fn scaled_biases(out: &mut String, tensor: &str, scale: &[Option<f64>], bias: &[Option<f64>]) {
     for (i, (a, b)) in scale.iter().zip(bias).enumerate() {
         let element = format!("{tensor}[{i}]");
         match (a, b) {
+            (Some(a), Some(b)) if i % 2 == 1 => {
+                writeln!(out, "let {element} = {element} * {} - {} in", float_literal(*a), float_literal(-*b)).unwrap()
+            }
             (Some(a), Some(b)) => {
                 writeln!(out, "let {element} = {element} * {} + {} in", float_literal(*a), float_literal(*b)).unwrap()
             }
@@ -221,5 +226,29 @@ mod tests {
         let net = Net { inputs: 2, front: None, layers: vec![layer], argmax: false };
         assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
         assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
+    }
+
+    #[test]
+    fn scaled_elements_add_their_bias_or_subtract_its_negation() {
+        let layer = Layer {
+            rows: 3,
+            cols: 1,
+            weights: vec![1.0, 2.0, 3.0],
+            scale: vec![Some(2.0), Some(-0.5), Some(4.0)],
+            bias: vec![Some(0.25), Some(-1.5), Some(f64::INFINITY)],
+            activation: None,
+            after: vec![None; 3],
+        };
+        let net = Net { inputs: 1, front: None, layers: vec![layer], argmax: false };
+        let text = net.source();
+        for part in [
+            "let z0[0] = z0[0] * 2.0 + 0.25 in",
+            "let z0[1] = z0[1] * -0.5 - 1.5 in",
+            "let z0[2] = z0[2] * 4.0 + Infinity in",
+        ] {
+            assert!(text.contains(part), "{part} missing from\n{text}");
+        }
+        // 1·2 + 0.25, 2·(−0.5) − 1.5, 3·4 + ∞.
+        assert_eq!(net.approximate(&[1.0]).scores, vec![2.25, -2.5, f64::INFINITY]);
     }
 }

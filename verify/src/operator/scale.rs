@@ -48,14 +48,13 @@ impl Scale {
                 match element.get(j) {
                     Some(ElementStep::Mul(c)) => factors[at + k] = Some(*c),
                     Some(ElementStep::Add(c)) => adds[at + k] = Some(*c),
-                    // Ext-7's steps: no operator of the verifier bounds them (yet), so the
-                    // network is not read rather than read wrongly.
-                    Some(ElementStep::Sub(_)) => {
-                        return Err(unsupported(
-                            "a subtraction of a constant (`- c`) from elements of a computed tensor",
-                            None,
-                        ));
-                    }
+                    // Ext-7's `x - c` is `x + (-c)`: IEEE 754 defines subtraction as the addition
+                    // of the negation (signed zeros, infinities and NaN included), and `-c` is
+                    // exact, so a bias layer computes the same bits.
+                    Some(ElementStep::Sub(c)) => adds[at + k] = Some(-*c),
+                    // No operator of the verifier bounds a division by any constant yet (the
+                    // `Divide` layer is for window counts), so the network is not read rather
+                    // than read wrongly.
                     Some(ElementStep::Div(_)) => {
                         return Err(unsupported(
                             "a division by a constant (`/ c`) of elements of a computed tensor",
