@@ -5,11 +5,15 @@
 //! support's `run`), and compared with onnxruntime's output within its rounding, class included.
 
 mod fixture_support;
+mod onnx_support;
 
 use knn_formats::import::emit::emit;
+use knn_formats::import::onnx::proto::{ModelProto, OperatorSetIdProto};
 use knn_formats::import::{ImportOptions, Reduction, Step, import_file};
 
 use fixture_support::{Ran, run};
+use onnx_support::{import_bytes, ints, model, node, with_int, with_ints};
+use prost::Message;
 
 fn class(v: &[f64]) -> usize {
     (0..v.len()).fold(0, |best, k| if v[k] > v[best] { k } else { best })
@@ -62,4 +66,41 @@ fn reductions_with_their_axes_as_attributes_or_an_input() {
     assert!(steps.contains(&Step::Reduce { kind: Reduction::Min, axes: vec![0], output: vec![1] }), "{steps:?}");
     let steps = check("reduce_sum_axes_input", 1e-12);
     assert!(steps.contains(&Step::Reduce { kind: Reduction::Sum, axes: vec![1], output: vec![3] }), "{steps:?}");
+}
+
+/// A one-node graph on a `(1, 2)` input, at opset `version`.
+fn one_node(
+    node: knn_formats::import::onnx::proto::NodeProto,
+    inits: Vec<knn_formats::import::onnx::proto::TensorProto>,
+    version: i64,
+) -> Vec<u8> {
+    let bytes = model(&[Some(1), Some(2)], "y", vec![node], inits);
+    let mut m = ModelProto::decode(&bytes[..]).unwrap();
+    m.opset_import = vec![OperatorSetIdProto { domain: String::new(), version }];
+    m.encode_to_vec()
+}
+
+fn refusal(bytes: &[u8]) -> String {
+    let e = import_bytes(bytes).expect_err("the model is refused");
+    format!("{}: {}", e.location, e.message)
+}
+
+#[test]
+fn softmaxes_and_reductions_that_do_not_fit_are_refused_naming_the_node() {
+    // Opset 13's axis 0 is the batch: every probability would be 1.
+    let batch = one_node(with_int(node("Softmax", "sm", &["input.1"], "y"), "axis", 0), vec![], 13);
+    assert_eq!(refusal(&batch), "node \"sm\" (Softmax): a softmax along the batch axis (every element is 1)");
+    // Before opset 13, axis 0 flattens everything from the batch on: one softmax of the vector.
+    let old = one_node(with_int(node("Softmax", "sm", &["input.1"], "y"), "axis", 0), vec![], 11);
+    assert_eq!(import_bytes(&old).unwrap().steps, [Step::Softmax { axis: 0, log: false }]);
+    let far = one_node(with_int(node("LogSoftmax", "ls", &["input.1"], "y"), "axis", 2), vec![], 13);
+    assert_eq!(refusal(&far), "node \"ls\" (LogSoftmax): the axis 2 is not an axis of a value of rank 2");
+    let twice = one_node(with_ints(node("ReduceMax", "rm", &["input.1"], "y"), "axes", &[1, -1]), vec![], 13);
+    assert_eq!(refusal(&twice), "node \"rm\" (ReduceMax): the axes [1, -1] name an axis twice");
+    let computed_axes = one_node(node("ReduceSum", "rs", &["input.1", "input.1"], "y"), vec![], 13);
+    assert_eq!(refusal(&computed_axes), "node \"rs\" (ReduceSum): the axes must be a constant int64 tensor");
+    // Its axes a constant input: the vector's one axis, the batch left out.
+    let sum = one_node(node("ReduceSum", "rs", &["input.1", "axes"], "y"), vec![ints("axes", &[1])], 13);
+    let steps = import_bytes(&sum).unwrap().steps;
+    assert_eq!(steps, [Step::Reduce { kind: Reduction::Sum, axes: vec![0], output: vec![1] }]);
 }

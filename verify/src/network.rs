@@ -35,17 +35,36 @@ pub struct Network {
 }
 
 impl Network {
-    /// Reads `plan` as a chain. A plan that is not one and holds a residual sum is refused
-    /// naming the sum (`branches.rs`), with the operation where the chain stopped.
+    /// Reads `plan` as a chain. A plan that is not one is refused at the operation where the
+    /// chain stops, unless it holds what stops it sooner or later anyway and says more: an
+    /// `expItem`/`logItem` (Ext-9, which no operator bounds), or a residual sum
+    /// (`branches.rs`, with the operation where the chain stopped).
     pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
-        Network::read_chain(plan).map_err(|refused| match super::branches::residual_sum(plan) {
-            Some(span) => unsupported(
-                format!(
-                    "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector (the chain stops at: {refused})"
+        Network::read_chain(plan).map_err(|refused| {
+            let exp_or_log = plan.ops.iter().find_map(|op| match op {
+                Op::Item { item: item @ (Item::Exp | Item::Log), span, .. } => Some((item, span)),
+                _ => None,
+            });
+            if let Some((item, span)) = exp_or_log {
+                // Read element by element, the chain stops at the first element read; the
+                // answer names the function instead.
+                return unsupported(
+                    format!(
+                        "`{}` of elements of computed tensors (expTensor, logTensor, softmax, logSoftmax: no operator bounds them)",
+                        item.name()
+                    ),
+                    Some(*span),
+                );
+            }
+            match super::branches::residual_sum(plan) {
+                Some(span) => unsupported(
+                    format!(
+                        "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector (the chain stops at: {refused})"
+                    ),
+                    Some(span),
                 ),
-                Some(span),
-            ),
-            None => refused,
+                None => refused,
+            }
         })
     }
 
@@ -59,20 +78,6 @@ impl Network {
                 None,
             ));
         };
-        // Ext-9's `expTensor`, `logTensor`, `softmax`, `logSoftmax` compute `expFloat`/`logFloat`
-        // of single elements (`Item`s of the plan) after reading them: no operator bounds them,
-        // and the answer names them rather than the first element read.
-        if let Some(Op::Item { item, span, .. }) =
-            plan.ops.iter().find(|op| matches!(op, Op::Item { item: Item::Exp | Item::Log, .. }))
-        {
-            return Err(unsupported(
-                format!(
-                    "`{}` of elements of computed tensors (expTensor, logTensor, softmax, logSoftmax: no operator bounds them)",
-                    item.name()
-                ),
-                Some(*span),
-            ));
-        }
         let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
         let mut argmax: Option<u32> = None;
         for op in &plan.ops {
@@ -123,8 +128,8 @@ impl Network {
                     return Err(unsupported("an input-dependent Int used as a Float", Some(*span)));
                 }
                 Op::Item { item, span, .. } => {
-                    // `expItem`/`logItem` (Ext-9: `expTensor`, `logTensor`, the softmax) have no
-                    // operator: unsupported, never bounded.
+                    // No operator bounds a scalar function of single elements (`tanhItem`,
+                    // `sigmoidItem`; Ext-9's `expItem`, `logItem`): unsupported, never bounded.
                     return Err(unsupported(format!("`{}` on single elements", item.name()), Some(*span)));
                 }
                 Op::Softmax { log, span, .. } => {
