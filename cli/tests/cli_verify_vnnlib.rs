@@ -252,38 +252,42 @@ fn malformed_instance_lists_name_the_line() {
 }
 
 #[test]
-fn a_residual_network_answers_unknown_naming_the_sum_never_holds() {
+fn a_residual_network_is_verified_both_ways() {
     // formats/tests/data/residual/resnet_block.onnx (conv → relu → conv, plus the block's
-    // input): a box of ±1e-6 around its fixture input, whose class is the expected output's
-    // largest. The verifier cannot bound the residual sum, so whatever the truth the answer
-    // is unknown, with the sum named.
+    // input): around its fixture input, whose class (onnxruntime's expected output's largest)
+    // stays the same on a box of ±1e-6, and is not any other class at the input itself.
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../formats/tests/data/residual");
     let x = knn_formats::npy::read_npy(&data.join("resnet_block.input.npy")).unwrap().data;
     let y = knn_formats::npy::read_npy(&data.join("resnet_block.expected.npy")).unwrap().data;
     let class = (0..y.len()).fold(0, |best, k| if y[k] > y[best] { k } else { best });
-    let mut property = String::new();
-    for (i, v) in x.iter().enumerate() {
-        property += &format!(
-            "(declare-const X_{i} Real)\n(assert (>= X_{i} {:?}))\n(assert (<= X_{i} {:?}))\n",
-            v - 1e-6,
-            v + 1e-6
-        );
-    }
-    for k in 0..y.len() {
-        property += &format!("(declare-const Y_{k} Real)\n");
-    }
+    let property = |radius: f64, unsafe_when: String| {
+        let mut text = String::new();
+        for (i, v) in x.iter().enumerate() {
+            text += &format!(
+                "(declare-const X_{i} Real)\n(assert (>= X_{i} {:?}))\n(assert (<= X_{i} {:?}))\n",
+                v - radius,
+                v + radius
+            );
+        }
+        for k in 0..y.len() {
+            text += &format!("(declare-const Y_{k} Real)\n");
+        }
+        text + &format!("(assert {unsafe_when})\n")
+    };
     let others: Vec<String> =
         (0..y.len()).filter(|&k| k != class).map(|k| format!("(and (>= Y_{k} Y_{class}))")).collect();
-    property += &format!("(assert (or {}))\n", others.join(" "));
+    let wins: Vec<String> = (0..y.len()).filter(|&k| k != class).map(|k| format!("(>= Y_{class} Y_{k})")).collect();
     let dir = tempfile::tempdir().unwrap();
-    let vnnlib = temp_file(dir.path(), "prop.vnnlib", property.as_bytes());
-    let results = dir.path().join("results.txt");
     let model = data.join("resnet_block.onnx");
-    let args = [model.to_str().unwrap(), "--vnnlib", &vnnlib, "--results", results.to_str().unwrap()];
-    let (out, _) = verify_exit(&args, 11);
-    assert!(
-        out.starts_with("unknown: unsupported: the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection)"),
-        "{out}"
-    );
-    assert_eq!(std::fs::read_to_string(results).unwrap(), "unknown\n");
+    for (name, text, code, answer) in [
+        ("robust.vnnlib", property(1e-6, format!("(or {})", others.join(" "))), 0, "unsat"),
+        ("class.vnnlib", property(1e-9, format!("(and {})", wins.join(" "))), 10, "sat"),
+    ] {
+        let vnnlib = temp_file(dir.path(), name, text.as_bytes());
+        let results = dir.path().join(format!("{name}.txt"));
+        let args = [model.to_str().unwrap(), "--vnnlib", &vnnlib, "--results", results.to_str().unwrap()];
+        let (out, _) = verify_exit(&args, code);
+        let written = std::fs::read_to_string(results).unwrap();
+        assert_eq!(written.lines().next(), Some(answer), "{name}: {out}");
+    }
 }

@@ -33,7 +33,7 @@ fn generated_programs_fire_every_revised_rule() {
 /// properties hold the fusions to the reference and not only the element-by-element path.
 #[test]
 fn generated_programs_reach_every_fused_operation() {
-    use knn_engine::bigstep::ops::Op;
+    use knn_engine::bigstep::ops::{CombineOperand, Op};
     use knn_engine::bigstep::{Binding, InputData, compile};
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
     for seed in 0..3000 {
@@ -53,13 +53,21 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::Copy { .. } => "Copy",
                     Op::Permute { .. } => "Permute",
                     Op::Softmax { .. } => "Softmax",
+                    // Each way a Combine reads an operand: a run, a broadcast gather, constants.
+                    Op::Combine { a, b, .. } => match (a, b) {
+                        (CombineOperand::Constants(_), _) | (_, CombineOperand::Constants(_)) => "Combine(constants)",
+                        (CombineOperand::Gather { .. }, _) | (_, CombineOperand::Gather { .. }) => "Combine(gather)",
+                        _ => "Combine(run)",
+                    },
                     _ => continue,
                 };
                 *seen.entry(kind).or_default() += 1;
             }
         }
     }
-    for kind in ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax"] {
+    let kinds = ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax"];
+    let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
+    for kind in kinds.into_iter().chain(combines) {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

@@ -10,6 +10,7 @@ pub mod bab;
 pub mod branches;
 pub mod claim;
 pub mod clip;
+pub mod combine;
 pub mod deadline;
 pub mod decimal;
 mod enumerate;

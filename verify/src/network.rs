@@ -5,8 +5,10 @@
 //! chain (element-wise reads of computed tensors, input-dependent indices, several symbolic
 //! inputs) are refused with what and where, never approximated.
 
+use super::branches::Branches;
+use super::combine::read_combine;
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -35,33 +37,24 @@ pub struct Network {
 }
 
 impl Network {
-    /// Reads `plan` as a chain. A plan that is not one is refused at the operation where the
-    /// chain stops, unless it holds what stops it sooner or later anyway and says more: an
-    /// `expItem`/`logItem` (Ext-9, which no operator bounds), or a residual sum
-    /// (`branches.rs`, with the operation where the chain stopped).
+    /// Reads `plan` as a chain (tensors that branch side by side on its vector:
+    /// `branches.rs`). A plan that is not one is refused at the operation where the chain
+    /// stops, unless it holds an `expItem`/`logItem` (Ext-9, which no operator bounds): read
+    /// element by element, the chain stops at the first element read, and the answer names the
+    /// function instead.
     pub fn from_plan(plan: &Plan) -> Result<Network, Unsupported> {
         Network::read_chain(plan).map_err(|refused| {
             let exp_or_log = plan.ops.iter().find_map(|op| match op {
                 Op::Item { item: item @ (Item::Exp | Item::Log), span, .. } => Some((item, span)),
                 _ => None,
             });
-            if let Some((item, span)) = exp_or_log {
-                // Read element by element, the chain stops at the first element read; the
-                // answer names the function instead.
-                return unsupported(
+            match exp_or_log {
+                Some((item, span)) => unsupported(
                     format!(
                         "`{}` of elements of computed tensors (expTensor, logTensor, softmax, logSoftmax: no operator bounds them)",
                         item.name()
                     ),
                     Some(*span),
-                );
-            }
-            match super::branches::residual_sum(plan) {
-                Some(span) => unsupported(
-                    format!(
-                        "the sum of two tensors computed from the input (`addTensor` of two branches: a residual connection); the verifier bounds a chain of layers on one vector (the chain stops at: {refused})"
-                    ),
-                    Some(span),
                 ),
                 None => refused,
             }
@@ -78,31 +71,52 @@ impl Network {
                 None,
             ));
         };
-        let mut chain = Chain { layers: Vec::new(), current: input.buf, len: input.len };
-        let mut argmax: Option<u32> = None;
-        for op in &plan.ops {
+        let mut branches = Branches::new(plan, input.buf, input.len);
+        let mut argmax: Option<(u32, Vec<usize>)> = None;
+        for (k, op) in plan.ops.iter().enumerate() {
             if argmax.is_some() {
                 return Err(unsupported("computation after an ArgMax of computed values", None));
             }
             match op {
-                // Each operator reads its own plan operation (`verify/src/operator/`).
-                Op::MatVec { .. } => Dense::read(op, &mut chain)?,
-                Op::AddBias { .. } => Bias::read(op, &mut chain)?,
-                Op::Elementwise { .. } => Scale::read(op, &mut chain)?,
-                Op::Activate { .. } => read_activation(op, &mut chain)?,
-                Op::ArgMaxBuffer { buf, at: 0, len: n, out } if *buf == chain.current && *n == chain.len => {
-                    argmax = Some(*out);
+                // Each operator reads its own plan operation (`verify/src/operator/`), on the
+                // tensor it reads (`branches.rs`).
+                Op::MatVec { out, w, x, x_at, bias, relu: Some(relu) } if branches.read_after(*out, k) => {
+                    // The product before its fused relu is read again later (a branch): the
+                    // product, then the relu of it, each on its own tensor.
+                    let (w, bias) = (w.clone(), bias.clone());
+                    let product = Op::MatVec { out: *out, w, x: *x, x_at: *x_at, bias, relu: None };
+                    branches.read(k, *x, |chain| Dense::read(&product, chain))?;
+                    branches.read(k, *out, |chain| {
+                        chain.layers.push(Layer::relu());
+                        chain.current = relu.out;
+                        Ok(())
+                    })?;
                 }
-                Op::Copy { out, x, x_at: 0, len } if *x == chain.current && *len == chain.len => {
+                Op::MatVec { x, .. } => branches.read(k, *x, |chain| Dense::read(op, chain))?,
+                Op::AddBias { buf, .. } => branches.read(k, *buf, |chain| Bias::read(op, chain))?,
+                Op::Elementwise { buf, .. } => branches.read(k, *buf, |chain| Scale::read(op, chain))?,
+                Op::Activate { input, .. } => branches.read(k, *input, |chain| read_activation(op, chain))?,
+                Op::Copy { out, x, x_at, len } => branches.read(k, *x, |chain| {
+                    if *x_at != 0 || *len != chain.len {
+                        return Err(unsupported("a reshape of part of a vector, or of one not computed last", None));
+                    }
                     // `reshape`/`flatten`: the same elements in the same order.
                     chain.current = *out;
-                }
-                Op::Copy { .. } => {
-                    return Err(unsupported("a reshape of part of a vector, or of one not computed last", None));
-                }
-                Op::Permute { .. } => Permute::read(op, &mut chain)?,
-                Op::Conv2d { .. } => read_conv2d(op, &mut chain)?,
-                Op::Pool2d { .. } => read_pool2d(op, &mut chain)?,
+                    Ok(())
+                })?,
+                Op::Permute { x, .. } => branches.read(k, *x, |chain| Permute::read(op, chain))?,
+                Op::Conv2d { x, .. } => branches.read(k, *x, |chain| read_conv2d(op, chain))?,
+                Op::Pool2d { x, .. } => branches.read(k, *x, |chain| read_pool2d(op, chain))?,
+                Op::Combine { .. } => read_combine(&mut branches, k, op)?,
+                Op::ArgMaxBuffer { buf, at, len, out } => match branches.positions(*buf, *at, *len) {
+                    Some(positions) => argmax = Some((*out, positions)),
+                    None => {
+                        return Err(unsupported(
+                            "ArgMax over values that are not a tensor computed from the input",
+                            None,
+                        ));
+                    }
+                },
                 Op::Raise { error } => {
                     return Err(unsupported(
                         format!("the program fails on every input: {}", error.detail),
@@ -140,22 +154,25 @@ impl Network {
                         Some(*span),
                     ));
                 }
-                Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
-                    return Err(unsupported("ArgMax over values that are not the last vector computed", None));
+                Op::ArgMaxOperands { .. } => {
+                    return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {
-            (ResultSpec::Int(IOperand::Reg(r)), Some(out)) if *r == out => {
-                ((0..chain.len).collect(), ResultKind::ArgMax)
-            }
+            (ResultSpec::Int(IOperand::Reg(r)), Some((out, positions))) if *r == out => (positions, ResultKind::ArgMax),
             (ResultSpec::Tensor { shape, leaves }, None) => {
                 let outputs = leaves
                     .iter()
                     .map(|leaf| match leaf {
-                        Leaf::Slot(buf, k) if *buf == chain.current && *k < chain.len => Ok(*k),
+                        Leaf::Slot(buf, k) => branches.positions(*buf, *k, 1).map(|p| p[0]).ok_or_else(|| {
+                            unsupported("a result element that is not part of a tensor computed from the input", None)
+                        }),
                         Leaf::Const(_) => Err(unsupported("a result element that does not depend on the input", None)),
-                        _ => Err(unsupported("a result element that is not part of the last vector computed", None)),
+                        _ => Err(unsupported(
+                            "a result element that is not part of a tensor computed from the input",
+                            None,
+                        )),
                     })
                     .collect::<Result<Vec<usize>, Unsupported>>()?;
                 (outputs, ResultKind::Tensor(shape.clone()))
@@ -164,7 +181,7 @@ impl Network {
             (ResultSpec::Malformed(why), _) => return Err(unsupported(format!("a malformed result ({why})"), None)),
             _ => return Err(unsupported("a result that is not a tensor or the ArgMax of one", None)),
         };
-        let Chain { layers, .. } = chain;
+        let Branches { layers, .. } = branches;
         if layers.is_empty() {
             return Err(unsupported("a result that is the input itself (nothing to verify)", None));
         }
@@ -253,3 +270,7 @@ impl Network {
 #[cfg(test)]
 #[path = "network_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "branches_tests.rs"]
+mod branches_tests;

@@ -200,7 +200,7 @@ impl Gen {
         let choice = if self.moderate { 0 } else { self.rng.weighted(&[75, 17, 8]) };
         let broadcasting = self.extensions && !self.moderate;
         let b = match choice {
-            0 if broadcasting && self.rng.chance(30) => Scalar::Var(self.broadcast_partner(&dims)),
+            0 if broadcasting && self.rng.chance(30) => Scalar::Var(self.broadcast_partner(&dims, &tensors)),
             0 => Scalar::Var(self.rng.pick(&same).clone()),
             1 => Scalar::Var(self.rng.pick(&tensors).0.clone()),
             _ => self.scalar(1),
@@ -225,9 +225,19 @@ impl Gen {
         self.bind(out, Binding::Tensor(out_dims));
     }
 
-    /// A fresh zero tensor whose shape broadcasts with `dims`: its last dimensions, each
-    /// sometimes 1.
-    fn broadcast_partner(&mut self, dims: &[usize]) -> String {
+    /// A tensor whose shape broadcasts with `dims`: half the time one in scope (of another
+    /// shape that broadcasts to `dims`, when there is one: the engine then reads it through a
+    /// gather), else a fresh zero tensor of its last dimensions, each sometimes 1.
+    fn broadcast_partner(&mut self, dims: &[usize], tensors: &[(String, Vec<usize>)]) -> String {
+        let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+        let smaller: Vec<String> = tensors
+            .iter()
+            .filter(|(_, d)| d != dims && broadcast(&as_i64(dims), &as_i64(d)) == Some(as_i64(dims)))
+            .map(|(n, _)| n.clone())
+            .collect();
+        if !smaller.is_empty() && self.rng.chance(50) {
+            return self.rng.pick(&smaller).clone();
+        }
         let rank = 1 + self.rng.below(dims.len());
         let partner: Vec<usize> =
             dims[dims.len() - rank..].iter().map(|&d| if self.rng.chance(40) { 1 } else { d }).collect();
@@ -297,8 +307,30 @@ impl Gen {
         if self.rng.chance(80) {
             let act = *self.rng.pick(&[Act::Relu, Act::Relu, Act::Tanh, Act::Sigmoid]);
             let h = self.name("h");
-            self.stmts.push(Stmt::Activate { out: h.clone(), act, arg: Scalar::Var(z) });
-            self.bind(h, Binding::Tensor(vec![rows]));
+            self.stmts.push(Stmt::Activate { out: h.clone(), act, arg: Scalar::Var(z.clone()) });
+            self.bind(h.clone(), Binding::Tensor(vec![rows]));
+            if self.extensions && !self.moderate && self.rng.chance(25) {
+                self.residual(h, z, rows);
+            }
         }
+    }
+
+    /// A residual connection after a layer: its activation's output `h` plus (or minus) the
+    /// product `z` before it, or a `[1]` computed from `h` and broadcast against it (two
+    /// tensors computed from the input: the engine's `Combine` of two runs, or a run and a
+    /// gather).
+    fn residual(&mut self, h: String, z: String, rows: usize) {
+        let skip = if self.rng.chance(50) {
+            z
+        } else {
+            let w = self.weights(1, rows);
+            let tensors = self.tensors();
+            self.linear(w, h.clone(), &tensors);
+            self.stmts.last().and_then(Stmt::defines).expect("linear binds its output").to_string()
+        };
+        let op = *self.rng.pick(&[None, Some(TensorOp::Sub)]);
+        let out = self.name("z");
+        self.stmts.push(Stmt::AddTensor { out: out.clone(), a: Scalar::Var(h), b: Scalar::Var(skip), op });
+        self.bind(out, Binding::Tensor(vec![rows]));
     }
 }

@@ -14,10 +14,15 @@ use knn_semantics::broadcast::{broadcast, mismatch_detail, operand_index};
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::{Exp, Span, TensorOp};
 
+use super::combine::combine;
 use super::functions::{row_major_index, tensor_name};
 use super::interpret::{Interpreter, Task};
 use super::ops::{Arith, Eval, error};
 use super::scope::Scope;
+
+fn to_usize(dims: &[i64]) -> Vec<usize> {
+    dims.iter().map(|&d| d as usize).collect()
+}
 
 /// The scalar operator of `addTensor` (`None`) or of one of Ext-8's functions.
 pub(super) fn element_arith(op: Option<TensorOp>) -> Arith {
@@ -88,6 +93,10 @@ impl Interpreter<'_> {
         span: Span,
     ) -> Eval<()> {
         let targets = self.stage.store.leaves(x_root, x_dims);
+        let (y_dims, z_dims) = (to_usize(is), to_usize(js));
+        if combine(self.stage, op, (y_loc, &y_dims), (z_loc, &z_dims), (&targets, x_dims), span) {
+            return Ok(());
+        }
         for (k, target) in targets.into_iter().enumerate() {
             let index = row_major_index(k, x_dims);
             let y = self.stage.read(y_loc, span);

@@ -11,6 +11,7 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
+use super::combine::{combine_lanes, resolve};
 use super::ops::{
     Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
     widen,
@@ -317,6 +318,16 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             for lane in 0..lanes {
                 f.fail(lane, || error.clone());
             }
+        }
+        Op::Combine { op, a, b, out, len, .. } => {
+            // The operands may share a buffer with each other, never with the result.
+            let target = f.range(*out, 0, *len);
+            let offset = |buf: u32| f.offsets[buf as usize];
+            let operands = (resolve(a, offset, lanes), resolve(b, offset, lanes));
+            let (before, rest) = f.data.split_at_mut(target.start);
+            let (result, after) = rest.split_at_mut(target.len());
+            let read = |i: usize| if i < target.start { before[i] } else { after[i - target.end] };
+            combine_lanes(*op, operands, read, result, lanes);
         }
         Op::Softmax { log, out, x, x_at, dims, axis, span } => {
             let len = dims.iter().product::<usize>();

@@ -8,6 +8,7 @@ use std::rc::Rc;
 use knn_semantics::errors::{ErrorKind, linear_mismatch_detail};
 use knn_semantics::syntax::{Elements, Exp, ExpKind, Func, FuncKind, Number, Span};
 
+use super::combine::combine;
 use super::fuse;
 use super::interpret::{Interpreter, ScalarFunction, Task};
 use super::ops::{Activation, Arith, Eval, FOperand, Item, Op, RowError, argmax, error};
@@ -164,6 +165,9 @@ impl Interpreter<'_> {
         span: Span,
     ) -> Eval<()> {
         let targets = self.stage.store.leaves(x_root, dims);
+        if combine(self.stage, Arith::Add, (y_loc, dims), (z_loc, dims), (&targets, dims), span) {
+            return Ok(());
+        }
         for (k, target) in targets.into_iter().enumerate() {
             let index = row_major_index(k, dims);
             let y = self.stage.read(y_loc, span);

@@ -3,6 +3,7 @@
 //! whose lives do not overlap share space, so a deep network needs two or three layers' worth
 //! of memory per row, not one per layer, and a group of rows stays in cache.
 
+use super::combine::operand_buffer;
 use super::ops::{BufId, Op};
 use super::plan::{Layout, Leaf, PlanInput, ResultSpec};
 
@@ -23,6 +24,9 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Copy { out, x, .. }
         | Op::Permute { out, x, .. }
         | Op::Softmax { out, x, .. } => vec![*x, *out],
+        Op::Combine { a, b, out, .. } => {
+            [operand_buffer(a), operand_buffer(b), Some(*out)].into_iter().flatten().collect()
+        }
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

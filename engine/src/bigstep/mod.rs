@@ -2,6 +2,7 @@
 //! the inputs is computed there), then runs the plan on one input or on many in parallel.
 
 mod broadcast;
+mod combine;
 mod compile;
 mod conv;
 pub mod exec;

@@ -202,6 +202,17 @@ pub enum ElementStep {
     Div(f64),
 }
 
+/// Where element `k` of a [`Op::Combine`]'s result reads one operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CombineOperand {
+    /// Slot `at + k` of a buffer: an operand of the result's shape.
+    Run { buf: BufId, at: usize },
+    /// Slot `from[k]` of a buffer: an operand broadcast to the result's shape.
+    Gather { buf: BufId, from: Arc<[usize]> },
+    /// `values[k]`: a constant operand, broadcast to the result's shape (Ints widened).
+    Constants(Arc<[f64]>),
+}
+
 /// One operation of a plan. Rows are independent: an operation computes every row of a batch.
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -261,6 +272,11 @@ pub enum Op {
     /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
+    /// `out[k] = a[k] op b[k]` for `k < len` with `op` one of `+ - * /` on Floats (never an
+    /// error): Ext-1's `addTensor` and Ext-8's element-wise functions when each operand is one
+    /// run of a buffer or a constant tensor and one of them is not constant, element by element
+    /// in the result's row-major order as `ext-add-helper-step` / `ext-broadcast-helper-step`.
+    Combine { op: Arith, a: CombineOperand, b: CombineOperand, out: BufId, len: usize, span: Span },
 }
 
 #[cfg(test)]

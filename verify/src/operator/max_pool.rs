@@ -71,6 +71,10 @@ struct Relaxation {
 }
 
 impl Operator for MaxPool {
+    fn keeps_non_negative(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         format!("MaxPool {:?} → {:?}", self.geometry.input, self.geometry.output)
     }

@@ -17,6 +17,7 @@ mod activation;
 mod bias;
 mod dense;
 mod divide;
+mod lift;
 mod max_pool;
 mod per_element;
 mod permute;
@@ -47,6 +48,7 @@ pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
+pub use lift::Lift;
 pub use max_pool::MaxPool;
 pub use permute::Permute;
 pub use relu::Relu;
@@ -88,6 +90,12 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// or `None` when the engine may compute a NaN at some point of the box (then nothing is
     /// bounded). Inputs in `v` are never NaN.
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>>;
+
+    /// Whether an output is never negative when no input is (a relu, a permutation, a max
+    /// pool): a tensor kept beside it across a relu needs no sign split (`crate::branches`).
+    fn keeps_non_negative(&self) -> bool {
+        false
+    }
 
     /// Whether this is an activation: back-substitution goes through its relaxation lines, and
     /// tightening the bounds of its input pays.
@@ -210,6 +218,11 @@ impl Layer {
 
     /// `out[i] = x[i] * factor[i]` where given.
     pub fn scale(layer: Scale) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// A layer on part of the vector, the rest kept (tensors that branch).
+    pub fn lift(layer: Lift) -> Layer {
         Layer(Arc::new(layer))
     }
 

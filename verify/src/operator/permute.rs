@@ -53,6 +53,10 @@ impl Permute {
 }
 
 impl Operator for Permute {
+    fn keeps_non_negative(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         format!("Permute {:?}", self.from)
     }

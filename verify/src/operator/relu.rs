@@ -19,6 +19,10 @@ fn relu(x: f64) -> f64 {
 }
 
 impl Operator for Relu {
+    fn keeps_non_negative(&self) -> bool {
+        true
+    }
+
     fn describe(&self) -> String {
         "Relu".into()
     }

@@ -58,6 +58,18 @@ impl Sparse {
         layer
     }
 
+    /// A layer whose output `i` is the sum from `0.0` of `fl(w·x[j])` over `rows[i]`'s terms
+    /// `(j, w)` in order, with no bias: the copies, sign splits and sums of tensors that
+    /// branch (`crate::branches`).
+    pub fn from_rows(what: &'static str, input_len: usize, rows: Vec<Vec<(usize, f64)>>) -> Sparse {
+        let mut layer = Sparse::empty(what, input_len, rows.len());
+        for row in rows {
+            row.into_iter().for_each(|(j, w)| layer.push(j, w));
+            layer.end_row(None, false);
+        }
+        layer
+    }
+
     fn empty(what: &'static str, input_len: usize, rows: usize) -> Sparse {
         let mut starts = Vec::with_capacity(rows + 1);
         starts.push(0);

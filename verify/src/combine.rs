@@ -1,0 +1,175 @@
+//! A `Combine` of the plan (Ext-1's `addTensor`, Ext-8's `subTensor`, `mulTensor`,
+//! `divTensor`, one Float operation per element) read onto the branches of the vector:
+//!
+//! - with a constant operand, as the per-element operators that compute the same IEEE
+//!   operation: `x + c` and `c + x` a `Bias` layer (`+` commutes), `x − c` the bias `−c` (IEEE
+//!   defines `x − c` as `x + (−c)`, and `−c` is exact), `c − x` the scaling by `−1` (exact)
+//!   then the bias `c`, `x · c` and `c · x` a [`Scale`], `x / c` the scaling by `1/c` when `c`
+//!   is a power of two whose reciprocal is a binary64 (then `x/c` and `x·(1/c)` round the same
+//!   real number); other divisions, and `c / x`, are refused by name;
+//! - with two computed operands, their sum or difference as a sparse layer over both segments
+//!   (`fl((0 + a) + (±1)·b)` is `fl(a ± b)`, the engine's one rounding), the operands kept
+//!   when they are read again; a product or quotient of two computed tensors is bilinear:
+//!   refused by name.
+
+use knn_engine::bigstep::ops::{Arith, BufId, CombineOperand, Op};
+use knn_semantics::syntax::Span;
+
+use crate::branches::{Branches, Segment, Sign, computed};
+use crate::operator::{Layer, Lift, Scale, Sparse};
+use crate::unsupported::{Unsupported, unsupported};
+
+/// Reads the `k`-th operation of the plan, a `Combine`.
+pub fn read_combine(branches: &mut Branches, k: usize, op: &Op) -> Result<(), Unsupported> {
+    let Op::Combine { op: arith, a, b, out, len, span } = op else { unreachable!("a Combine") };
+    let constants = |o: &CombineOperand| match o {
+        CombineOperand::Constants(values) => values.to_vec(),
+        _ => unreachable!("a constant operand"),
+    };
+    match (computed(a), computed(b)) {
+        (Some(_), Some(_)) => join(branches, k, *arith, (a, b), (*out, *len), *span),
+        (Some(buf), None) => with_constants(branches, k, (buf, a), (*arith, true, constants(b)), (*out, *len), *span),
+        (None, Some(buf)) => with_constants(branches, k, (buf, b), (*arith, false, constants(a)), (*out, *len), *span),
+        (None, None) => Err(unsupported("an element-wise operation on two constant tensors", Some(*span))),
+    }
+}
+
+/// The name of the Ext-8 function that computes `arith` element by element.
+fn keyword(arith: Arith) -> &'static str {
+    match arith {
+        Arith::Add => "addTensor",
+        Arith::Sub => "subTensor",
+        Arith::Mul => "mulTensor",
+        _ => "divTensor",
+    }
+}
+
+/// `x op c` (`computed_first`) or `c op x`, element by element, as per-element layers.
+fn with_constants(
+    branches: &mut Branches,
+    k: usize,
+    (buf, operand): (BufId, &CombineOperand),
+    (arith, computed_first, c): (Arith, bool, Vec<f64>),
+    (out, len): (BufId, usize),
+    span: Span,
+) -> Result<(), Unsupported> {
+    let CombineOperand::Run { at: 0, .. } = operand else {
+        return Err(unsupported(
+            format!("`{}` of a computed tensor broadcast against a constant one", keyword(arith)),
+            Some(span),
+        ));
+    };
+    let all = |f: &dyn Fn(f64) -> f64| c.iter().map(|&v| Some(f(v))).collect::<Vec<_>>();
+    let layers = match (arith, computed_first) {
+        (Arith::Add, _) => vec![Layer::bias(all(&|v| v))],
+        (Arith::Sub, true) => vec![Layer::bias(all(&|v| -v))],
+        (Arith::Sub, false) => vec![Layer::scale(Scale::new(vec![Some(-1.0); len])), Layer::bias(all(&|v| v))],
+        (Arith::Mul, _) => vec![Layer::scale(Scale::new(all(&|v| v)))],
+        (Arith::Div, true) if c.iter().all(|&v| exact_reciprocal(v).is_some()) => {
+            vec![Layer::scale(Scale::new(all(&|v| exact_reciprocal(v).expect("checked"))))]
+        }
+        (Arith::Div, true) => {
+            return Err(unsupported(
+                "`divTensor` of a computed tensor by constants that are not powers of two (no operator bounds a division yet)",
+                Some(span),
+            ));
+        }
+        _ => {
+            return Err(unsupported(format!("`{}` of a constant by a computed tensor", keyword(arith)), Some(span)));
+        }
+    };
+    branches.read(k, buf, |chain| {
+        if chain.len != len {
+            return Err(unsupported(
+                format!("`{}` of part of a tensor, or of one not on the vector", keyword(arith)),
+                Some(span),
+            ));
+        }
+        chain.layers.extend(layers);
+        chain.current = out;
+        Ok(())
+    })
+}
+
+/// `1/c` when `x/c` and `x·(1/c)` are the same binary64 for every `x`: `c = ±2^e` with `2^−e`
+/// a binary64 (then both round the real `x·2^−e`).
+fn exact_reciprocal(c: f64) -> Option<f64> {
+    let r = 1.0 / c;
+    let power_of_two = c.is_finite() && c != 0.0 && c.abs().to_bits() & ((1u64 << 52) - 1) == 0 && c.is_normal();
+    (power_of_two && r.is_finite() && r * c == 1.0 && (1.0 / r) == c).then_some(r)
+}
+
+/// `a ± b` of two tensors on the vector: a sparse layer over the whole vector, appended after
+/// the segments still read.
+fn join(
+    branches: &mut Branches,
+    k: usize,
+    arith: Arith,
+    (a, b): (&CombineOperand, &CombineOperand),
+    (out, len): (BufId, usize),
+    span: Span,
+) -> Result<(), Unsupported> {
+    let sign = match arith {
+        Arith::Add => 1.0,
+        Arith::Sub => -1.0,
+        _ => {
+            return Err(unsupported(
+                format!(
+                    "`{}` of two tensors computed from the input (a product or quotient of two computed values: no operator bounds it)",
+                    keyword(arith)
+                ),
+                Some(span),
+            ));
+        }
+    };
+    for operand in [a, b] {
+        let buf = computed(operand).expect("a computed operand");
+        let off_vector = || unsupported(format!("`{}` of a tensor not on the vector", keyword(arith)), Some(span));
+        let j = branches.find(buf).ok_or_else(off_vector)?;
+        branches.settle(j);
+    }
+    // Settling one operand may move the other: positions are read once both are settled.
+    let mut at = Vec::new();
+    for operand in [a, b] {
+        let j = branches.find(computed(operand).expect("a computed operand")).expect("settled on the vector");
+        let (offset, seg_len) = (branches.offset(j), branches.segments[j].len);
+        let elements: Vec<usize> = match operand {
+            CombineOperand::Run { at: start, .. } => (*start..start + len).collect(),
+            CombineOperand::Gather { from, .. } => from.to_vec(),
+            CombineOperand::Constants(_) => unreachable!("a computed operand"),
+        };
+        if elements.iter().any(|&e| e >= seg_len) {
+            return Err(unsupported(format!("`{}` reading past a tensor", keyword(arith)), Some(span)));
+        }
+        at.push(elements.into_iter().map(|e| offset + e).collect::<Vec<usize>>());
+    }
+    let rows = (0..len).map(|i| vec![(at[0][i], 1.0), (at[1][i], sign)]).collect();
+    let width = branches.width();
+    let sum = Layer::sparse(Sparse::from_rows(keyword(arith), width, rows));
+    let live = branches.live(k, None);
+    let (kept_positions, kept) = branches.kept(&live);
+    branches.push(Lift::new(Some(sum), 0..width, kept_positions), kept, Segment { buf: out, len, sign: Sign::Any });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exact_reciprocal;
+
+    #[test]
+    fn only_powers_of_two_with_binary64_reciprocals_divide_as_a_scaling() {
+        assert_eq!(exact_reciprocal(4.0), Some(0.25));
+        assert_eq!(exact_reciprocal(-0.5), Some(-2.0));
+        assert_eq!(exact_reciprocal(2f64.powi(1023)), Some(2f64.powi(-1023)), "a subnormal reciprocal is exact");
+        for c in [3.0, 0.1, 0.0, -0.0, f64::INFINITY, f64::NAN, f64::from_bits(1), 2f64.powi(-1060)] {
+            assert_eq!(exact_reciprocal(c), None, "{c:e}");
+        }
+        // The property it stands for: x / c and x * (1/c) are the same bits.
+        for x in [1.0, 3.0, -7.5e300, 1e-310, f64::MAX, f64::MIN_POSITIVE, 0.1] {
+            for c in [4.0, 0.25, -2f64.powi(1023), 2f64.powi(-1022)] {
+                let r = exact_reciprocal(c).expect("a power of two");
+                assert_eq!((x / c).to_bits(), (x * r).to_bits(), "{x:e} / {c:e}");
+            }
+        }
+    }
+}

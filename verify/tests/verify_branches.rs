@@ -1,0 +1,126 @@
+//! Soundness of the verifier on random small networks whose tensors branch and meet again
+//! (`verify/src/branches.rs`): a residual sum or difference of two computed tensors — the
+//! skip taken before a relu (carried across it as a sign pair), after it, or from the input;
+//! a tensor read by two products; a computed `[1]` broadcast against a vector — and the
+//! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
+//! `divTensor` by a power of two, `addTensor` of a bias). Whenever the verifier says `holds`,
+//! 10^4 random points and the box's corners find no violation (the corners on the small-step
+//! reference too); whenever it says `violated`, the counterexample replays on the reference.
+//! `KNN_VERIFY_CASES` sets the number of networks (default 100).
+
+mod verify_support;
+
+use std::time::Duration;
+
+use knn_semantics::syntax::{Grammar, parse_program};
+use knn_verify::claim::Claim;
+use knn_verify::falsify::SplitMix;
+use knn_verify::{Options, Question, Target, verify};
+use quickcheck::TestResult;
+use verify_support::answers::{Case, answer_is_right, check_random_cases, uniform};
+use verify_support::exact_box;
+
+fn below(rng: &mut SplitMix, n: u64) -> usize {
+    (rng.next_u64() % n) as usize
+}
+
+fn literal(rng: &mut SplitMix, dims: &[usize], lo: f64, hi: f64) -> String {
+    let n: usize = dims.iter().product();
+    let values: Vec<String> = (0..n).map(|_| format!("{:?}", uniform(rng, lo, hi))).collect();
+    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+    format!("initTensor({})[{}]", dims.join(", "), values.join(", "))
+}
+
+/// A random network on `x` of `n` elements with a branch, and its number of outputs.
+fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
+    let m = if below(rng, 2) == 0 { n } else { 1 + below(rng, 3) };
+    let outputs = 2 + below(rng, 2);
+    let mut s =
+        format!("let W0 = {} in let B0 = {} in ", literal(rng, &[m, n], -2.0, 2.0), literal(rng, &[m], -1.0, 1.0));
+    s += "let l0 = linear(W0, x) in let h0 = addTensor(l0, B0) in let r0 = reluTensor(h0) in ";
+    s += &format!("let W1 = {} in let l1 = linear(W1, r0) in ", literal(rng, &[m, m], -2.0, 2.0));
+    // The second branch: the skip before the relu, after it, the input, a second product of
+    // the relu's output, or a [1] computed from it and broadcast.
+    let skip = match below(rng, 5) {
+        0 => "h0".to_string(),
+        1 => "r0".to_string(),
+        2 if m == n => "x".to_string(),
+        3 => {
+            s += &format!("let W2 = {} in let l2 = linear(W2, r0) in ", literal(rng, &[m, m], -2.0, 2.0));
+            "l2".to_string()
+        }
+        _ => {
+            s += &format!("let V = {} in let v = linear(V, r0) in ", literal(rng, &[1, m], -2.0, 2.0));
+            "v".to_string()
+        }
+    };
+    s += &match below(rng, 3) {
+        0 => format!("let j = addTensor(l1, {skip}) in "),
+        1 => format!("let j = subTensor(l1, {skip}) in "),
+        _ => format!("let j = subTensor({skip}, l1) in "),
+    };
+    // A constant step on the sum.
+    let c = literal(rng, &[m], -2.0, 2.0);
+    s += &match below(rng, 5) {
+        0 => format!("let C = {c} in let k = mulTensor(j, C) in "),
+        1 => format!("let C = {c} in let k = subTensor(C, j) in "),
+        2 => {
+            let powers: Vec<String> = (0..m).map(|_| format!("{:?}", [0.5, 2.0, -4.0, 0.125][below(rng, 4)])).collect();
+            format!("let P = initTensor({m})[{}] in let k = divTensor(j, P) in ", powers.join(", "))
+        }
+        3 => format!("let C = {c} in let k = addTensor(j, C) in "),
+        _ => "let k = reluTensor(j) in ".to_string(),
+    };
+    s += &format!(
+        "let r1 = reluTensor(k) in let WY = {} in let y = linear(WY, r1) in y",
+        literal(rng, &[outputs, m], -2.0, 2.0)
+    );
+    (s, outputs)
+}
+
+fn random_case(seed: u64) -> Case {
+    let mut rng = SplitMix::new(seed);
+    let n = 1 + below(&mut rng, 3);
+    let (source, outputs) = random_network(&mut rng, n);
+    let eps = uniform(&mut rng, 0.0, 1.0) * 10f64.powi(-((rng.next_u64() % 3) as i32));
+    let centre: Vec<f64> = (0..n).map(|_| uniform(&mut rng, -1.0, 1.0)).collect();
+    let lo: Vec<f64> = centre.iter().map(|c| c - eps).collect();
+    let hi: Vec<f64> = centre.iter().map(|c| c + eps).collect();
+    let claim = match rng.next_u64() % 4 {
+        0 | 1 => Claim::ArgmaxStable,
+        2 => Claim::ArgmaxIs(below(&mut rng, outputs as u64)),
+        _ => Claim::ArgmaxIsNot(below(&mut rng, outputs as u64)),
+    };
+    Case { source, region: exact_box(&lo, &hi), lo, hi, claim }
+}
+
+/// The verifier's answer to case `seed`, checked; with `bounds_only`, decided by the bounds and
+/// branch and bound alone.
+fn sound_with(seed: u64, bounds_only: bool) -> TestResult {
+    let case = random_case(seed);
+    let program = parse_program(&case.source, Grammar::Relaxed).expect("the generated program parses");
+    let t = Target::new(program, "x", vec![case.lo.len()], vec![])
+        .unwrap_or_else(|refused| panic!("seed {seed}: not read: {refused:?}\n{}", case.source));
+    let question = Question::Class { region: case.region.clone(), claim: case.claim };
+    let options = Options { timeout: Some(Duration::from_secs(3)), bounds_only, ..Options::default() };
+    let answer = verify(&t, &question, options).expect("the question fits the program");
+    answer_is_right(seed, &case, &t, answer, true)
+}
+
+fn sound(seed: u64) -> TestResult {
+    sound_with(seed, false)
+}
+
+fn sound_by_bounds(seed: u64) -> TestResult {
+    sound_with(seed, true)
+}
+
+#[test]
+fn holds_and_violated_are_never_wrong_on_random_networks_that_branch() {
+    check_random_cases(sound as fn(u64) -> TestResult);
+}
+
+#[test]
+fn holds_is_never_wrong_on_networks_that_branch_when_the_bounds_decide_alone() {
+    check_random_cases(sound_by_bounds as fn(u64) -> TestResult);
+}
