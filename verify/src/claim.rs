@@ -68,6 +68,63 @@ pub fn class_property(region: InputBox, class: usize, outputs: usize, negated: b
     Property { inputs: region.len(), outputs, cases: vec![Case { input: region, unsafe_when }] }
 }
 
+/// How far a score must stay above an earlier one for the order to survive a softmax: `2^-40`.
+///
+/// The engine computes `softmax(z)_j = fl(exp(fl(z_j − M)) / S)` with `M = max z` and `S` the
+/// sum from `0.0` of the `exp` terms (Ext-9's `ext-softmax-item`; `logSoftmax`:
+/// `fl(fl(z_j − M) − fl(log S))`); `exp` and `log` are correctly rounded, so every step is
+/// monotone and `z_i ≥ z_j` gives `p_i ≥ p_j`. Strictness can be lost (two `exp` rounding to
+/// one value, both underflowing to 0), and a tie goes to the lower index; it is kept where it
+/// matters with finite scores, fewer than `2^31` of them, and a margin: if `z_i = M` and
+/// `z_i − z_j ≥ 2^-40`, then `fl(z_j − M) ≤ −2^-40`, `exp` of it rounds to at most
+/// `1 − 2^-41 < 1 = exp(0)`, and `S ∈ [1, 2^31)` keeps `1/S` normal, so the quotients by `S`
+/// stay apart (`2^-41` relative is thousands of ulps), and `fl(d − L)` with `L = fl(log S) < 22`
+/// stays below `−L` (ulps there are at most `2^-48`). Hence (docs/verification.md):
+///
+/// - class `c`: if every earlier score is at least `2^-40` below `z_c` and every later one at
+///   most `z_c`, then `z_c = M` and `p_c` is strictly above every earlier `p_j` and at least
+///   every later one: the class is `c`;
+/// - class `k` (to deny it): `p_j < p_k` gives `z_j < z_k`, and `p_k` maximal gives `z_k > M −
+///   2^-40` (else `p_k` is below the maximal score's), so every later score is below
+///   `z_k + 2^-40`.
+pub const SOFTMAX_MARGIN: f64 = 1.0 / 1_099_511_627_776.0;
+
+/// Scores beyond this bound (either sign) are unsafe for a softmax before `ArgMax`: the margin's
+/// argument needs finite scores, and these atoms make the bounds show it.
+pub const SOFTMAX_SCORE_BOUND: f64 = 1e300;
+
+/// [`class_property`] for a program that takes `ArgMax` of a softmax of its outputs: the
+/// outputs' unsafe region widened so that what the margin (above) proves of the scores holds
+/// of the class: an earlier score within the margin of `Y_class` is unsafe (or, with
+/// `negated`, a later one within it counts as class `class`), and so is any score beyond
+/// [`SOFTMAX_SCORE_BOUND`].
+pub fn softmax_class_property(region: InputBox, class: usize, outputs: usize, negated: bool) -> Property {
+    let margin = |atom: Atom| match atom.strict {
+        // `a − b ≤ 0` becomes `a − b − margin < 0`: within the margin.
+        false => Atom { constants: vec![Constant::exact(-SOFTMAX_MARGIN)], strict: true, ..atom },
+        true => atom,
+    };
+    let with_margins = |c: Conjunction| Conjunction { atoms: c.atoms.into_iter().map(margin).collect() };
+    let mut unsafe_when: Vec<Conjunction> = if negated {
+        vec![with_margins(class_is(class, outputs))]
+    } else {
+        class_is_not(class, outputs).into_iter().map(with_margins).collect()
+    };
+    for i in 0..outputs {
+        for sign in [-1.0, 1.0] {
+            // `sign·Y_i + BOUND ≤ 0`: `Y_i ≥ BOUND` (sign −1) or `Y_i ≤ −BOUND` (sign +1).
+            let beyond = Atom {
+                terms: vec![(i, Constant::exact(sign))],
+                constants: vec![Constant::exact(SOFTMAX_SCORE_BOUND)],
+                strict: false,
+                span: None,
+            };
+            unsafe_when.push(Conjunction { atoms: vec![beyond] });
+        }
+    }
+    Property { inputs: region.len(), outputs, cases: vec![Case { input: region, unsafe_when }] }
+}
+
 /// The L∞ ball `|x − centre| ≤ eps`, cut to `[clip.0, clip.1]` when given: its ends
 /// `centre ± eps` computed exactly, the clip bounds as written where they cut. Refused when the
 /// centre or `eps` is not finite (the ends would be undefined or meaningless).

@@ -137,7 +137,7 @@ impl Falsifier<'_> {
         let judge = self.judge();
         points.iter().zip(results).find_map(|(x, row)| {
             // An ArgMax program's scores are the chain's last vector.
-            let result = PointResult::of_row(row, || self.net.eval(x))?;
+            let result = PointResult::of_row(row, || self.net.scores(x))?;
             judge.breaks(&result).then(|| x.clone())
         })
     }

@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::Exp;
 
+use judge::PointResult;
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
@@ -100,7 +101,10 @@ impl Target {
 
     /// The class the engine computes at `x` (the revised ArgMax of the outputs).
     pub fn class_at(&self, x: &[f64]) -> usize {
-        argmax(self.net.eval(x)) as usize
+        match self.net.result_at(x) {
+            PointResult::Class { class, .. } => class,
+            _ => argmax(self.net.eval(x)) as usize,
+        }
     }
 }
 
@@ -198,7 +202,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     let outputs = target.outputs();
     let (property, class) = match question {
         Question::Property(p) => {
-            if target.net.result == ResultKind::ArgMax {
+            if target.net.result.is_class() {
                 return Err(Mismatch(
                     "the program's result is an ArgMax (a class); properties over outputs Y need the score vector: \
                      verify the program without its final ArgMax, or use --claim"
@@ -222,7 +226,13 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                 )));
             }
             let negated = matches!(claim, Claim::ArgmaxIsNot(_));
-            (claim::class_property(region.clone(), class, outputs, negated), Some(ClassClaim { class, negated }))
+            let property = match target.net.result {
+                ResultKind::SoftmaxArgMax { .. } => {
+                    claim::softmax_class_property(region.clone(), class, outputs, negated)
+                }
+                _ => claim::class_property(region.clone(), class, outputs, negated),
+            };
+            (property, Some(ClassClaim { class, negated }))
         }
     };
     if property.inputs != target.net.input_len {
@@ -237,7 +247,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             property.outputs
         )));
     }
-    let scores = |x: &[f64]| target.net.eval(x);
+    let scores = |x: &[f64]| target.net.scores(x);
     let replayer = Replayer {
         program: &target.program,
         input_name: &target.input_name,

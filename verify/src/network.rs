@@ -8,12 +8,15 @@
 use super::branches::Branches;
 use super::combine::read_combine;
 use super::judge::PointResult;
+use super::judge::RunError;
 use super::operator::{Bias, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
-use knn_engine::bigstep::Plan;
 use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
+use knn_engine::bigstep::{Plan, softmax_apply};
+use knn_semantics::errors::ErrorKind;
+use knn_semantics::syntax::Span;
 
 /// What the program's result is made of.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,6 +25,16 @@ pub enum ResultKind {
     Tensor(Vec<usize>),
     /// `ArgMax` of the final vector: the result is a class.
     ArgMax,
+    /// `ArgMax` of the `softmax` (with `log`, the `logSoftmax`) of the final vector: a class,
+    /// the outputs its scores (`claim.rs` says how a claim on it is proved).
+    SoftmaxArgMax { log: bool },
+}
+
+impl ResultKind {
+    /// Whether the result is a class.
+    pub fn is_class(&self) -> bool {
+        matches!(self, ResultKind::ArgMax | ResultKind::SoftmaxArgMax { .. })
+    }
 }
 
 /// A program as a chain of layers from its symbolic input to its outputs.
@@ -73,6 +86,7 @@ impl Network {
         };
         let mut branches = Branches::new(plan, input.buf, input.len);
         let mut argmax: Option<(u32, Vec<usize>)> = None;
+        let mut softmax: Option<(bool, u32, u32)> = None;
         for (k, op) in plan.ops.iter().enumerate() {
             if argmax.is_some() {
                 return Err(unsupported("computation after an ArgMax of computed values", None));
@@ -108,7 +122,20 @@ impl Network {
                 Op::Conv2d { x, .. } => branches.read(k, *x, |chain| read_conv2d(op, chain))?,
                 Op::Pool2d { x, .. } => branches.read(k, *x, |chain| read_pool2d(op, chain))?,
                 Op::Combine { .. } => read_combine(&mut branches, k, op)?,
-                Op::ArgMaxBuffer { buf, at, len, out } => match branches.positions(*buf, *at, *len) {
+                Op::Softmax { log, out, x, x_at: 0, dims, span, .. } if ahead_of_argmax(plan, k, *out, dims) => {
+                    // A softmax of the whole vector right before its ArgMax: the class is read
+                    // from the scores (`ResultKind::SoftmaxArgMax`), the softmax computed at
+                    // points as the engine computes it.
+                    if branches.positions(*x, 0, dims.iter().product()).is_none() {
+                        return Err(unsupported("a softmax of a tensor not computed from the input", Some(*span)));
+                    }
+                    softmax = Some((*log, *out, *x));
+                }
+                Op::ArgMaxBuffer { buf, at, len, out } => match branches.positions(
+                    softmax.filter(|(_, scored, _)| scored == buf).map_or(*buf, |(_, _, scores)| scores),
+                    *at,
+                    *len,
+                ) {
                     Some(positions) => argmax = Some((*out, positions)),
                     None => {
                         return Err(unsupported(
@@ -160,7 +187,10 @@ impl Network {
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {
-            (ResultSpec::Int(IOperand::Reg(r)), Some((out, positions))) if *r == out => (positions, ResultKind::ArgMax),
+            (ResultSpec::Int(IOperand::Reg(r)), Some((out, positions))) if *r == out => match softmax {
+                Some((log, _, _)) => (positions, ResultKind::SoftmaxArgMax { log }),
+                None => (positions, ResultKind::ArgMax),
+            },
             (ResultSpec::Tensor { shape, leaves }, None) => {
                 let outputs = leaves
                     .iter()
@@ -209,12 +239,32 @@ impl Network {
         self.result_of(self.outputs.iter().map(|&k| v[k]).collect())
     }
 
+    /// The scores whose `ArgMax` is the class (a softmax program's probabilities), or the
+    /// outputs: what a replay compares and a report shows.
+    pub fn scores(&self, x: &[f64]) -> Vec<f64> {
+        match (&self.result, self.result_at(x)) {
+            (ResultKind::SoftmaxArgMax { .. }, PointResult::Class { scores, .. }) => scores,
+            _ => self.eval(x),
+        }
+    }
+
     /// What the engine returns when the chain's outputs are `outputs` (no layer failed): the
     /// outputs, or an `ArgMax` program's class and scores.
     pub fn result_of(&self, outputs: Vec<f64>) -> PointResult {
         match self.result {
             ResultKind::ArgMax => {
                 PointResult::Class { class: argmax(outputs.iter().copied()) as usize, scores: outputs }
+            }
+            ResultKind::SoftmaxArgMax { log } => {
+                let mut scores = vec![0.0; outputs.len()];
+                match softmax_apply(log, &[outputs.len()], 0, &outputs, &mut scores) {
+                    Ok(()) => PointResult::Class { class: argmax(scores.iter().copied()) as usize, scores },
+                    Err(nan) => PointResult::Failed(RunError {
+                        kind: ErrorKind::InvalidOperands,
+                        detail: nan.detail(),
+                        span: Span::default(),
+                    }),
+                }
             }
             ResultKind::Tensor(_) => PointResult::Outputs(outputs),
         }
@@ -265,6 +315,16 @@ impl Network {
         }
         widths
     }
+}
+
+/// Whether the `k`-th operation, a softmax writing `out` of shape `dims`, is one slice (every
+/// other axis of extent 1) read next by an `ArgMax` of all of it, whose class is the result.
+fn ahead_of_argmax(plan: &Plan, k: usize, out: u32, dims: &[usize]) -> bool {
+    let n: usize = dims.iter().product();
+    let one_slice = dims.iter().filter(|&&d| d != 1).count() <= 1 && n > 0 && n < 1 << 31;
+    let read_next =
+        matches!(plan.ops.get(k + 1), Some(Op::ArgMaxBuffer { buf, at: 0, len, .. }) if *buf == out && *len == n);
+    one_slice && read_next
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub use compile::compile;
 pub use plan::Plan;
 pub use rows::{ExecOptions, RowResult, run_rows};
 pub use store::{Binding, InputData};
+pub use tensor_math::softmax_apply;
 
 use crate::tensor::Precision;
 

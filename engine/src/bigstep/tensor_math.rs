@@ -222,13 +222,7 @@ impl Interpreter<'_> {
 /// `expShiftItem`, then each element by `softmaxItem` or `logSoftmaxItem`, the items' own
 /// functions (`MathFn::apply`). A NaN stops it at the `max` that meets it, the slices before
 /// written, as the helper leaves them.
-pub(super) fn softmax_apply(
-    log: bool,
-    dims: &[usize],
-    axis: usize,
-    x: &[f64],
-    out: &mut [f64],
-) -> Result<(), MaxOfNaN> {
+pub fn softmax_apply(log: bool, dims: &[usize], axis: usize, x: &[f64], out: &mut [f64]) -> Result<(), MaxOfNaN> {
     let shape: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let position = |index: &Vec<i64>| index.iter().zip(dims).fold(0usize, |k, (&i, &d)| k * d + i as usize);
     for k in 0..slice_count(&shape, axis) {

@@ -54,7 +54,7 @@ pub fn first_breaking(
     let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
     for (x, row) in points.iter().zip(run_rows(plan, &rows, ExecOptions::default())) {
         // An ArgMax program's scores are the chain's last vector.
-        let result = PointResult::of_row(row, || net.eval(x)).ok_or(Limit)?;
+        let result = PointResult::of_row(row, || net.scores(x)).ok_or(Limit)?;
         if judge.breaks(&result) {
             return Ok(Some(x.clone()));
         }

@@ -46,6 +46,8 @@ pub fn reference_class(t: &Target, x: &[f64]) -> usize {
     let input = TensorInput { name: "x".into(), shape: t.input_shape.clone(), data: x.to_vec() };
     match SmallStep::revised().evaluate(&t.program, &[input]) {
         Ok(Verdict::Value(Observed::Tensor(y))) => argmax(y.data.iter().copied()) as usize,
+        // A program whose result is its class (`ArgMax` of a softmax).
+        Ok(Verdict::Value(Observed::Int(class))) => class as usize,
         other => panic!("the reference did not compute a vector at {x:?}: {other:?}"),
     }
 }
@@ -74,8 +76,11 @@ pub fn answer_is_right(seed: u64, case: &Case, t: &Target, answer: Conclusion, m
             points.extend(corners.iter().cloned());
             let rows: Vec<Vec<&[f64]>> = points.iter().map(|x| vec![x.as_slice()]).collect();
             for (x, result) in points.iter().zip(run_rows(&t.plan, &rows, ExecOptions::default())) {
-                let Ok(Observed::Tensor(y)) = result else { panic!("no vector at {x:?}") };
-                let found = argmax(y.data.iter().copied()) as usize;
+                let found = match result {
+                    Ok(Observed::Tensor(y)) => argmax(y.data.iter().copied()) as usize,
+                    Ok(Observed::Int(class)) => class as usize,
+                    other => panic!("no vector or class at {x:?}: {other:?}"),
+                };
                 if !meets(case.claim, class, found) {
                     return TestResult::error(format!(
                         "seed {seed}: holds ({class:?}) but class {found} at {x:?}\n{}",
