@@ -143,6 +143,10 @@ impl Network {
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }
+                Op::Pad { .. } => {
+                    // Ext-13 fused: no operator reads it yet; refused by name, never bounded.
+                    return Err(unsupported("`pad` of a computed tensor (no operator reads it yet)", None));
+                }
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {

@@ -22,7 +22,8 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Pool2d { out, x, .. }
         | Op::Copy { out, x, .. }
         | Op::Permute { out, x, .. }
-        | Op::Softmax { out, x, .. } => vec![*x, *out],
+        | Op::Softmax { out, x, .. }
+        | Op::Pad { out, x, .. } => vec![*x, *out],
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

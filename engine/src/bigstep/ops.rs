@@ -261,6 +261,10 @@ pub enum Op {
     /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
+    /// `out[k] = x[x_at + j]` when `from[k]` is `Some(j)`, else `value`, for `k < from.len()`
+    /// (`pad`: Ext-13, the copies of `ext-pad-helper-copy` and the constants of
+    /// `ext-pad-helper-fill` in the result's row-major order); `x_len` elements are read.
+    Pad { out: BufId, x: BufId, x_at: usize, x_len: usize, from: Arc<[Option<usize>]>, value: f64 },
 }
 
 #[cfg(test)]
