@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Chain, Dense, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -143,10 +143,7 @@ impl Network {
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }
-                Op::Pad { .. } => {
-                    // Ext-13 fused: no operator reads it yet; refused by name, never bounded.
-                    return Err(unsupported("`pad` of a computed tensor (no operator reads it yet)", None));
-                }
+                Op::Pad { .. } => Pad::read(op, &mut chain)?,
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {

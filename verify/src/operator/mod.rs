@@ -18,6 +18,7 @@ mod bias;
 mod dense;
 mod divide;
 mod max_pool;
+mod pad;
 mod per_element;
 mod permute;
 mod relu;
@@ -48,6 +49,7 @@ pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
 pub use max_pool::MaxPool;
+pub use pad::Pad;
 pub use permute::Permute;
 pub use relu::Relu;
 pub use scale::Scale;
@@ -215,6 +217,11 @@ impl Layer {
 
     /// `transpose`: the elements permuted.
     pub fn permute(layer: Permute) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `pad`: the elements copied between constants.
+    pub fn pad(layer: Pad) -> Layer {
         Layer(Arc::new(layer))
     }
 
