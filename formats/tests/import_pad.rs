@@ -86,7 +86,7 @@ fn a_zero_padding_a_max_pool_reads_is_a_pad_then_the_pool() {
     );
     let network = import_bytes(&bytes).unwrap();
     let pad_then_pool = network.steps.windows(2).any(|w| {
-        matches!(&w[..], [Step::Pad { value, pads, .. }, Step::Pool(_)] if value.to_bits() == 0 && pads == &[0, 0, 1, 0, 0, 0])
+        matches!(w, [Step::Pad { value, pads, .. }, Step::Pool(_)] if value.to_bits() == 0 && pads == &[0, 0, 1, 0, 0, 0])
     });
     assert!(pad_then_pool, "{:?}", network.steps);
     assert_eq!(bits(&run_image(&bytes, &[1, 2, 2], &[-1.0, -2.0, -3.0, -4.0])), bits(&[0.0, -1.0]));
