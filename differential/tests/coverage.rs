@@ -59,13 +59,15 @@ fn generated_programs_reach_every_fused_operation() {
                         (CombineOperand::Gather { .. }, _) | (_, CombineOperand::Gather { .. }) => "Combine(gather)",
                         _ => "Combine(run)",
                     },
+                    Op::Pad { .. } => "Pad",
                     _ => continue,
                 };
                 *seen.entry(kind).or_default() += 1;
             }
         }
     }
-    let kinds = ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax"];
+    let kinds =
+        ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax", "Pad"];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
     for kind in kinds.into_iter().chain(combines) {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");

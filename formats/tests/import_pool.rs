@@ -3,7 +3,7 @@
 //! `tests/data/pool/make_fixtures.py`: imported, run on both engines with their `(C, H, W)`
 //! input bound as it is, and compared bit for bit with the script's float64 loops (which
 //! follow K-NN's rules' order, and which the script checks against onnxruntime within float32
-//! rounding).
+//! rounding; `batch_norm_float64` against onnxruntime's float64 output, bit for bit).
 
 mod fixture_support;
 
@@ -14,7 +14,7 @@ use knn_formats::import::{ImportOptions, Step, import_file};
 
 use fixture_support::{Ran, bits, run};
 
-const MODELS: [&str; 17] = [
+const MODELS: [&str; 18] = [
     "maxpool_stride",
     "maxpool_pads_dilation",
     "maxpool_same_upper",
@@ -32,6 +32,7 @@ const MODELS: [&str; 17] = [
     "conv_dropout_gemm",
     "conv_bn_scale_globalpool_gemm",
     "globalmaxpool",
+    "batch_norm_float64",
 ];
 
 fn fixture(name: &str) -> PathBuf {

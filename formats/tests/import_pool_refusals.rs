@@ -1,6 +1,7 @@
 //! ONNX pools, reshapes and pads that knn cannot import: each refused with a message that
-//! names the node and says why; and the edge cases it does import (an empty indices output,
-//! a zero `Pad` in any mode, `Flatten` to a matrix).
+//! names the node and says why (a `Pad` that crops, pads the batch axis or copies the image's
+//! own elements); and the edge cases it does import (an empty indices output, a zero `Pad` in
+//! any mode, `Flatten` to a matrix).
 
 mod onnx_support;
 
@@ -90,65 +91,31 @@ fn pad(pads: &[i64]) -> (NodeProto, TensorProto) {
 }
 
 #[test]
-fn paddings_that_do_not_fold_are_refused_naming_the_pad_node() {
+fn paddings_knn_cannot_import_are_refused_naming_the_pad_node() {
+    // (A padding that does not fold into its reader is K-NN's `pad`: tests/import_pad.rs.)
     let spatial = [0, 0, 1, 0, 0, 0, 0, 1];
     let refused = |reader: NodeProto, pads: &[i64]| {
         let (pad, p) = pad(pads);
         error_of(&pooled(vec![pad, reader], vec![p]))
     };
-    let e = refused(node("Relu", "r", &["padded"], "y"), &spatial);
-    assert!(
-        e.starts_with(
-            "node \"pad\" (Pad): the node that reads it, \"r\" (Relu), cannot take the padding; K-NN has no `pad`"
-        ),
-        "{e}"
-    );
-    assert!(e.contains("the one Conv, or AveragePool with count_include_pad = 1, that reads it"), "{e}");
-    // A max pool skips its padding, where the Pad node's zeros would count.
-    let e = refused(max_pool("m", "padded", "y"), &spatial);
-    assert!(e.contains("the node that reads it, \"m\" (MaxPool), cannot take the padding"), "{e}");
-    // count_include_pad = 0 divides by the taps inside the image, which the zeros would be.
-    let e = refused(average_pool("a", "padded", "y"), &spatial);
-    assert!(e.contains("the node that reads it, \"a\" (AveragePool), cannot take the padding"), "{e}");
     let relu = || node("Relu", "r", &["padded"], "y");
-    assert!(refused(relu(), &[0, 0, -1, 0, 0, 0, 0, 0]).contains("crops (a negative pad)"));
-    let e = refused(relu(), &[0, 1, 0, 0, 0, 0, 0, 0]);
-    assert!(e.contains("pads the batch or channel axis, not only the rows and columns"), "{e}");
+    let e = refused(relu(), &[0, 0, -1, 0, 0, 0, 0, 0]);
+    assert!(e.starts_with("node \"pad\" (Pad): pads = [0, 0, -1, 0, 0, 0, 0, 0] crops (a negative pad)"), "{e}");
+    let e = refused(relu(), &[1, 0, 0, 0, 0, 0, 0, 0]);
+    assert!(e.starts_with("node \"pad\" (Pad): it pads the batch axis of a value of shape [1, 2, 4, 4]"), "{e}");
     let e = refused(relu(), &[1, 1]);
     assert_eq!(e, "node \"pad\" (Pad): pads = [1, 1]: expected 8 values (a begin and an end per axis)");
-    // The padded value as the graph's output: nothing reads it.
-    let (mut last, p) = pad(&spatial);
-    last.output = vec!["y".into()];
-    assert!(error_of(&pooled(vec![last], vec![p.clone()])).contains("no node reads it"));
-    let (first, p) = pad(&spatial);
-    let two = pooled(vec![first, node("Relu", "r", &["padded"], "r1"), node("Relu", "s", &["padded"], "y")], vec![p]);
-    assert!(error_of(&two).contains("2 nodes read it (the graph branches)"), "{}", error_of(&two));
 
-    // Opset 2's form: the pads, mode and value attributes.
-    let old = |pad: NodeProto| {
-        let folded = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
-        error_of(&image(vec![with_ints(pad, "pads", &spatial), folded], vec![]))
-    };
-    let e = old(with_float(node("Pad", "pad", &["input.1"], "padded"), "value", 1.0));
-    assert!(e.starts_with("node \"pad\" (Pad): it pads with 1, not 0; K-NN has no `pad`"), "{e}");
-    let e = old(with_string(node("Pad", "pad", &["input.1"], "padded"), "mode", "reflect"));
-    assert!(e.starts_with("node \"pad\" (Pad): mode = \"reflect\" pads with copies of the image"), "{e}");
-    // Opset 11's constant_value input.
-    let (mut valued, p) = pad(&spatial);
-    valued.input.push("V".into());
-    let folded = with_int(average_pool("a", "padded", "y"), "count_include_pad", 1);
-    let e = error_of(&image(vec![valued, folded], vec![p, floats("V", &[], &[-2.5])]));
-    assert!(e.starts_with("node \"pad\" (Pad): it pads with -2.5, not 0"), "{e}");
+    // Opset 2's form: the pads, mode and value attributes; every mode but `constant`.
+    for mode in ["reflect", "edge", "wrap"] {
+        let padding =
+            with_ints(with_string(node("Pad", "pad", &["input.1"], "padded"), "mode", mode), "pads", &spatial);
+        let e = error_of(&pooled(vec![padding, relu()], vec![]));
+        let start = format!("node \"pad\" (Pad): mode = \"{mode}\" pads with copies of the tensor's own elements");
+        assert!(e.starts_with(&start), "{e}");
+    }
     let e = error_of(&image(vec![node("Pad", "pad", &["input.1"], "y")], vec![]));
     assert!(e.contains("the pads are missing (an attribute before opset 11, an input from 11)"), "{e}");
-
-    // A vector: padding it needs a `pad` too.
-    let (pad_v, p) = (node("Pad", "pad", &["input.1", "P"], "y"), ints("P", &[0, 1, 0, 1]));
-    let e = error_of(&model(&[Some(1), Some(4)], "y", vec![pad_v], vec![p]));
-    assert!(
-        e.starts_with("node \"pad\" (Pad): it pads a value of shape [1, 4], which the program reads as a vector"),
-        "{e}"
-    );
 }
 
 #[test]

@@ -148,6 +148,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-9, Ext-10: the input names a tensor; the axes are checked against its rank when
         // the program runs.
         FuncKind::TensorMath(_, x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-13: the input names a tensor; the number of pads is checked against its rank
+        // when the program runs.
+        FuncKind::Pad(x, ..) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {

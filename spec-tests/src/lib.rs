@@ -2,7 +2,7 @@
 //! sections following `k-nn.md` (basic, tensor, relu, linear, tanh, sigmoid, minmax, argmax,
 //! utility), `extensions/` (the constructs the extensions add: Ext-1 `addTensor`, Ext-2 tensor
 //! literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-9 `softmax` and
-//! its kin, Ext-10 the reductions) plus `authors/`, `errors/`, `parsing/` and `regressions/`.
+//! its kin, Ext-10 the reductions, Ext-13 `pad`) plus `authors/`, `errors/`, `parsing/` and `regressions/`.
 //!
 //! This crate loads a program with its header ([`header`]), runs it under each profile on the
 //! small-step engine and under the revised rules on the big-step engine ([`run`]), writes the

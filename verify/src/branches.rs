@@ -242,7 +242,8 @@ fn reads(op: &Op) -> Vec<BufId> {
         | Op::Pool2d { x, .. }
         | Op::Copy { x, .. }
         | Op::Permute { x, .. }
-        | Op::Softmax { x, .. } => vec![*x],
+        | Op::Softmax { x, .. }
+        | Op::Pad { x, .. } => vec![*x],
         Op::AddBias { buf, .. } | Op::Elementwise { buf, .. } | Op::Read { buf, .. } | Op::ArgMaxBuffer { buf, .. } => {
             vec![*buf]
         }

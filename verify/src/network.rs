@@ -9,7 +9,7 @@ use super::branches::Branches;
 use super::combine::read_combine;
 use super::judge::PointResult;
 use super::judge::RunError;
-use super::operator::{Bias, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Dense, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
@@ -184,6 +184,7 @@ impl Network {
                 Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
+                Op::Pad { x, .. } => branches.read(k, *x, |chain| Pad::read(op, chain))?,
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {

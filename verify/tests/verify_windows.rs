@@ -1,8 +1,8 @@
 //! Soundness of the verifier on random small convolutional networks — `conv2d` (strides,
 //! padding, dilations, groups), relu, `maxPool2d` or `avgPool2d` (with or without counting the
 //! padding), `flatten`, a dense layer, sometimes a per-channel `c[i] * a + b` after the
-//! convolution and `transpose` of the input (stored channels last) or of the pooled map — on
-//! C×H×W images: whenever it says `holds`, 10^4 random
+//! convolution and `transpose` of the input (stored channels last) or of the pooled map, and
+//! the convolution's padding written as a `pad` of its input (Ext-13) — on C×H×W images: whenever it says `holds`, 10^4 random
 //! points and the box's corners find no violation (the corners on the small-step reference
 //! too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -108,6 +108,29 @@ fn with_extras(
     (source, shape)
 }
 
+/// `source` with, a third of the time, the convolution's padding written as a `pad` (Ext-13)
+/// of its input (its own stream, as [`with_extras`]): `let xp = pad(x, v, 0, t, l, 0, b, r) in`
+/// and the convolution's pads 0, so that every shape stays; `v` is `0.0` or `-0.0` (the same
+/// bits as the convolution's own padding) or another constant (other outputs, the same shapes).
+fn with_pad(rng: &mut SplitMix, source: String) -> String {
+    const VALUES: [f64; 5] = [0.0, -0.0, 0.5, -1.5, 2.0];
+    if below(rng, 3) != 0 {
+        return source;
+    }
+    let value = VALUES[below(rng, VALUES.len() as u64) as usize];
+    let conv = source.find("let c = conv2d(").expect("the network has its convolution");
+    let input_at = conv + "let c = conv2d(".len();
+    let input = &source[input_at..input_at + source[input_at..].find(',').expect("operands")];
+    let pads_at = conv + source[conv..].find("pads = [").expect("the convolution's pads") + "pads = [".len();
+    let pads_end = pads_at + source[pads_at..].find(']').expect("a closed list");
+    let pads: Vec<&str> = source[pads_at..pads_end].split(", ").collect();
+    let [t, l, b, r] = pads[..] else { panic!("four pads: {pads:?}") };
+    let padded = format!("let xp = pad({input}, {value:?}, 0, {t}, {l}, 0, {b}, {r}) in ");
+    let conv_text = source[conv..pads_end].replacen(&format!("conv2d({input},"), "conv2d(xp,", 1);
+    let conv_text = conv_text.replacen(&format!("pads = [{t}, {l}, {b}, {r}"), "pads = [0, 0, 0, 0", 1);
+    format!("{}{padded}{conv_text}{}", &source[..conv], &source[pads_end..])
+}
+
 /// A random CNN on `x` (C×H×W), its input shape and its convolution's output shape, or `None`
 /// when the draw does not fit.
 fn random_network(rng: &mut SplitMix) -> Option<(String, [i64; 3], [i64; 3])> {
@@ -137,7 +160,8 @@ fn random_case(seed: u64) -> (Case, Vec<usize>) {
     let mut rng = SplitMix::new(seed);
     let (source, shape) = loop {
         if let Some(drawn) = random_network(&mut rng) {
-            break with_extras(&mut SplitMix::new(seed ^ 0x7472_616e_7370_6f73), drawn);
+            let (source, shape) = with_extras(&mut SplitMix::new(seed ^ 0x7472_616e_7370_6f73), drawn);
+            break (with_pad(&mut SplitMix::new(seed ^ 0x7061_6470_6164_7061), source), shape);
         }
     };
     let inputs = shape.iter().product::<i64>() as usize;
@@ -221,4 +245,22 @@ fn window_operators_on_a_branch_are_read_and_compute_the_engines_bits() {
             assert_eq!(t.net.eval(x), engine.data, "{body} at {x:?}");
         }
     }
+}
+
+#[test]
+fn the_random_networks_pad_the_convolutions_input_and_the_verifier_reads_it() {
+    // Some seeds draw the `pad`; each such program is a chain the verifier reads (the plan's
+    // `Pad` as the Pad operator), its convolution reading `xp` with pads 0.
+    let mut padded = 0;
+    for seed in 0..60 {
+        let (case, shape) = random_case(seed);
+        if !case.source.contains("let xp = pad(") {
+            continue;
+        }
+        padded += 1;
+        assert!(case.source.contains("conv2d(xp, W, B, strides = [") && case.source.contains("pads = [0, 0, 0, 0]"));
+        let program = parse_program(&case.source, Grammar::Relaxed).expect("the generated program parses");
+        Target::new(program, "x", shape, vec![]).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{}", case.source));
+    }
+    assert!(padded >= 5, "{padded} of 60 seeds draw a pad");
 }

@@ -87,6 +87,9 @@ pub enum Stmt {
     /// the reductions): the input usually the name of a tensor and the axes fitting it, sometimes
     /// not, or a scalar (an error).
     TensorMath { out: String, f: TensorMath, x: Scalar, axes: Vec<i64> },
+    /// `let out = pad(x, value, pads) in` (Ext-13): the input usually the name of a tensor and
+    /// two pads per axis, sometimes not, or a scalar (an error).
+    Pad { out: String, x: Scalar, value: f64, pads: Vec<i64> },
     /// `let name = initTensor(dims)[values] in` (Ext-2): a tensor and its elements, row-major.
     Literal { name: String, dims: Vec<usize>, values: Vec<Number> },
     /// `let target = value in` with a target that is neither a name nor an indexed name
@@ -202,7 +205,8 @@ impl Stmt {
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
-            | Stmt::TensorMath { out: name, .. } => Some(name),
+            | Stmt::TensorMath { out: name, .. }
+            | Stmt::Pad { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -226,7 +230,8 @@ impl Stmt {
             | Stmt::Pool2d { x: s, .. }
             | Stmt::Reshape { x: s, .. }
             | Stmt::Transpose { x: s, .. }
-            | Stmt::TensorMath { x: s, .. } => s.names(&mut out),
+            | Stmt::TensorMath { x: s, .. }
+            | Stmt::Pad { x: s, .. } => s.names(&mut out),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -304,6 +309,9 @@ impl Stmt {
             }
             Stmt::Reshape { out, x, dims } => let_func(out, FuncKind::Reshape(boxed(x.exp()), dims.clone()), body),
             Stmt::Transpose { out, x, perm } => let_func(out, FuncKind::Transpose(boxed(x.exp()), perm.clone()), body),
+            Stmt::Pad { out, x, value, pads } => {
+                let_func(out, FuncKind::Pad(boxed(x.exp()), *value, pads.clone()), body)
+            }
             Stmt::TensorMath { out, f, x, axes } => {
                 let_func(out, FuncKind::TensorMath(*f, boxed(x.exp()), axes.clone()), body)
             }

@@ -314,6 +314,15 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 row.copy_from_slice(&input[j * lanes..(j + 1) * lanes]);
             }
         }
+        Op::Pad { out, x, x_at, x_len, from, value } => {
+            let [input, result] = f.disjoint([(*x, *x_at, *x_len), (*out, 0, from.len())]);
+            for (row, source) in result.chunks_exact_mut(lanes).zip(from.iter()) {
+                match source {
+                    Some(j) => row.copy_from_slice(&input[j * lanes..(j + 1) * lanes]),
+                    None => row.fill(*value),
+                }
+            }
+        }
         Op::Raise { error } => {
             for lane in 0..lanes {
                 f.fail(lane, || error.clone());

@@ -149,6 +149,10 @@ impl Interpreter<'_> {
                 // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
                 self.let_tensor_math(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Pad(..) => {
+                // `ext-let-pad` and its error: `pad.rs`.
+                self.let_pad(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

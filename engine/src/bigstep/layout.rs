@@ -23,7 +23,8 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Pool2d { out, x, .. }
         | Op::Copy { out, x, .. }
         | Op::Permute { out, x, .. }
-        | Op::Softmax { out, x, .. } => vec![*x, *out],
+        | Op::Softmax { out, x, .. }
+        | Op::Pad { out, x, .. } => vec![*x, *out],
         Op::Combine { a, b, out, .. } => {
             [operand_buffer(a), operand_buffer(b), Some(*out)].into_iter().flatten().collect()
         }

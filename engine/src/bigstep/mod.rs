@@ -11,6 +11,7 @@ mod fuse;
 mod interpret;
 pub mod layout;
 pub mod ops;
+mod pad;
 pub mod plan;
 mod pool;
 mod registers;

@@ -277,6 +277,10 @@ pub enum Op {
     /// run of a buffer or a constant tensor and one of them is not constant, element by element
     /// in the result's row-major order as `ext-add-helper-step` / `ext-broadcast-helper-step`.
     Combine { op: Arith, a: CombineOperand, b: CombineOperand, out: BufId, len: usize, span: Span },
+    /// `out[k] = x[x_at + j]` when `from[k]` is `Some(j)`, else `value`, for `k < from.len()`
+    /// (`pad`: Ext-13, the copies of `ext-pad-helper-copy` and the constants of
+    /// `ext-pad-helper-fill` in the result's row-major order); `x_len` elements are read.
+    Pad { out: BufId, x: BufId, x_at: usize, x_len: usize, from: Arc<[Option<usize>]>, value: f64 },
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             | Op::Permute { .. }
             | Op::Softmax { .. }
             | Op::Combine { .. }
+            | Op::Pad { .. }
             | Op::Activate { .. }
             | Op::ArgMaxBuffer { .. } => {}
             _ => scalar = true,

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use knn_semantics::syntax::print::float_literal;
+
 use super::{Emitter, shape_words};
 use crate::import::{Network, Pool, PoolKind, Reduction};
 
@@ -107,6 +109,25 @@ impl Emitter<'_> {
         let target = self.fresh(network, name_as_output);
         let axes = axes.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
         let _ = writeln!(self.out, "let {target} = {}({}, {axes}) in", kind.keyword(), self.current);
+        self.current = target;
+        self.shape = output.to_vec();
+        vec![false; self.shape.iter().product()]
+    }
+
+    /// `pad(v, value, b0, …, a0, …)` (Ext-13): a fresh tensor of shape `output`. Whether an
+    /// element is never `-0.0` is not followed through it.
+    pub(super) fn pad(
+        &mut self,
+        network: &Network,
+        value: f64,
+        pads: &[usize],
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let target = self.fresh(network, name_as_output);
+        let pads = pads.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let value = float_literal(value);
+        let _ = writeln!(self.out, "let {target} = pad({}, {value}, {pads}) in", self.current);
         self.current = target;
         self.shape = output.to_vec();
         vec![false; self.shape.iter().product()]

@@ -109,6 +109,13 @@ pub enum Step {
         axes: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `pad(v, value, b0, …, a0, …)` of the current tensor (Ext-13): `pads` every axis's begin,
+    /// then every axis's end; the result has shape `output`.
+    Pad {
+        value: f64,
+        pads: Vec<usize>,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -168,9 +175,10 @@ impl Network {
                 Step::Linear { rows, .. } => shapes.push(vec![*rows]),
                 Step::Conv(conv) => shapes.push(conv.output_shape()),
                 Step::Pool(pool) => shapes.push(pool.output_shape()),
-                Step::Reshape(shape) | Step::Transpose { output: shape, .. } | Step::Reduce { output: shape, .. } => {
-                    shapes.push(shape.clone())
-                }
+                Step::Reshape(shape)
+                | Step::Transpose { output: shape, .. }
+                | Step::Reduce { output: shape, .. }
+                | Step::Pad { output: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -203,7 +211,7 @@ impl Network {
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
                 Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
-                Step::Softmax { .. } | Step::Reduce { .. } => 0,
+                Step::Softmax { .. } | Step::Reduce { .. } | Step::Pad { .. } => 0,
             })
             .sum()
     }

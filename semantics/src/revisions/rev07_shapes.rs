@@ -145,7 +145,8 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Pool2d { x, .. }
         | FuncTerm::Reshape { x, .. }
         | FuncTerm::Transpose { x, .. }
-        | FuncTerm::TensorMath { x, .. } => vec![x],
+        | FuncTerm::TensorMath { x, .. }
+        | FuncTerm::Pad { x, .. } => vec![x],
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -159,6 +160,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Transpose { .. } => "transpose",
         FuncTerm::TensorArith(op, ..) => op.keyword(),
         FuncTerm::TensorMath { f, .. } => f.keyword(),
+        FuncTerm::Pad { .. } => "pad",
     };
     for operand in operands {
         match operand.as_id() {

@@ -124,6 +124,9 @@ pub enum FuncKind {
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
+    /// `pad(X, V, Ps)` (Ext-13, relaxed grammar only): the operand, the Float the border holds,
+    /// the pads (every axis's begin, then every axis's end).
+    Pad(Box<Exp>, f64, IntList),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -225,7 +228,8 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 FuncKind::Pool2d(_, x, _)
                 | FuncKind::Reshape(x, _)
                 | FuncKind::Transpose(x, _)
-                | FuncKind::TensorMath(_, x, _) => stack.push(*x),
+                | FuncKind::TensorMath(_, x, _)
+                | FuncKind::Pad(x, ..) => stack.push(*x),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -292,6 +296,7 @@ impl Exp {
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                     FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
+                    FuncKind::Pad(_, v, pads) => FuncKind::Pad(kid(), *v, pads.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -321,6 +326,7 @@ impl Clone for Func {
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
             FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
             FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
+            FuncKind::Pad(x, v, pads) => FuncKind::Pad(x.clone(), *v, pads.clone()),
         };
         Func { kind, span: self.span }
     }
@@ -385,6 +391,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
             (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
+            (FuncKind::Pad(_, v1, p1), FuncKind::Pad(_, v2, p2)) => v1.to_bits() == v2.to_bits() && p1 == p2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

@@ -23,7 +23,7 @@ impl Func {
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
-            FuncKind::TensorMath(..) => None,
+            FuncKind::TensorMath(..) | FuncKind::Pad(..) => None,
         }
     }
 
@@ -40,7 +40,8 @@ impl Func {
             FuncKind::Pool2d(_, x, _)
             | FuncKind::Reshape(x, _)
             | FuncKind::Transpose(x, _)
-            | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
+            | FuncKind::TensorMath(_, x, _)
+            | FuncKind::Pad(x, ..) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -64,6 +65,7 @@ impl Func {
             FuncKind::Transpose(..) => "transpose",
             FuncKind::TensorArith(op, ..) => op.keyword(),
             FuncKind::TensorMath(f, ..) => f.keyword(),
+            FuncKind::Pad(..) => "pad",
         }
     }
 }

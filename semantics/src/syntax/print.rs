@@ -156,6 +156,9 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             {
                 out.push(Piece::Owned(format!(", {}", ints_text(axes))));
             }
+            if let FuncKind::Pad(_, value, pads) = &func.kind {
+                out.push(Piece::Owned(format!(", {}, {}", float_literal(*value), ints_text(pads))));
+            }
         }
     }
     out.push(Piece::Text(")"));
@@ -295,6 +298,17 @@ mod tests {
         let sum = parse_program("let y = reduceSum(x, 0) in y", Grammar::Relaxed).unwrap();
         assert!(sum != parse_program("let y = reduceMean(x, 0) in y", Grammar::Relaxed).unwrap());
         assert!(sum != parse_program("let y = reduceSum(x, 1) in y", Grammar::Relaxed).unwrap());
+    }
+
+    #[test]
+    fn pad_round_trips() {
+        let e = parse_program("let y = pad( x,-0.0 ,1,0 ,2, 3) in y", Grammar::Relaxed).unwrap();
+        let printed = to_source(&e);
+        assert_eq!(printed, "let y = pad(x, -0.0, 1, 0, 2, 3) in y");
+        assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        let zero = parse_program("let y = pad(x, 0.0, 1, 0, 2, 3) in y", Grammar::Relaxed).unwrap();
+        assert!(e != zero, "the value is part of the function, -0.0 is not 0.0");
+        assert!(zero != parse_program("let y = pad(x, 0.0, 1, 0, 3, 2) in y", Grammar::Relaxed).unwrap());
     }
 
     #[test]

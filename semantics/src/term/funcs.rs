@@ -125,6 +125,13 @@ pub enum FuncTerm {
         x: Term,
         axes: Option<Ints>,
     },
+    /// `pad(Exp, Float, Ints)` (Ext-13): the operand, the border's Float (its bits: a term is
+    /// hashed) and the pads, every axis's begin then every axis's end.
+    Pad {
+        x: Term,
+        value_bits: u64,
+        pads: Ints,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`
@@ -228,4 +235,17 @@ impl ArithHole {
             _ => super::Node::Sub(a, b),
         }
     }
+}
+
+/// `padHelper(X, Y, V, K ... N, Ps)` (Ext-13): the positions `from..to` (row-major) of `Y`
+/// still to write, each an element of `X` or the Float `V` (its bits `value_bits`), with the
+/// pads `Ps` (begins, then ends).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PadHelper {
+    pub x: Sym,
+    pub y: Sym,
+    pub value_bits: u64,
+    pub from: i64,
+    pub to: i64,
+    pub pads: Ints,
 }

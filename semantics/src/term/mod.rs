@@ -29,7 +29,7 @@ use crate::syntax::Span;
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
 pub use funcs::{
-    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, Pool2dHelper,
+    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, PadHelper, Pool2dHelper,
 };
 pub use math::MathFn;
 pub use subst::SubstMap;
@@ -211,6 +211,8 @@ pub enum Node {
         f: MathFn,
         arg: Term,
     },
+    /// `padHelper(…)` (Ext-13): see [`PadHelper`].
+    PadHelper(Box<PadHelper>),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

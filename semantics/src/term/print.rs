@@ -156,6 +156,9 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                     call(f.keyword(), vec![inner(x), text(ints_text(axes))])
                 }
                 FuncTerm::TensorMath { f, x, axes: None } => call(f.keyword(), vec![inner(x)]),
+                FuncTerm::Pad { x, value_bits, pads } => {
+                    call("pad", vec![inner(x), text(k_float(f64::from_bits(*value_bits))), text(ints_text(pads))])
+                }
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -215,6 +218,16 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 text(format!("( {} )", ints_text(&h.y_dims))),
                 text(format!("( {} )", ints_text(&h.z_dims))),
                 text(format!("( {} )", ints_text(&h.dims))),
+            ],
+        ),
+        Node::PadHelper(h) => call(
+            "padHelper",
+            vec![
+                text(h.x.as_str()),
+                text(h.y.as_str()),
+                text(k_float(f64::from_bits(h.value_bits))),
+                range(h.from, h.to),
+                text(ints_text(&h.pads)),
             ],
         ),
         Node::Conv2dHelper(h) => {

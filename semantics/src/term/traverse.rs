@@ -26,6 +26,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
+        | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. } => {}
         Node::Index { base: a, .. }
@@ -77,7 +78,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                 FuncTerm::Pool2d { x, .. }
                 | FuncTerm::Reshape { x, .. }
                 | FuncTerm::Transpose { x, .. }
-                | FuncTerm::TensorMath { x, .. } => f(x),
+                | FuncTerm::TensorMath { x, .. }
+                | FuncTerm::Pad { x, .. } => f(x),
             }
             f(body);
         }
@@ -148,6 +150,9 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::TensorMath { f: f1, axes: a1, .. }, FuncTerm::TensorMath { f: f2, axes: a2, .. }) => {
                 f1 == f2 && a1 == a2
             }
+            (FuncTerm::Pad { value_bits: v1, pads: p1, .. }, FuncTerm::Pad { value_bits: v2, pads: p2, .. }) => {
+                v1 == v2 && p1 == p2
+            }
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -169,6 +174,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
         ) => (y, z, x, from, to, dims) == (y2, z2, x2, f2, t2, d2),
         (N::Conv2dHelper(h1), N::Conv2dHelper(h2)) => h1 == h2,
         (N::BroadcastHelper(h1), N::BroadcastHelper(h2)) => h1 == h2,
+        (N::PadHelper(h1), N::PadHelper(h2)) => h1 == h2,
         (N::Pool2dHelper(h1), N::Pool2dHelper(h2)) => h1 == h2,
         (N::PoolMean { count: c1, .. }, N::PoolMean { count: c2, .. }) => c1 == c2,
         (N::ReshapeHelper { x, y, from, to, dims }, N::ReshapeHelper { x: x2, y: y2, from: f2, to: t2, dims: d2 }) => {
@@ -210,6 +216,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
             FuncTerm::TensorArith(op, ..) => (6u8, op).hash(state),
             FuncTerm::TensorMath { f, axes, .. } => (6u8, f, axes).hash(state),
+            FuncTerm::Pad { value_bits, pads, .. } => (7u8, value_bits, pads).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -219,6 +226,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::AddTensorHelper { y, z, x, from, to, dims } => (y, z, x, from, to, dims).hash(state),
         Node::Conv2dHelper(h) => h.hash(state),
         Node::BroadcastHelper(h) => h.hash(state),
+        Node::PadHelper(h) => h.hash(state),
         Node::Pool2dHelper(h) => h.hash(state),
         Node::PoolMean { count, .. } => count.hash(state),
         Node::MathItem { f, .. } => f.hash(state),
@@ -286,6 +294,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
+        | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. }
         | Node::Subst(_) => node.clone(),
@@ -334,6 +343,9 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
                 FuncTerm::Transpose { perm, .. } => FuncTerm::Transpose { x: next(), perm: perm.clone() },
                 FuncTerm::TensorMath { f, axes, .. } => FuncTerm::TensorMath { f: *f, x: next(), axes: axes.clone() },
+                FuncTerm::Pad { value_bits, pads, .. } => {
+                    FuncTerm::Pad { x: next(), value_bits: *value_bits, pads: pads.clone() }
+                }
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

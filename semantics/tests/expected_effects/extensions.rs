@@ -171,3 +171,21 @@ fn ext10_reduce() {
     assert_eq!(ints("reduceSum(y, 0)"), Float(3.0));
     assert_eq!(ints("reduceMax(y, 0)"), Error(ErrorKind::InvalidOperands));
 }
+
+/// Ext-13 (docs/semantics.md, "Deviations"): no `pad` in K; `[[1, 2], [3, 4]]` padded with
+/// `0.5` by one row above and one column on the right is `[[0.5, 0.5, 0.5], [1, 2, 0.5], [3, 4,
+/// 0.5]]`; a pad count other than twice the rank is `invalid-attribute`; the elements are copied
+/// as they are (an Int stays an Int).
+#[test]
+fn ext13_pad() {
+    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3, 4.0] in ";
+    let source = format!("{x}(let y = pad(x, 0.5, 1, 0, 0, 1) in y[1, 1])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no pad");
+    assert_eq!(outcome(Profile::revised(), &source), Float(2.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[{at}])"));
+    assert_eq!(run("pad(x, 0.5, 1, 0, 0, 1)", "0, 2"), Float(0.5));
+    assert_eq!(run("pad(x, 0.5, 1, 0, 0, 1)", "1, 2"), Float(0.5));
+    assert_eq!(run("pad(x, 0.5, 1, 0, 0, 1)", "2, 0"), Int(3));
+    assert_eq!(run("pad(x, 0.5, 1, 0, 0, 1)", "3, 0"), Error(ErrorKind::IndexOutOfBounds));
+    assert_eq!(run("pad(x, 0.5, 1, 0)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+}

@@ -21,6 +21,7 @@ mod broadcast;
 mod common;
 mod determinism;
 mod extensions;
+mod pad;
 mod pools;
 mod reduce;
 mod reshape;
@@ -273,6 +274,12 @@ const COVERED: &[&str] = &[
     "ext-reduce-invalid-axes",
     "ext-reduce-helper-step",
     "ext-reduce-helper-done",
+    // Ext-13
+    "ext-let-pad",
+    "ext-pad-invalid-pads",
+    "ext-pad-helper-copy",
+    "ext-pad-helper-fill",
+    "ext-pad-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -304,6 +311,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("broadcast.rs"),
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
+        include_str!("pad.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -19,6 +19,7 @@ mod dense;
 mod divide;
 mod lift;
 mod max_pool;
+mod pad;
 mod per_element;
 mod permute;
 mod relu;
@@ -50,6 +51,7 @@ pub use dense::Dense;
 pub use divide::Divide;
 pub use lift::Lift;
 pub use max_pool::MaxPool;
+pub use pad::Pad;
 pub use permute::Permute;
 pub use relu::Relu;
 pub use scale::Scale;
@@ -228,6 +230,11 @@ impl Layer {
 
     /// `transpose`: the elements permuted.
     pub fn permute(layer: Permute) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `pad`: the elements copied between constants.
+    pub fn pad(layer: Pad) -> Layer {
         Layer(Arc::new(layer))
     }
 

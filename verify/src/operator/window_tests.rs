@@ -349,3 +349,16 @@ fn a_scaling_that_could_make_a_nan_bounds_nothing() {
     assert_eq!(scale(-0.0).apply(&[3.0]), [-0.0]);
     assert_eq!(scale(1e300).apply(&[1e10]), [f64::INFINITY]);
 }
+
+#[test]
+fn a_pad_is_exact_and_its_constants_reach_the_bounds_rounded_down() {
+    // [x0, x1] padded to [x1, 0.1, x0, 0.1, 0.1] (`pad`'s gather, Ext-13), then a dense layer
+    // whose rows weigh the constants heavily (1e16·0.1 is not a double) and cancel x0 against
+    // x1 near 1e16: every bound must hold at every point, the constants' products charged.
+    let pad = Layer::pad(super::Pad::new(Arc::from([Some(1), None, Some(0), None, None]), 2, 0.1));
+    let weights = vec![1.0, 1e16, -1.0, 3.0, -0.5, 1e16, -1.0, 1.0, 1e16, 1e16];
+    let dense = Layer::dense(Arc::new(Matrix::new(2, 5, weights)), vec![None, None]);
+    let sides = [run_from(1e16, 12), run_from(1e16 - 64.0, 12)];
+    bounds_hold_everywhere(&[pad.clone(), dense], &sides);
+    bounds_hold_everywhere(&[pad, Layer::relu()], &[run_from(-3e-323, 8), run_from(0.5, 8)]);
+}

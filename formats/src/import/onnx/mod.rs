@@ -1,6 +1,6 @@
 //! ONNX models whose graph is an MLP or a network of convolutions and pools: one float input,
 //! `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants or of two
-//! computed values, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded),
+//! computed values, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (constant: folded into a window, or `pad`),
 //! `Identity`, `Constant` nodes, one output. Any other operator is an error that names it and
 //! its node.
 //!

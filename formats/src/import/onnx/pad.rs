@@ -1,8 +1,11 @@
 //! ONNX `Pad` (opsets 2 to 21: `pads` an attribute before opset 11, an input from then on;
-//! `constant_value` likewise; `axes` from opset 18). K-NN has no `pad`, so a `Pad` node is
-//! imported only when it changes nothing (all its pads 0: nothing is written), or when it pads
-//! the two spatial axes of an image with zeros and the one node that reads it is a `Conv`, or an
-//! `AveragePool` with `count_include_pad = 1`: its pads are then added to that node's.
+//! `constant_value` likewise; `axes` from opset 18) in its `constant` mode. A `Pad` node whose
+//! pads are all 0 is nothing. One that pads the two spatial axes of an image with zeros for the
+//! one node that reads it, a `Conv` or an `AveragePool` with `count_include_pad = 1`, is folded
+//! into that node's pads (below). Any other is K-NN's `pad` (Ext-13) of the current tensor, its
+//! value the node's, its pads those of the tensor's axes (a batch axis of 1 is not one of them,
+//! and may not be padded). The modes `reflect`, `edge` and `wrap`, and negative pads (crops),
+//! are refused.
 //!
 //! Why the fold changes no bit:
 //! * `conv2d` reads a tap in its padding as `0.0` and still multiplies and adds it (the rule's
@@ -13,7 +16,7 @@
 //!   sum that starts from `0.0` is never `-0.0`, so adding `±0.0` to it changes nothing (a NaN
 //!   or an infinity stays one); and with `countPad = 1` the divisor is the whole window either
 //!   way. (`count_include_pad = 0` would divide by the taps inside the smaller image, which
-//!   the padded elements are not: that is refused.)
+//!   the padded elements are not: that is a `pad`, then the pool.)
 
 use super::*;
 
@@ -37,9 +40,9 @@ pub(super) fn pad(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> R
         None => ints(1, "the pads")?.ok_or("the pads are missing (an attribute before opset 11, an input from 11)")?,
     };
     let value = match optional(2) {
-        None => float_attribute(node, "value", 0.0)?,
+        None => f64::from(float_attribute(node, "value", 0.0)?),
         Some(name) => match lookup(graph, name)? {
-            Value::Constant(c) if c.len() == 1 => c.floats()[0] as f32,
+            Value::Constant(c) if c.len() == 1 => c.floats()[0],
             _ => return Err("the constant_value must be a constant of one element".into()),
         },
     };
@@ -65,45 +68,39 @@ pub(super) fn pad(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> R
         // No padding: the same value, no step.
         return Ok(x);
     }
-    let refuse = |why: String| {
-        Err(format!(
-            "{why}; K-NN has no `pad`: knn imports a Pad only when its pads are all 0, or when it pads the two spatial axes of a (1, C, H, W) image with 0.0 for the one Conv, or AveragePool with count_include_pad = 1, that reads it (then added to that node's pads)"
-        ))
-    };
     let mode = attribute(node, "mode").map_or("constant".into(), |a| String::from_utf8_lossy(&a.s).into_owned());
     if mode != "constant" {
-        return refuse(format!("mode = {mode:?} pads with copies of the image, not a constant"));
-    }
-    if value != 0.0 {
-        return refuse(format!("it pads with {value}, not 0"));
+        return Err(format!(
+            "mode = {mode:?} pads with copies of the tensor's own elements; K-NN's `pad` pads with a constant (mode = \"constant\")"
+        ));
     }
     if per_axis.iter().any(|&(b, e)| b < 0 || e < 0) {
-        return refuse(format!("pads = {pads:?} crops (a negative pad)"));
+        return Err(format!("pads = {pads:?} crops (a negative pad); K-NN's `pad` only adds elements"));
     }
-    let (&[c, h, w], [1, _, _, _]) = (&graph.tensor[..], &shape[..]) else {
-        return refuse(format!(
-            "it pads a value of shape {shape:?}, {}",
-            if graph.tensor.len() == 1 {
-                "which the program reads as a vector (no Conv or pool in the graph reads an image)"
-            } else {
-                "not a (1, C, H, W) image"
-            }
-        ));
-    };
+    if value == 0.0 && folds(graph, node, &shape, &per_axis, later) {
+        return fold(graph, &per_axis);
+    }
+    constant_pad(graph, &shape, &per_axis, value)
+}
+
+/// Whether the zero padding `per_axis` of `node`'s value, of ONNX shape `shape`, folds into the
+/// pads of the one node that reads it (see the module's note): a `(1, C, H, W)` image padded
+/// on its rows and columns only, read first by a `Conv` or an `AveragePool` with
+/// `count_include_pad = 1` and by no other node.
+fn folds(graph: &Graph, node: &NodeProto, shape: &[usize], per_axis: &[(i64, i64)], later: &[NodeProto]) -> bool {
+    let (&[_, _, _], [1, _, _, _]) = (&graph.tensor[..], shape) else { return false };
     if per_axis[..2].iter().any(|&p| p != (0, 0)) {
-        return refuse(format!("pads = {pads:?} pads the batch or channel axis, not only the rows and columns"));
+        return false;
     }
     let output = &node.output[0];
     let readers: Vec<&NodeProto> = later.iter().filter(|n| n.input.contains(output)).collect();
-    match readers[..] {
-        [reader] if reader.input.first() == Some(output) && folds_into(reader) => {}
-        [reader] => {
-            let name = if reader.name.is_empty() { String::new() } else { format!(" \"{}\"", reader.name) };
-            return refuse(format!("the node that reads it,{name} ({}), cannot take the padding", reader.op_type));
-        }
-        [] => return refuse("no node reads it".into()),
-        _ => return refuse(format!("{} nodes read it (the graph branches)", readers.len())),
-    }
+    matches!(readers[..], [reader] if reader.input.first() == Some(output) && folds_into(reader))
+}
+
+/// The zero padding `per_axis` of the current `(C, H, W)` image, left for its reader to add to
+/// its own pads ([`Graph::unfold_pad`]).
+fn fold(graph: &mut Graph, per_axis: &[(i64, i64)]) -> Result<Value, String> {
+    let [c, h, w] = graph.tensor[..] else { unreachable!("`folds` checked the image") };
     let too_large = || "the padded image is too large".to_string();
     let grow = |size: usize, (begin, end): (i64, i64)| -> Result<usize, String> {
         let (begin, end) =
@@ -116,6 +113,37 @@ pub(super) fn pad(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> R
     let value = graph.next_tensor(vec![1, c, ph, pw], vec![c, ph, pw]);
     graph.pad = Some((graph.generation, [t, l, b, r]));
     Ok(value)
+}
+
+/// K-NN's `pad(v, value, …)` (Ext-13) of the current tensor, given first the ONNX shape without
+/// its batch axis of 1 (a `reshape` when it does not have it), then the usual K-NN shape of the
+/// padded value.
+fn constant_pad(graph: &mut Graph, shape: &[usize], per_axis: &[(i64, i64)], value: f64) -> Result<Value, String> {
+    let batch = usize::from(shape.len() >= 2 && shape[0] == 1);
+    if batch == 1 && per_axis[0] != (0, 0) {
+        return Err(format!(
+            "it pads the batch axis of a value of shape {shape:?}; K-NN's tensors hold one row of the batch"
+        ));
+    }
+    let too_large = || "the padded tensor is too large".to_string();
+    let inner = &shape[batch..];
+    let mut output = Vec::with_capacity(inner.len());
+    for (&d, &(begin, end)) in inner.iter().zip(&per_axis[batch..]) {
+        let (begin, end) =
+            (usize::try_from(begin).map_err(|_| too_large())?, usize::try_from(end).map_err(|_| too_large())?);
+        output.push(d.checked_add(begin).and_then(|s| s.checked_add(end)).ok_or_else(too_large)?);
+    }
+    element_count(&output).ok_or_else(too_large)?;
+    if graph.tensor != inner {
+        graph.steps.push(Step::Reshape(inner.to_vec()));
+    }
+    let (begins, ends): (Vec<usize>, Vec<usize>) =
+        per_axis[batch..].iter().map(|&(b, e)| (b as usize, e as usize)).unzip();
+    let pads = [begins, ends].concat();
+    graph.steps.push(Step::Pad { value, pads, output: output.clone() });
+    graph.tensor = output.clone();
+    graph.advance();
+    graph.reshaped([&shape[..batch], &output[..]].concat())
 }
 
 /// Whether a zero padding read by `node` can be folded into its pads (see the module's note).

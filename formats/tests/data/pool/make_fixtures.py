@@ -187,7 +187,7 @@ class Model:
 
     def batch_norm(self, rng, epsilon=1e-3):
         """BatchNormalization at inference, per channel; the reference folds it into x·a + b in
-        float64 as the importer does (docs/importing.md)."""
+        float64 as the importer and onnxruntime do, a = scale · (1 / sqrt(var + ε)) (docs/importing.md)."""
         c = self.out_shape[1]
         k = self.count
         scale, bias, mean = values(rng, (c,)), values(rng, (c,)), values(rng, (c,))
@@ -196,7 +196,7 @@ class Model:
                  (("scale", scale), ("bias", bias), ("mean", mean), ("var", var))]
         self.node("BatchNormalization", names, None, epsilon=epsilon)
         eps = np.float64(np.float32(epsilon))
-        a = scale / np.sqrt(var + eps)
+        a = scale * (1.0 / np.sqrt(var + eps))
         b = bias - mean * a
         self.refs.append(lambda y: y * a[:, None, None] + b[:, None, None])
 
@@ -253,15 +253,18 @@ def as_float32(model):
     return m
 
 
-def check_with_onnxruntime(model, x, expected):
+def check_with_onnxruntime(model, x, expected, float64=False):
+    """In float32 within its rounding; with `float64`, the model as it is, bit for bit."""
     try:
         import onnxruntime
     except ImportError:
         return
-    session = onnxruntime.InferenceSession(as_float32(model).SerializeToString(),
+    session = onnxruntime.InferenceSession((model if float64 else as_float32(model)).SerializeToString(),
                                            providers=["CPUExecutionProvider"])
-    (y,) = session.run(None, {"input": x[None].astype(np.float32)})
+    (y,) = session.run(None, {"input": x[None] if float64 else x[None].astype(np.float32)})
     y = y.reshape(expected.shape)
+    if float64:
+        assert (y.view(np.uint64) == expected.view(np.uint64)).all(), (model.graph.name, y - expected)
     assert np.allclose(y, expected, rtol=1e-5, atol=1e-5), (model.graph.name, y, expected)
 
 
@@ -377,6 +380,18 @@ def main():
     m.global_pool("max")
     m.flatten()
     m.save(rng)
+
+    # BatchNormalization alone, its parameters spread over orders of magnitude: the folded
+    # reference is onnxruntime's float64 output bit for bit (checked below when it is
+    # installed), not only within float32 rounding.
+    m = Model("batch_norm_float64", 4, 6, 5, opset=15)
+    m.batch_norm(rng, epsilon=1e-5)
+    m.flatten()
+    model, x, y = m.save(rng)
+    check_with_onnxruntime(model, x, y, float64=True)
+    # No window operator reads it as an image: the program's input is the vector of its
+    # elements in row-major order.
+    np.save(os.path.join(HERE, "batch_norm_float64.input.npy"), x.reshape(-1))
     print("fixtures written")
 
 

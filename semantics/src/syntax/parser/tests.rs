@@ -337,3 +337,24 @@ fn tensor_math_takes_an_operand_and_its_axes() {
     assert!(error("let y = softmax(x, 0) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let reduceSum = 1.0 in reduceSum").kind, ExpKind::Let { .. }));
 }
+
+#[test]
+fn pad_takes_an_operand_a_float_and_its_pads() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = pad(x, -1.5, 1, 0, 2, 3) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(
+        matches!(&func.kind, FuncKind::Pad(x, v, p) if matches!(&x.kind, ExpKind::Id(x) if x == "x") && *v == -1.5 && p == &[1, 0, 2, 3])
+    );
+    assert_eq!(&source[func.span.range()], "pad(x, -1.5, 1, 0, 2, 3)");
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = pad(x) in y").contains("`,`"));
+    assert!(message("let y = pad(x, 0, 1, 1) in y").contains("a float literal"), "the value is a Float");
+    assert!(message("let y = pad(x, 0.0) in y").contains("`,`"));
+    // A negative pad (a crop in ONNX) cannot be written: `-1` is the Float `-1.0`.
+    assert!(message("let y = pad(x, 0.0, -1, 1) in y").contains("an integer literal"));
+    // K's grammar reads `pad` as an identifier.
+    assert!(error("let y = pad(x, 0.0, 1, 1) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let pad = 1.0 in pad").kind, ExpKind::Let { .. }));
+}

@@ -40,6 +40,9 @@ impl<'s> Parser<'s> {
         if let Keyword::TensorMath(f) = keyword {
             return self.tensor_math(start, target, f, operands, func_start);
         }
+        if keyword == Keyword::Pad {
+            return self.pad(start, target, operands, func_start);
+        }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
         if operands.len() < least {
@@ -105,6 +108,24 @@ impl<'s> Parser<'s> {
         let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
         let span = Span { start: func_start, end: close.span.end };
         self.let_func_body(start, target, Func { kind: FuncKind::TensorMath(f, x, axes), span })
+    }
+
+    /// After the operand of `pad` (Ext-13): `, V, B0, …, A0, …)`, the border's value a Float
+    /// literal (K's floats carry their sign), the pads `initTensor`'s unsigned Int literals.
+    fn pad(&mut self, start: u32, target: Exp, operands: Vec<Exp>, func_start: u32) -> Result<Mode, SyntaxError> {
+        self.eat(&TokenKind::Comma, "`,`")?;
+        let TokenKind::Float(value) = self.peek().kind else {
+            return Err(self
+                .unexpected(&["a float literal"])
+                .hint("`pad(X, V, B0, …, A0, …)` takes the border's value as a Float literal such as `0.0`"));
+        };
+        self.advance();
+        self.eat(&TokenKind::Comma, "`,`")?;
+        let pads = self.ints()?;
+        let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+        let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+        let span = Span { start: func_start, end: close.span.end };
+        self.let_func_body(start, target, Func { kind: FuncKind::Pad(x, value, pads), span })
     }
 
     /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
