@@ -9,7 +9,6 @@
 use knn_semantics::broadcast::operand_index;
 use knn_semantics::syntax::Span;
 
-use super::functions::row_major_index;
 use super::fuse::{constant_tensor, output_buffer, slot_run};
 use super::ops::{Arith, CombineOperand, Op};
 use super::stage::Stage;
@@ -63,7 +62,14 @@ fn broadcast_positions(dims: &[usize], x_dims: &[usize]) -> Vec<usize> {
     let len: usize = x_dims.iter().product();
     (0..len)
         .map(|k| {
-            let index = operand_index(&row_major_index(k, x_dims), &dims_i64);
+            // The k-th index of `x_dims` in row-major order.
+            let mut index = vec![0i64; x_dims.len()];
+            let mut rest = k;
+            for (slot, &d) in index.iter_mut().zip(x_dims).rev() {
+                *slot = (rest % d) as i64;
+                rest /= d;
+            }
+            let index = operand_index(&index, &dims_i64);
             index.iter().zip(dims).fold(0usize, |flat, (&i, &d)| flat * d + i as usize)
         })
         .collect()

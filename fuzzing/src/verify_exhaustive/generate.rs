@@ -78,7 +78,7 @@ fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, 
         layers.push(Layer { rows, cols, weights, scale, bias, activation, after });
         cols = rows;
     }
-    Net { inputs, front: None, layers, argmax }
+    Net { inputs, front: None, layers, argmax, residual: false, softmax: None }
 }
 
 /// What the plain evaluation says at a point, for the bisection: where NaNs and infinities
@@ -171,22 +171,29 @@ fn class_claim(c: &mut Choices, net: &Net, at: &[f64]) -> ClassClaim {
 
 /// A whole case.
 pub fn case(c: &mut Choices) -> Case {
-    case_with(c, false, false)
+    case_with(c, false, false, false)
 }
 
 /// A whole case whose dense layers scale their products, `z[i] * a + b` (an imported `Mul` or
 /// batch normalisation: the plan's `Elementwise`, the verifier's `Scale`).
 pub fn scaled_case(c: &mut Choices) -> Case {
-    case_with(c, false, true)
+    case_with(c, false, true, false)
 }
 
 /// A whole case whose network starts with a window front (`front.rs`) on an image of at most
 /// four inputs.
 pub fn window_case(c: &mut Choices) -> Case {
-    case_with(c, true, false)
+    case_with(c, true, false, false)
 }
 
-fn case_with(c: &mut Choices, with_front: bool, scaled: bool) -> Case {
+/// A whole case whose tensors branch: each layer's output plus the tensor before it where the
+/// lengths allow (a residual connection), and half the `ArgMax` cases through a `softmax` or
+/// `logSoftmax` first (both drawn last).
+pub fn branched_case(c: &mut Choices) -> Case {
+    case_with(c, false, false, true)
+}
+
+fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool) -> Case {
     let extreme = c.chance(1, 2);
     let asks_property = c.chance(1, 4);
     let outputs = if asks_property { 1 + c.below(3) } else { c.pick(&[1, 2, 2, 3, 3]) };
@@ -197,6 +204,13 @@ fn case_with(c: &mut Choices, with_front: bool, scaled: bool) -> Case {
         Net { inputs: front.input_len(), front: Some(front), ..dense }
     } else {
         network(c, extreme, outputs, argmax, scaled)
+    };
+    let net = match branched {
+        true => {
+            let softmax = (argmax && c.chance(1, 2)).then(|| c.pick(&["softmax", "logSoftmax"]));
+            Net { residual: true, softmax, ..net }
+        }
+        false => net,
     };
     let at = anchor(c, &net);
     let ask = if asks_property { Ask::Property(property(c, &net, &at)) } else { Ask::Class(class_claim(c, &net, &at)) };

@@ -49,6 +49,12 @@ pub fn scaled_case_of_seed(seed: u64) -> Case {
     generate::scaled_case(&mut Choices::from_seed(seed))
 }
 
+/// The case of a seed whose network branches: residual sums, a softmax before the `ArgMax`
+/// ([`generate::branched_case`]).
+pub fn branched_case_of_seed(seed: u64) -> Case {
+    generate::branched_case(&mut Choices::from_seed(seed))
+}
+
 /// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the
 /// fuzz corpus).
 pub fn bytes_of_seed(seed: u64) -> Vec<u8> {

@@ -53,6 +53,12 @@ pub struct Net {
     pub front: Option<Front>,
     pub layers: Vec<Layer>,
     pub argmax: bool,
+    /// Each layer's output plus the tensor before the layer where their lengths allow it
+    /// (equal, or the earlier one of length 1: a broadcast), `addTensor` of two computed
+    /// tensors: a residual connection.
+    pub residual: bool,
+    /// `softmax` or `logSoftmax` of the scores before the `ArgMax`, if any.
+    pub softmax: Option<&'static str>,
 }
 
 /// What the plain evaluation found at a point: the scores, and whether a NaN reached a relu
@@ -76,6 +82,7 @@ impl Net {
             Some(front) => front.source(&mut out).to_string(),
             None => "x".to_string(),
         };
+        let (mut before, mut width) = (current.clone(), self.front.as_ref().map_or(self.inputs, Front::output_len));
         for (k, layer) in self.layers.iter().enumerate() {
             writeln!(out, "let W{k} = initTensor({}, {}) in", layer.rows, layer.cols).unwrap();
             for i in 0..layer.rows {
@@ -93,6 +100,15 @@ impl Net {
                 current = format!("h{k}");
             }
             biases(&mut out, &current, &layer.after);
+            if self.residual && (width == layer.rows || width == 1) {
+                writeln!(out, "let s{k} = addTensor({current}, {before}) in").unwrap();
+                current = format!("s{k}");
+            }
+            (before, width) = (current.clone(), layer.rows);
+        }
+        if let (true, Some(f)) = (self.argmax, self.softmax) {
+            writeln!(out, "let p = {f}({current}, 0) in").unwrap();
+            current = "p".to_string();
         }
         if self.argmax {
             writeln!(out, "ArgMax({current})").unwrap();
@@ -132,6 +148,9 @@ impl Net {
                 }
             }
             add(&mut z, &layer.after);
+            if self.residual && (v.len() == z.len() || v.len() == 1) {
+                z.iter_mut().enumerate().for_each(|(i, e)| *e += v[i % v.len()]);
+            }
             v = z;
         }
         Approximate { scores: v, relu_of_nan }
@@ -193,6 +212,8 @@ mod tests {
                 after: vec![Some(5e-324), None],
             }],
             argmax: true,
+            residual: false,
+            softmax: None,
         };
         let text = net.source();
         for part in [
@@ -223,7 +244,7 @@ mod tests {
             activation: Some(Activation::Relu),
             after: vec![None],
         };
-        let net = Net { inputs: 2, front: None, layers: vec![layer], argmax: false };
+        let net = Net { inputs: 2, front: None, layers: vec![layer], argmax: false, residual: false, softmax: None };
         assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
         assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
     }
@@ -239,7 +260,7 @@ mod tests {
             activation: None,
             after: vec![None; 3],
         };
-        let net = Net { inputs: 1, front: None, layers: vec![layer], argmax: false };
+        let net = Net { inputs: 1, front: None, layers: vec![layer], argmax: false, residual: false, softmax: None };
         let text = net.source();
         for part in [
             "let z0[0] = z0[0] * 2.0 + 0.25 in",
@@ -250,5 +271,34 @@ mod tests {
         }
         // 1·2 + 0.25, 2·(−0.5) − 1.5, 3·4 + ∞.
         assert_eq!(net.approximate(&[1.0]).scores, vec![2.25, -2.5, f64::INFINITY]);
+    }
+
+    #[test]
+    fn a_branched_net_adds_the_tensor_before_each_layer_and_takes_the_softmax_before_the_argmax() {
+        let layer = |rows, cols| Layer {
+            rows,
+            cols,
+            weights: vec![1.0; rows * cols],
+            scale: vec![None; rows],
+            bias: vec![None; rows],
+            activation: Some(Activation::Relu),
+            after: vec![None; rows],
+        };
+        // Widths 2 → 2 → 3: the first layer's output adds x, the second's adds nothing (3 ≠ 2).
+        let net = Net {
+            inputs: 2,
+            front: None,
+            layers: vec![layer(2, 2), layer(3, 2)],
+            argmax: true,
+            residual: true,
+            softmax: Some("logSoftmax"),
+        };
+        let text = net.source();
+        assert!(text.contains("let s0 = addTensor(h0, x) in"), "{text}");
+        assert!(text.contains("linear(W1, s0)") && !text.contains("s1"), "{text}");
+        assert!(text.contains("let p = logSoftmax(h1, 0) in\nArgMax(p)"), "{text}");
+        // The plain evaluation adds it too: at x = (1, 2), relu(3, 3) + (1, 2) = (4, 5), then each
+        // of the three rows 4 + 5.
+        assert_eq!(net.approximate(&[1.0, 2.0]).scores, [9.0, 9.0, 9.0]);
     }
 }
