@@ -146,6 +146,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         | FuncTerm::Reshape { x, .. }
         | FuncTerm::Transpose { x, .. }
         | FuncTerm::TensorMath { x, .. } => vec![x],
+        FuncTerm::Concat { xs, .. } => xs.iter().collect(),
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -159,6 +160,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Transpose { .. } => "transpose",
         FuncTerm::TensorArith(op, ..) => op.keyword(),
         FuncTerm::TensorMath { f, .. } => f.keyword(),
+        FuncTerm::Concat { .. } => "concat",
     };
     for operand in operands {
         match operand.as_id() {

@@ -124,6 +124,8 @@ pub enum FuncKind {
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
+    /// `concat(X1, …, Xn, A)` (Ext-11, relaxed grammar only): the operands, then the axis.
+    Concat(Vec<Exp>, i64),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -226,6 +228,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::Reshape(x, _)
                 | FuncKind::Transpose(x, _)
                 | FuncKind::TensorMath(_, x, _) => stack.push(*x),
+                FuncKind::Concat(xs, _) => stack.extend(xs),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -292,6 +295,7 @@ impl Exp {
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                     FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
+                    FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.iter().map(|_| *kid()).collect(), *axis),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -321,6 +325,7 @@ impl Clone for Func {
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
             FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
             FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
+            FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.clone(), *axis),
         };
         Func { kind, span: self.span }
     }
@@ -385,6 +390,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
             (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
+            (FuncKind::Concat(_, a1), FuncKind::Concat(_, a2)) => a1 == a2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

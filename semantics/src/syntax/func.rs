@@ -23,7 +23,7 @@ impl Func {
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
-            FuncKind::TensorMath(..) => None,
+            FuncKind::TensorMath(..) | FuncKind::Concat(..) => None,
         }
     }
 
@@ -41,6 +41,7 @@ impl Func {
             | FuncKind::Reshape(x, _)
             | FuncKind::Transpose(x, _)
             | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
+            FuncKind::Concat(xs, _) => xs.iter().collect(),
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -64,6 +65,7 @@ impl Func {
             FuncKind::Transpose(..) => "transpose",
             FuncKind::TensorArith(op, ..) => op.keyword(),
             FuncKind::TensorMath(f, ..) => f.keyword(),
+            FuncKind::Concat(..) => "concat",
         }
     }
 }

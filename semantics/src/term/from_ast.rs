@@ -66,6 +66,9 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::TensorMath(f, _, axes) => {
                                 FuncTerm::TensorMath { f: *f, x: next(), axes: Ints::new(axes) }
                             }
+                            FuncKind::Concat(xs, axis) => {
+                                FuncTerm::Concat { xs: xs.iter().map(|_| next()).collect(), axis: *axis }
+                            }
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

@@ -125,6 +125,12 @@ pub enum FuncTerm {
         x: Term,
         axes: Option<Ints>,
     },
+    /// `concat(Exps, Int)` (Ext-11): the operands, names of tensors when the program is right,
+    /// and the axis.
+    Concat {
+        xs: Vec<Term>,
+        axis: i64,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`

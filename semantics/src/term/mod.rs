@@ -211,6 +211,16 @@ pub enum Node {
         f: MathFn,
         arg: Term,
     },
+    /// `concatHelper(Ids, Id, Int, Int ... Int, Ints)` (Ext-11): `Y[I] = Xj[I - offset]` for
+    /// the positions `from..to` of `Y`, of shape `dims`, still to copy along `axis`.
+    ConcatHelper {
+        xs: Vec<Sym>,
+        y: Sym,
+        axis: i64,
+        from: i64,
+        to: i64,
+        dims: Ints,
+    },
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
 }

@@ -171,3 +171,19 @@ fn ext10_reduce() {
     assert_eq!(ints("reduceSum(y, 0)"), Float(3.0));
     assert_eq!(ints("reduceMax(y, 0)"), Error(ErrorKind::InvalidOperands));
 }
+
+/// Ext-11 (docs/semantics.md, "Deviations"): no `concat` in K; `[[1, 2], [3, 4]]` and `[[5],
+/// [6]]` joined along axis 1 are `[[1, 2, 5], [3, 4, 6]]`; along axis 0 the extents of axis 1
+/// differ (`shape-mismatch`); axis 2 of a matrix is `invalid-attribute`.
+#[test]
+fn ext11_concat() {
+    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let c = initTensor(2, 1)[5.0, 6.0] in ";
+    let source = format!("{x}(let y = concat(x, c, 1) in y[1, 2])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no concat");
+    assert_eq!(outcome(Profile::revised(), &source), Float(6.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[{at}])"));
+    assert_eq!(run("concat(x, c, 1)", "0, 2"), Float(5.0));
+    assert_eq!(run("concat(x, x, 0)", "2, 1"), Float(2.0));
+    assert_eq!(run("concat(x, c, 0)", "0, 0"), Error(ErrorKind::ShapeMismatch));
+    assert_eq!(run("concat(x, c, 2)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+}

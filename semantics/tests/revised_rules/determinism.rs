@@ -174,6 +174,9 @@ const EXT_PROGRAMS: &[&str] = &[
     "let y = initTensor(2, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let x = reduceSum(y, 1) in let z = reduceMean(y, 0, 1) in z",
     "let y = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let x = reduceMax(y, 0) in let z = reduceMin(y, 1) in z",
     "let y = initTensor(2, 2)[1.0, NaN, 3.0, 4.0] in let x = reduceMax(y, 0) in x",
+    "let a = initTensor(2, 1)[1.0, 2] in let b = initTensor(2, 0) in let y = concat(a, b, a, 1) in let y[0, 1] = 9.0 in a",
+    "let a = initTensor(2, 1) in let b = initTensor(2, 2) in let y = concat(a, b, 2) in y",
+    "let a = initTensor(2, 1) in let b = initTensor(3, 1) in let y = concat(a, b, 1) in y",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

@@ -19,6 +19,7 @@
 mod broadcast;
 #[path = "../common/mod.rs"]
 mod common;
+mod concat;
 mod determinism;
 mod extensions;
 mod pools;
@@ -273,6 +274,12 @@ const COVERED: &[&str] = &[
     "ext-reduce-invalid-axes",
     "ext-reduce-helper-step",
     "ext-reduce-helper-done",
+    // Ext-11
+    "ext-let-concat",
+    "ext-concat-invalid-axis",
+    "ext-concat-shape-mismatch",
+    "ext-concat-helper-step",
+    "ext-concat-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -304,6 +311,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("broadcast.rs"),
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
+        include_str!("concat.rs"),
     ]
     .concat();
     for id in COVERED {

@@ -354,7 +354,8 @@ impl<'s> Parser<'s> {
             | Keyword::AvgPool2d
             | Keyword::Reshape
             | Keyword::Transpose
-            | Keyword::TensorMath(_) => {
+            | Keyword::TensorMath(_)
+            | Keyword::Concat => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
                 Ok(Mode::Expect(Level::Any))

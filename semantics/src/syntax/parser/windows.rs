@@ -40,6 +40,9 @@ impl<'s> Parser<'s> {
         if let Keyword::TensorMath(f) = keyword {
             return self.tensor_math(start, target, f, operands, func_start);
         }
+        if keyword == Keyword::Concat {
+            return self.concat_operand(start, target, operands, func_start);
+        }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
         if operands.len() < least {
@@ -105,6 +108,31 @@ impl<'s> Parser<'s> {
         let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
         let span = Span { start: func_start, end: close.span.end };
         self.let_func_body(start, target, Func { kind: FuncKind::TensorMath(f, x, axes), span })
+    }
+
+    /// After an operand of `concat` (Ext-11): `, A)` with `A` an Int literal ends the call,
+    /// any other `, E` is one more operand. So `concat(x, 1, 0)` has the operands `x` and `1`
+    /// (the latter `unknown-tensor` when it runs), and the axis `0`.
+    fn concat_operand(
+        &mut self,
+        start: u32,
+        target: Exp,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        self.eat(&TokenKind::Comma, "`,`")?;
+        let axis = match self.peek().kind {
+            TokenKind::Int(n) if self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::RParen) => n,
+            _ => {
+                let keyword = Keyword::Concat;
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                return Ok(Mode::Expect(Level::Any));
+            }
+        };
+        self.advance();
+        let close = self.advance();
+        let span = Span { start: func_start, end: close.span.end };
+        self.let_func_body(start, target, Func { kind: FuncKind::Concat(operands, axis), span })
     }
 
     /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
