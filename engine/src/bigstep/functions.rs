@@ -148,6 +148,10 @@ impl Interpreter<'_> {
                 // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
                 self.let_tensor_math(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Concat(..) => {
+                // `ext-let-concat` and its errors: `concat.rs`.
+                self.let_concat(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 mod broadcast;
 mod compile;
+mod concat;
 mod conv;
 pub mod exec;
 mod functions;

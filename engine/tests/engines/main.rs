@@ -4,6 +4,7 @@
 //! kind, words and `<env>`) in `errors.rs`, the extensions' constructs in `extensions.rs`.
 
 mod broadcast;
+mod concat;
 mod conv;
 mod errors;
 mod extensions;

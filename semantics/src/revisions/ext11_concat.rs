@@ -75,7 +75,8 @@ pub fn concat_shape(names: &[&str], shapes: &[&[i64]], axis: i64) -> Result<Vec<
     let first = shapes[0];
     if !valid_axis(axis, first.len()) {
         let detail = format!(
-            "concat(…, {axis}): {} has shape {} and {} axes; the axis must be one of 0 … {}",
+            "concat({}, {axis}): {} has shape {} and {} axes; the axis must be one of 0 … {}",
+            names.join(", "),
             names[0],
             shape_text(first),
             first.len(),
