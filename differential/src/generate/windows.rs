@@ -1,6 +1,6 @@
 //! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
-//! (Ext-4), `reshape`, `flatten` (Ext-5), `transpose` (Ext-6), and Ext-9's and Ext-10's
-//! functions of one tensor along axes, drawn so that they usually fit their operands and
+//! (Ext-4), `reshape`, `flatten` (Ext-5), `transpose` (Ext-6), Ext-9's and Ext-10's
+//! functions of one tensor along axes, and `concat` (Ext-11), drawn so that they usually fit their operands and
 //! sometimes do not.
 
 use knn_semantics::revisions::axes::reduced_shape;
@@ -10,7 +10,8 @@ use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
 
 impl Gen {
-    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`, `transpose`.
+    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`, `transpose`, Ext-9's
+    /// and Ext-10's functions, `concat`.
     pub(super) fn window(&mut self) {
         match self.rng.below(3) {
             0 => self.conv2d(),
@@ -19,6 +20,8 @@ impl Gen {
             _ if self.rng.chance(40) => self.transpose(),
             // Ext-9 and Ext-10 drawn where `reshape` was.
             _ if self.rng.chance(40) => self.tensor_math(),
+            // Ext-11 drawn where `reshape` was.
+            _ if self.rng.chance(50) => self.concat(),
             _ => self.reshape(),
         }
     }
@@ -268,6 +271,53 @@ impl Gen {
         let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
         let out = self.name("y");
         self.stmts.push(Stmt::TensorMath { out: out.clone(), f, x, axes });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = concat(x, …, A) in` (Ext-11): a tensor in scope (or a new literal of rank 1 to
+    /// 3), an axis below its rank, and one or two more operands: the same tensor, or a literal of
+    /// its shape but along the axis (an extent of 0 to 2); in programs that may fail, sometimes
+    /// the axis at the rank (`invalid-attribute`), a literal one longer on another axis or of
+    /// one more rank (`shape-mismatch`) or a scalar operand (`unknown-tensor`).
+    pub(super) fn concat(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
+        } else {
+            let dims: Vec<usize> = (0..1 + self.rng.below(3)).map(|_| 1 + self.rng.below(3)).collect();
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let rank = dims.len();
+        let axis = self.rng.below(rank);
+        let mistake = if self.moderate || !self.rng.chance(50) { None } else { Some(self.rng.below(4)) };
+        let mut xs = vec![Scalar::Var(x.clone())];
+        let mut out_dims = dims.clone();
+        let mismatch = matches!(mistake, Some(1 | 3));
+        for _ in 0..1 + usize::from(self.rng.chance(30)) {
+            if !mismatch && self.rng.chance(30) {
+                xs.push(Scalar::Var(x.clone()));
+                out_dims[axis] += dims[axis];
+                continue;
+            }
+            let mut other = dims.clone();
+            other[axis] = self.rng.below(3);
+            out_dims[axis] += other[axis];
+            match mistake {
+                // Another extent on an axis other than `axis` (or another rank, for a vector).
+                Some(1) if rank > 1 => other[(axis + 1) % rank] += 1,
+                Some(1 | 3) => other.push(1),
+                _ => {}
+            }
+            self.literal(Some(other));
+            xs.push(Scalar::Var(self.defined()));
+        }
+        if mistake == Some(2) {
+            xs.insert(1, self.scalar(1));
+        }
+        let axis = if mistake == Some(0) { rank as i64 } else { axis as i64 };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Concat { out: out.clone(), xs, axis });
         self.bind(out, Binding::Tensor(out_dims));
     }
 

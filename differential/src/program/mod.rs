@@ -95,6 +95,9 @@ pub enum Stmt {
     /// `let tensor[index] = (tensor[index] - shift) / scale in` (Ext-7): an imported
     /// normalisation, which the big-step engine fuses into an `Elementwise` chain.
     Normalise { tensor: String, index: i64, shift: f64, scale: f64 },
+    /// `let out = concat(x1, …, xn, axis) in` (Ext-11): the operands usually names of tensors
+    /// that agree but along the axis, sometimes not, or a scalar (an error).
+    Concat { out: String, xs: Vec<Scalar>, axis: i64 },
 }
 
 /// What the program evaluates to.
@@ -202,7 +205,8 @@ impl Stmt {
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
-            | Stmt::TensorMath { out: name, .. } => Some(name),
+            | Stmt::TensorMath { out: name, .. }
+            | Stmt::Concat { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -227,6 +231,7 @@ impl Stmt {
             | Stmt::Reshape { x: s, .. }
             | Stmt::Transpose { x: s, .. }
             | Stmt::TensorMath { x: s, .. } => s.names(&mut out),
+            Stmt::Concat { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -306,6 +311,9 @@ impl Stmt {
             Stmt::Transpose { out, x, perm } => let_func(out, FuncKind::Transpose(boxed(x.exp()), perm.clone()), body),
             Stmt::TensorMath { out, f, x, axes } => {
                 let_func(out, FuncKind::TensorMath(*f, boxed(x.exp()), axes.clone()), body)
+            }
+            Stmt::Concat { out, xs, axis } => {
+                let_func(out, FuncKind::Concat(xs.iter().map(Scalar::exp).collect(), *axis), body)
             }
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Scale { tensor, index: i, factor, add } => {
