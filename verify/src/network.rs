@@ -143,6 +143,15 @@ impl Network {
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }
+                Op::Gather { .. } => {
+                    // Ext-11 fused: a concatenation of computed tensors (two branches, or one
+                    // twice) is not a chain of layers on one vector; refused by name, never
+                    // bounded.
+                    return Err(unsupported(
+                        "`concat` of tensors computed from the input (the verifier bounds a chain of layers on one vector)",
+                        None,
+                    ));
+                }
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {

@@ -297,3 +297,17 @@ fn subtractions_of_constants_are_bias_layers_and_divisions_are_unsupported_by_na
     let div = format!("{dense}let h[0] = h[0] / 3.0 in let h[1] = h[1] / 3.0 in h");
     assert!(refusal(&plan(&div, &[2])).contains("division by a constant (`/ c`)"), "{}", refusal(&plan(&div, &[2])));
 }
+
+#[test]
+fn concatenations_are_unsupported_by_name() {
+    // Ext-11 of the computed vector with itself, or of two branches: one `Gather` of the plan,
+    // refused by name, never bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for f in ["concat(h, h, 0)", "concat(h, 0)", "concat(x, h, 0)"] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(what.contains("`concat`"), "{f}: {what}");
+    }
+    // With a constant operand the copy is element by element: refused as single elements.
+    let constant = format!("{dense}let c = initTensor(1)[0.5] in let p = concat(h, c, 0) in p");
+    assert!(refusal(&plan(&constant, &[2])).contains("single elements"));
+}

@@ -313,6 +313,13 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 row.copy_from_slice(&input[j * lanes..(j + 1) * lanes]);
             }
         }
+        Op::Gather { out, from } => {
+            for (k, &(buf, at)) in from.iter().enumerate() {
+                let source = f.range(buf, at, 1);
+                let target = f.range(*out, k, 1).start;
+                f.data.copy_within(source, target);
+            }
+        }
         Op::Raise { error } => {
             for lane in 0..lanes {
                 f.fail(lane, || error.clone());

@@ -81,3 +81,27 @@ fn concat_agrees_on_every_error_kind() {
         }
     }
 }
+
+/// Operands that are each one run of a buffer (the input, and a concatenation of it): each
+/// `concat` is one `Gather` of the plan, with no element-by-element work, and every row, alone
+/// and in lane groups, gets the reference's bits (NaN, ±0.0 and ±∞ among the elements).
+#[test]
+fn concat_of_buffers_is_one_gather_bit_for_bit() {
+    use super::fused::{Fused, check_rows, plan_of};
+    use knn_engine::bigstep::ops::Op;
+    use knn_engine::tensor::LANE_GROUP;
+    let source = "let y = concat(x, x, 1) in let z = concat(x, y, 1) in z";
+    let program = parse_program(source, Profile::revised().grammar).unwrap();
+    let plan = plan_of(&program, &[2, 3]);
+    let gathers = plan.ops.iter().filter(|op| matches!(op, Op::Gather { .. })).count();
+    assert_eq!(gathers, 2, "{:#?}", plan.ops);
+    let specials = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 1e-310];
+    let rows: Vec<Vec<f64>> =
+        (0..3 * LANE_GROUP + 1).map(|r| (0..6).map(|k| if (r + k) % 5 == 0 { specials[(r + k) % 6] } else { (r * 6 + k) as f64 * 0.25 - 3.0 }).collect()).collect();
+    let verdicts = check_rows(source, &[2, 3], &rows, Fused::default());
+    // z's row 0 is x[0], x[0], x[0]: the first row's element (0, 4) is x[0, 1].
+    let Verdict::Value(Observed::Tensor(z)) = &verdicts[1] else { panic!("{:?}", verdicts[1]) };
+    assert_eq!(z.shape, vec![2, 9]);
+    assert_eq!(z.data[4].to_bits(), rows[1][1].to_bits());
+    assert_eq!(z.data[9 + 8].to_bits(), rows[1][5].to_bits(), "row 1 of z ends with x[1, 2]");
+}
