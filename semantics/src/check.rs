@@ -151,6 +151,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-11: every operand names a tensor; shapes and the axis are checked when the
         // program runs.
         FuncKind::Concat(xs, _) => tensor_names(keyword, &xs.iter().collect::<Vec<_>>(), errors),
+        // Ext-12: the input names a tensor; the attributes are checked against its shape when
+        // the program runs.
+        FuncKind::Slice(x, _) => tensor_names(keyword, &[x], errors),
         _ => return,
     };
     for (name, span) in operands {

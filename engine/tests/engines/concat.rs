@@ -96,8 +96,13 @@ fn concat_of_buffers_is_one_gather_bit_for_bit() {
     let gathers = plan.ops.iter().filter(|op| matches!(op, Op::Gather { .. })).count();
     assert_eq!(gathers, 2, "{:#?}", plan.ops);
     let specials = [f64::NAN, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, 1e-310];
-    let rows: Vec<Vec<f64>> =
-        (0..3 * LANE_GROUP + 1).map(|r| (0..6).map(|k| if (r + k) % 5 == 0 { specials[(r + k) % 6] } else { (r * 6 + k) as f64 * 0.25 - 3.0 }).collect()).collect();
+    let rows: Vec<Vec<f64>> = (0..3 * LANE_GROUP + 1)
+        .map(|r| {
+            (0..6)
+                .map(|k| if (r + k) % 5 == 0 { specials[(r + k) % 6] } else { (r * 6 + k) as f64 * 0.25 - 3.0 })
+                .collect()
+        })
+        .collect();
     let verdicts = check_rows(source, &[2, 3], &rows, Fused::default());
     // z's row 0 is x[0], x[0], x[0]: the first row's element (0, 4) is x[0, 1].
     let Verdict::Value(Observed::Tensor(z)) = &verdicts[1] else { panic!("{:?}", verdicts[1]) };

@@ -87,7 +87,8 @@ pub fn concat_shape(names: &[&str], shapes: &[&[i64]], axis: i64) -> Result<Vec<
     let a = axis as usize;
     let mut result = first.to_vec();
     for (name, shape) in names.iter().zip(shapes).skip(1) {
-        let agrees = shape.len() == first.len() && shape.iter().zip(first).enumerate().all(|(i, (d, f))| i == a || d == f);
+        let agrees =
+            shape.len() == first.len() && shape.iter().zip(first).enumerate().all(|(i, (d, f))| i == a || d == f);
         if !agrees {
             let detail = format!(
                 "concat along axis {axis}: {} has shape {} and {name} {}; they must agree on every other axis",

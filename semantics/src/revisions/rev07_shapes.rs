@@ -145,7 +145,8 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Pool2d { x, .. }
         | FuncTerm::Reshape { x, .. }
         | FuncTerm::Transpose { x, .. }
-        | FuncTerm::TensorMath { x, .. } => vec![x],
+        | FuncTerm::TensorMath { x, .. }
+        | FuncTerm::Slice { x, .. } => vec![x],
         FuncTerm::Concat { xs, .. } => xs.iter().collect(),
     };
     let keyword = match func {
@@ -161,6 +162,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::TensorArith(op, ..) => op.keyword(),
         FuncTerm::TensorMath { f, .. } => f.keyword(),
         FuncTerm::Concat { .. } => "concat",
+        FuncTerm::Slice { .. } => "slice",
     };
     for operand in operands {
         match operand.as_id() {

@@ -164,10 +164,12 @@ pub enum Head {
     TensorMath,
     /// `concatHelper` (Ext-11).
     ConcatHelper,
+    /// `sliceHelper` (Ext-12).
+    SliceHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::ConcatHelper as usize + 1;
+    pub const COUNT: usize = Head::SliceHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -221,6 +223,7 @@ impl Head {
                 Node::BroadcastHelper(_) => Head::BroadcastHelper,
                 Node::MathItem { .. } => Head::MathItem,
                 Node::ConcatHelper { .. } => Head::ConcatHelper,
+                Node::SliceHelper { .. } => Head::SliceHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

@@ -126,6 +126,8 @@ pub enum FuncKind {
     TensorMath(TensorMath, Box<Exp>, IntList),
     /// `concat(X1, …, Xn, A)` (Ext-11, relaxed grammar only): the operands, then the axis.
     Concat(Vec<Exp>, i64),
+    /// `slice(X, A, B, E)` or `slice(X, A, B, E, S)` (Ext-12, relaxed grammar only).
+    Slice(Box<Exp>, IntList),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -227,7 +229,8 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 FuncKind::Pool2d(_, x, _)
                 | FuncKind::Reshape(x, _)
                 | FuncKind::Transpose(x, _)
-                | FuncKind::TensorMath(_, x, _) => stack.push(*x),
+                | FuncKind::TensorMath(_, x, _)
+                | FuncKind::Slice(x, _) => stack.push(*x),
                 FuncKind::Concat(xs, _) => stack.extend(xs),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
@@ -296,38 +299,13 @@ impl Exp {
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                     FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
                     FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.iter().map(|_| *kid()).collect(), *axis),
+                    FuncKind::Slice(_, ints) => FuncKind::Slice(kid(), ints.clone()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
             }
         };
         Exp { kind, span: self.span }
-    }
-}
-
-impl Clone for Func {
-    fn clone(&self) -> Func {
-        // Each argument is cloned by `Exp`'s loop.
-        let kind = match &self.kind {
-            FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
-            FuncKind::TensorLiteral(is, values) => FuncKind::TensorLiteral(is.clone(), values.clone()),
-            FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
-            FuncKind::Relu(e) => FuncKind::Relu(e.clone()),
-            FuncKind::ReluTensor(e) => FuncKind::ReluTensor(e.clone()),
-            FuncKind::Tanh(e) => FuncKind::Tanh(e.clone()),
-            FuncKind::TanhTensor(e) => FuncKind::TanhTensor(e.clone()),
-            FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
-            FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
-            FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
-            FuncKind::TensorArith(op, a, b) => FuncKind::TensorArith(*op, a.clone(), b.clone()),
-            FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
-            FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
-            FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
-            FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
-            FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
-            FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.clone(), *axis),
-        };
-        Func { kind, span: self.span }
     }
 }
 
@@ -391,6 +369,7 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
             (FuncKind::Concat(_, a1), FuncKind::Concat(_, a2)) => a1 == a2,
+            (FuncKind::Slice(_, i1), FuncKind::Slice(_, i2)) => i1 == i2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

@@ -159,6 +159,9 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             if let FuncKind::Concat(_, axis) = &func.kind {
                 out.push(Piece::Owned(format!(", {axis}")));
             }
+            if let FuncKind::Slice(_, ints) = &func.kind {
+                out.push(Piece::Owned(format!(", {}", ints_text(ints))));
+            }
         }
     }
     out.push(Piece::Text(")"));

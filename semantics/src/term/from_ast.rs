@@ -69,6 +69,7 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::Concat(xs, axis) => {
                                 FuncTerm::Concat { xs: xs.iter().map(|_| next()).collect(), axis: *axis }
                             }
+                            FuncKind::Slice(_, ints) => FuncTerm::Slice { x: next(), ints: ints_of(ints) },
                             FuncKind::Relu(_) => FuncTerm::Apply(FuncName::Relu, next()),
                             FuncKind::ReluTensor(_) => FuncTerm::Apply(FuncName::ReluTensor, next()),
                             FuncKind::Tanh(_) => FuncTerm::Apply(FuncName::Tanh, next()),

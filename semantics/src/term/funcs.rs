@@ -131,6 +131,11 @@ pub enum FuncTerm {
         xs: Vec<Term>,
         axis: i64,
     },
+    /// `slice(Exp, Ints)` (Ext-12): the operand, and its axis, start, end and optional step.
+    Slice {
+        x: Term,
+        ints: Ints,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`

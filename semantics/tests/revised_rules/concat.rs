@@ -65,7 +65,5 @@ fn rule_ext_concat_helper_step() {
 /// `ext-concat-helper-done`: `rule <k> concatHelper(_, _, _, N ... N, _) => . ...</k>`
 #[test]
 fn rule_ext_concat_helper_done() {
-    fire(CONCAT, "ext-concat-helper-done")
-        .k(&["concatHelper ( ( a , b ) , y , 1 , 6 ... 6 , 2 , 3 )"], &[])
-        .cells(&[]);
+    fire(CONCAT, "ext-concat-helper-done").k(&["concatHelper ( ( a , b ) , y , 1 , 6 ... 6 , 2 , 3 )"], &[]).cells(&[]);
 }

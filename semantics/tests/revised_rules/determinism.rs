@@ -177,6 +177,9 @@ const EXT_PROGRAMS: &[&str] = &[
     "let a = initTensor(2, 1)[1.0, 2] in let b = initTensor(2, 0) in let y = concat(a, b, a, 1) in let y[0, 1] = 9.0 in a",
     "let a = initTensor(2, 1) in let b = initTensor(2, 2) in let y = concat(a, b, 2) in y",
     "let a = initTensor(2, 1) in let b = initTensor(3, 1) in let y = concat(a, b, 1) in y",
+    "let x = initTensor(2, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let y = slice(x, 1, 0, 3, 2) in let y[0, 1] = 9.0 in x",
+    "let x = initTensor(2, 3) in let y = slice(x, 0, 1, 1) in y",
+    "let x = initTensor(2, 3) in let y = slice(x, 1, 0, 4) in y",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

@@ -28,6 +28,7 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod slice;
 mod softmax;
 mod sub_div;
 mod transpose;
@@ -280,6 +281,11 @@ const COVERED: &[&str] = &[
     "ext-concat-shape-mismatch",
     "ext-concat-helper-step",
     "ext-concat-helper-done",
+    // Ext-12
+    "ext-let-slice",
+    "ext-slice-invalid-attribute",
+    "ext-slice-helper-step",
+    "ext-slice-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -312,6 +318,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
         include_str!("concat.rs"),
+        include_str!("slice.rs"),
     ]
     .concat();
     for id in COVERED {

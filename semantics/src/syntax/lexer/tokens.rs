@@ -43,10 +43,12 @@ pub enum Keyword {
     TensorMath(TensorMath),
     /// `concat` (Ext-11): a keyword of the relaxed grammar only, as `addTensor`.
     Concat,
+    /// `slice` (Ext-12): a keyword of the relaxed grammar only, as `addTensor`.
+    Slice,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 32] = [
+    pub const ALL: [Keyword; 33] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -79,6 +81,7 @@ impl Keyword {
         Keyword::TensorMath(TensorMath::ReduceMax),
         Keyword::TensorMath(TensorMath::ReduceMin),
         Keyword::Concat,
+        Keyword::Slice,
     ];
 
     pub fn text(self) -> &'static str {
@@ -108,6 +111,7 @@ impl Keyword {
             Keyword::DivTensor => "divTensor",
             Keyword::TensorMath(f) => f.keyword(),
             Keyword::Concat => "concat",
+            Keyword::Slice => "slice",
         }
     }
 
@@ -147,6 +151,7 @@ impl Keyword {
             "reduceMax" => Keyword::TensorMath(TensorMath::ReduceMax),
             "reduceMin" => Keyword::TensorMath(TensorMath::ReduceMin),
             "concat" => Keyword::Concat,
+            "slice" => Keyword::Slice,
             _ => return None,
         })
     }
@@ -158,7 +163,7 @@ impl Keyword {
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
     /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5;
-    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `concat`, Ext-11) are not in
+    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `concat`, Ext-11; `slice`, Ext-12) are not in
     /// `KNN-SYNTAX`, so K reads them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
@@ -176,6 +181,7 @@ impl Keyword {
                     | Keyword::DivTensor
                     | Keyword::TensorMath(_)
                     | Keyword::Concat
+                    | Keyword::Slice
             )
     }
 }

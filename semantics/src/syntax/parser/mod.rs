@@ -355,7 +355,8 @@ impl<'s> Parser<'s> {
             | Keyword::Reshape
             | Keyword::Transpose
             | Keyword::TensorMath(_)
-            | Keyword::Concat => {
+            | Keyword::Concat
+            | Keyword::Slice => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
                 Ok(Mode::Expect(Level::Any))

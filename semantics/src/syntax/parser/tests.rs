@@ -359,3 +359,19 @@ fn concat_takes_operands_then_an_int_axis() {
     assert!(error("let y = concat(a, b, 0) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let concat = 1.0 in concat").kind, ExpKind::Let { .. }));
 }
+
+#[test]
+fn slice_takes_an_operand_and_three_or_four_ints() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = slice(x, 1, 0, 4, 2) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Slice(_, ints) if ints == &[1, 0, 4, 2]));
+    assert_eq!(&source[func.span.range()], "slice(x, 1, 0, 4, 2)");
+    assert!(relaxed("let y = slice(x, 0, 1, 2) in y").is_ok());
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = slice(x, 0, 1) in y").contains("3 or 4 Ints"));
+    assert!(message("let y = slice(x, 0, 1, 2, 1, 1) in y").contains("3 or 4 Ints"));
+    assert!(error("let y = slice(x, 0, 1, 2) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let slice = 1.0 in slice").kind, ExpKind::Let { .. }));
+}

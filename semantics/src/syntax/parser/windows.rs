@@ -43,6 +43,22 @@ impl<'s> Parser<'s> {
         if keyword == Keyword::Concat {
             return self.concat_operand(start, target, operands, func_start);
         }
+        if keyword == Keyword::Slice {
+            // `slice(E, A, B, E)` or `slice(E, A, B, E, S)` (Ext-12): the axis, the start, the
+            // end and the optional step, unsigned Int literals.
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let at = self.peek().span;
+            let ints = self.ints()?;
+            if !(3..=4).contains(&ints.len()) {
+                let message = format!("`slice` takes 3 or 4 Ints after its operand, not {}", ints.len());
+                return Err(SyntaxError::new(at, message)
+                    .hint("write `slice(X, axis, start, end)` or `slice(X, axis, start, end, step)`"));
+            }
+            let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+            let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+            let span = Span { start: func_start, end: close.span.end };
+            return self.let_func_body(start, target, Func { kind: FuncKind::Slice(x, ints), span });
+        }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
         if operands.len() < least {
