@@ -152,6 +152,10 @@ impl Interpreter<'_> {
                 // `ext-let-concat` and its errors: `concat.rs`.
                 self.let_concat(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Slice(..) => {
+                // `ext-let-slice` and its error: `slice.rs`.
+                self.let_slice(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ mod registers;
 mod reshape;
 pub mod rows;
 mod scope;
+mod slice;
 mod stage;
 mod store;
 mod tensor_math;

@@ -262,8 +262,8 @@ pub enum Op {
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
     /// `out[k] = from[k].0[from[k].1]` for `k < from.len()`: each element copied from a slot of
-    /// any buffer (`concat`: Ext-11, a copy in the result's row-major order, `out` none of the
-    /// sources).
+    /// any buffer (`concat`: Ext-11, `slice`: Ext-12, copies in the result's row-major order;
+    /// `out` none of the sources).
     Gather { out: BufId, from: Arc<[(BufId, usize)]> },
 }
 

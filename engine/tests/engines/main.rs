@@ -14,6 +14,7 @@ mod fused_windows;
 mod images;
 mod pool;
 mod reshape;
+mod slice;
 mod sub_div;
 mod tensor_math;
 mod transpose;
