@@ -144,11 +144,11 @@ impl Network {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }
                 Op::Gather { .. } => {
-                    // Ext-11 fused: a concatenation of computed tensors (two branches, or one
-                    // twice) is not a chain of layers on one vector; refused by name, never
-                    // bounded.
+                    // Ext-11's and Ext-12's copies fused: no operator reads a gather yet (a
+                    // concatenation of two branches is not a chain on one vector); refused by
+                    // name, never bounded.
                     return Err(unsupported(
-                        "`concat` of tensors computed from the input (the verifier bounds a chain of layers on one vector)",
+                        "`concat` or `slice` of tensors computed from the input (the plan's Gather: no operator bounds it yet)",
                         None,
                     ));
                 }

@@ -310,4 +310,7 @@ fn concatenations_are_unsupported_by_name() {
     // With a constant operand the copy is element by element: refused as single elements.
     let constant = format!("{dense}let c = initTensor(1)[0.5] in let p = concat(h, c, 0) in p");
     assert!(refusal(&plan(&constant, &[2])).contains("single elements"));
+    // Ext-12 of the computed vector: the same Gather, refused by name.
+    let what = refusal(&plan(&format!("{dense}let p = slice(h, 0, 1, 2) in p"), &[2]));
+    assert!(what.contains("`slice`"), "{what}");
 }

@@ -98,6 +98,9 @@ pub enum Stmt {
     /// `let out = concat(x1, …, xn, axis) in` (Ext-11): the operands usually names of tensors
     /// that agree but along the axis, sometimes not, or a scalar (an error).
     Concat { out: String, xs: Vec<Scalar>, axis: i64 },
+    /// `let out = slice(x, ints) in` (Ext-12): the input usually the name of a tensor and the
+    /// axis, start, end (and step) fitting it, sometimes not, or a scalar (an error).
+    Slice { out: String, x: Scalar, ints: Vec<i64> },
 }
 
 /// What the program evaluates to.
@@ -206,7 +209,8 @@ impl Stmt {
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
             | Stmt::TensorMath { out: name, .. }
-            | Stmt::Concat { out: name, .. } => Some(name),
+            | Stmt::Concat { out: name, .. }
+            | Stmt::Slice { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -230,7 +234,8 @@ impl Stmt {
             | Stmt::Pool2d { x: s, .. }
             | Stmt::Reshape { x: s, .. }
             | Stmt::Transpose { x: s, .. }
-            | Stmt::TensorMath { x: s, .. } => s.names(&mut out),
+            | Stmt::TensorMath { x: s, .. }
+            | Stmt::Slice { x: s, .. } => s.names(&mut out),
             Stmt::Concat { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
@@ -312,6 +317,7 @@ impl Stmt {
             Stmt::TensorMath { out, f, x, axes } => {
                 let_func(out, FuncKind::TensorMath(*f, boxed(x.exp()), axes.clone()), body)
             }
+            Stmt::Slice { out, x, ints } => let_func(out, FuncKind::Slice(boxed(x.exp()), ints.clone()), body),
             Stmt::Concat { out, xs, axis } => {
                 let_func(out, FuncKind::Concat(xs.iter().map(Scalar::exp).collect(), *axis), body)
             }
