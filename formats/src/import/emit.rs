@@ -160,6 +160,7 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::AddKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
+            | Step::Slice { .. }
     )
 }
 
@@ -231,6 +232,9 @@ impl Emitter<'_> {
             Step::Transpose { perm, output } => self.transpose(network, perm, output, name_as_output),
             Step::Softmax { axis, log } => self.softmax(network, *axis, *log, name_as_output),
             Step::Reduce { kind, axes, output } => self.reduce(network, *kind, axes, output, name_as_output),
+            Step::Slice { axis, begin, end, step, output } => {
+                self.slice(network, [*axis, *begin, *end, *step], output, name_as_output)
+            }
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;

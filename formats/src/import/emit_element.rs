@@ -64,7 +64,8 @@ pub(super) fn element(
             | Step::Resume(_)
             | Step::AddKept { .. }
             | Step::Softmax { .. }
-            | Step::Reduce { .. } => {
+            | Step::Reduce { .. }
+            | Step::Slice { .. } => {
                 unreachable!("only element-wise steps are fused")
             }
         }

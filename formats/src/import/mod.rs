@@ -109,6 +109,15 @@ pub enum Step {
         axes: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `slice(v, axis, begin, end, step)` of the current tensor (Ext-12): the result has shape
+    /// `output`.
+    Slice {
+        axis: usize,
+        begin: usize,
+        end: usize,
+        step: usize,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -168,9 +177,10 @@ impl Network {
                 Step::Linear { rows, .. } => shapes.push(vec![*rows]),
                 Step::Conv(conv) => shapes.push(conv.output_shape()),
                 Step::Pool(pool) => shapes.push(pool.output_shape()),
-                Step::Reshape(shape) | Step::Transpose { output: shape, .. } | Step::Reduce { output: shape, .. } => {
-                    shapes.push(shape.clone())
-                }
+                Step::Reshape(shape)
+                | Step::Transpose { output: shape, .. }
+                | Step::Reduce { output: shape, .. }
+                | Step::Slice { output: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -203,7 +213,7 @@ impl Network {
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
                 Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
-                Step::Softmax { .. } | Step::Reduce { .. } => 0,
+                Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } => 0,
             })
             .sum()
     }

@@ -20,6 +20,8 @@ mod pool;
 mod scale;
 #[path = "shape.rs"]
 mod shape;
+#[path = "slice.rs"]
+mod slice;
 #[path = "transpose.rs"]
 mod transpose;
 use classifier::{reduce, softmax};
@@ -28,9 +30,10 @@ use pad::pad;
 use pool::pool;
 use scale::{batch_normalization, div, global_pool, mul};
 use shape::{flatten, reshape_node};
+use slice::slice;
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds)";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
@@ -91,6 +94,7 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         "Conv" => conv(graph, node)?,
         "Softmax" | "LogSoftmax" => softmax(graph, node)?,
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => reduce(graph, node)?,
+        "Slice" => slice(graph, node)?,
         other => return Err(format!("operator `{other}` is not supported (knn imports {SUPPORTED})")),
     };
     graph.values.insert(output, value);
