@@ -1,6 +1,7 @@
-//! ONNX `Slice` as Ext-12's `slice`, made by `tests/data/slice/make_fixtures.py`: the odd
-//! elements of a hidden layer (opset 13: constant inputs, a negative axis, an `INT_MAX` end, a
-//! step of 2) and a channel and three columns of an image (opset 9: attributes, a negative end).
+//! ONNX `Slice` as Ext-12's `slice` and `Concat` as Ext-11's `concat`, made by
+//! `tests/data/slice/make_fixtures.py`: the odd elements of a hidden layer (opset 13: constant
+//! inputs, a negative axis, an `INT_MAX` end, a step of 2), a channel and three columns of an
+//! image (opset 9: attributes, a negative end), and two branches of a hidden layer joined.
 //! Imported, run on both engines bit for bit (the fixture support's `run`), and compared with
 //! onnxruntime's output within its rounding, class included; the slices that do not fit are
 //! refused naming the node.
@@ -45,6 +46,18 @@ fn a_slice_of_an_image_by_attributes_is_onnxruntimes() {
     assert!(steps.contains(&Step::Slice { axis: 2, begin: 1, end: 4, step: 1, output: vec![1, 4, 3] }), "{steps:?}");
 }
 
+#[test]
+fn a_concat_of_two_branches_is_onnxruntimes() {
+    let steps = check("mlp_concat_branches");
+    // The hidden layer kept, the first branch computed and kept, the second computed from the
+    // hidden layer taken up again, then both joined: the kept one (the first) first.
+    assert!(
+        steps.iter().any(|s| matches!(s, Step::ConcatKept { kept_first: true, axis: 0, output, .. } if output == &[5])),
+        "{steps:?}"
+    );
+    assert_eq!(steps.iter().filter(|s| matches!(s, Step::Keep(_))).count(), 2, "{steps:?}");
+}
+
 /// A one-node graph on a `(1, 4)` input, at opset `version`.
 fn one_node(
     node: knn_formats::import::onnx::proto::NodeProto,
@@ -83,4 +96,30 @@ fn slices_that_do_not_fit_are_refused_naming_the_node() {
     // The whole vector: nothing to do.
     let whole = one_node(node("Slice", "sl", &["input.1", "starts", "ends", "axes"], "y"), bounds(&[0], &[i64::MAX]), 13);
     assert!(import_bytes(&whole).unwrap().steps.is_empty());
+}
+
+#[test]
+fn concats_that_do_not_fit_are_refused_naming_the_node() {
+    let with_axis = |n, axis| knn_formats::import::onnx::proto::NodeProto {
+        attribute: vec![knn_formats::import::onnx::proto::AttributeProto {
+            name: "axis".into(),
+            i: axis,
+            r#type: 2,
+            ..Default::default()
+        }],
+        ..n
+    };
+    // With a constant.
+    let constant = one_node(with_axis(node("Concat", "cc", &["input.1", "c"], "y"), 1), vec![ints("c", &[1])], 13);
+    assert_eq!(
+        refusal(&constant),
+        "node \"cc\" (Concat): a concatenation with a constant; knn imports a Concat of two computed values"
+    );
+    // Along the batch axis.
+    let batch = one_node(with_axis(node("Concat", "cc", &["input.1", "input.1"], "y"), 0), vec![], 13);
+    assert_eq!(refusal(&batch), "node \"cc\" (Concat): a concatenation along the batch axis (knn imports a batch of one)");
+    // The input with itself along its axis: concat(x, x, 0) of the vector.
+    let twice = one_node(with_axis(node("Concat", "cc", &["input.1", "input.1"], "y"), -1), vec![], 13);
+    let steps = import_bytes(&twice).unwrap().steps;
+    assert!(steps.iter().any(|s| matches!(s, Step::ConcatKept { axis: 0, output, .. } if output == &[8])), "{steps:?}");
 }

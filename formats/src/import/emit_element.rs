@@ -63,6 +63,7 @@ pub(super) fn element(
             | Step::Keep(_)
             | Step::Resume(_)
             | Step::AddKept { .. }
+            | Step::ConcatKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
             | Step::Slice { .. } => {

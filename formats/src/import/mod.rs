@@ -118,6 +118,15 @@ pub enum Step {
         step: usize,
         output: Vec<usize>,
     },
+    /// `concat` of the current tensor and the kept value `slot` along `axis` into a fresh
+    /// tensor of shape `output` (Ext-11): two branches joined. `kept_first`: the kept value is
+    /// the first operand.
+    ConcatKept {
+        slot: usize,
+        kept_first: bool,
+        axis: usize,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -180,7 +189,8 @@ impl Network {
                 Step::Reshape(shape)
                 | Step::Transpose { output: shape, .. }
                 | Step::Reduce { output: shape, .. }
-                | Step::Slice { output: shape, .. } => shapes.push(shape.clone()),
+                | Step::Slice { output: shape, .. }
+                | Step::ConcatKept { output: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -212,7 +222,7 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
-                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
+                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => 0,
                 Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } => 0,
             })
             .sum()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Makes the ONNX `Slice` fixtures of formats/tests/import_slice.rs (part of knn; the project's
-licence): a `Slice` in the middle of small networks, its bounds constant inputs (opset 13: a
-step, an `INT_MAX` end) or attributes (opset 9: a negative end, two axes of an image).
+"""Makes the ONNX `Slice` and `Concat` fixtures of formats/tests/import_slice.rs (part of knn;
+the project's licence): a `Slice` in the middle of small networks, its bounds constant inputs
+(opset 13: a step, an `INT_MAX` end) or attributes (opset 9: a negative end, two axes of an
+image), and a `Concat` of two branches computed from one hidden layer (opset 13, axis -1).
 
 How they were made (any Python 3 with PyPI's `onnx`, `numpy` and `onnxruntime`):
 
@@ -82,6 +83,29 @@ def main():
         helper.make_node("Gemm", ["f", "W", "b"], ["output"], transB=1),
     ]
     save("image_slice_opset9", model("image_slice_opset9", nodes, inits, [2, 4, 5], [1, 3], 9), rng.normal(size=(2, 4, 5)))
+
+    # Gemm 6→8, Relu, then two branches of it, Gemm 8→3 and Gemm 8→2 then Tanh, joined by
+    # Concat(axis = -1) into 5, Gemm 5→3.
+    inits = {
+        "W0": rng.normal(size=(8, 6)),
+        "b0": rng.normal(size=8) * 0.1,
+        "Wa": rng.normal(size=(3, 8)),
+        "ba": rng.normal(size=3) * 0.1,
+        "Wb": rng.normal(size=(2, 8)),
+        "bb": rng.normal(size=2) * 0.1,
+        "W1": rng.normal(size=(3, 5)),
+        "b1": rng.normal(size=3) * 0.1,
+    }
+    nodes = [
+        helper.make_node("Gemm", ["input", "W0", "b0"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "Wa", "ba"], ["a"], transB=1),
+        helper.make_node("Gemm", ["r", "Wb", "bb"], ["g"], transB=1),
+        helper.make_node("Tanh", ["g"], ["t"]),
+        helper.make_node("Concat", ["a", "t"], ["c"], axis=-1),
+        helper.make_node("Gemm", ["c", "W1", "b1"], ["output"], transB=1),
+    ]
+    save("mlp_concat_branches", model("mlp_concat_branches", nodes, inits, [6], [1, 3], 13), rng.normal(size=6))
 
 
 if __name__ == "__main__":
