@@ -87,14 +87,16 @@ fn slices_that_do_not_fit_are_refused_naming_the_node() {
     let backwards = one_node(node("Slice", "sl", &["input.1", "starts", "ends", "axes", "steps"], "y"), inits, 13);
     assert_eq!(refusal(&backwards), "node \"sl\" (Slice): a step of -1 along axis 1: knn slices forward only");
     // The batch axis.
-    let batch = one_node(with_ints(with_ints(node("Slice", "sl", &["input.1"], "y"), "starts", &[0]), "ends", &[0]), vec![], 9);
+    let batch =
+        one_node(with_ints(with_ints(node("Slice", "sl", &["input.1"], "y"), "starts", &[0]), "ends", &[0]), vec![], 9);
     assert_eq!(refusal(&batch), "node \"sl\" (Slice): a slice of the batch axis (knn imports a batch of one)");
     // Opset 10's inputs: elements 1 and 2 of the 4, the bounds clamped (-3 is 1, 3 stays 3).
     let fits = one_node(node("Slice", "sl", &["input.1", "starts", "ends", "axes"], "y"), bounds(&[-3], &[3]), 10);
     let steps = import_bytes(&fits).unwrap().steps;
     assert_eq!(steps, [Step::Slice { axis: 0, begin: 1, end: 3, step: 1, output: vec![2] }]);
     // The whole vector: nothing to do.
-    let whole = one_node(node("Slice", "sl", &["input.1", "starts", "ends", "axes"], "y"), bounds(&[0], &[i64::MAX]), 13);
+    let whole =
+        one_node(node("Slice", "sl", &["input.1", "starts", "ends", "axes"], "y"), bounds(&[0], &[i64::MAX]), 13);
     assert!(import_bytes(&whole).unwrap().steps.is_empty());
 }
 
@@ -117,7 +119,10 @@ fn concats_that_do_not_fit_are_refused_naming_the_node() {
     );
     // Along the batch axis.
     let batch = one_node(with_axis(node("Concat", "cc", &["input.1", "input.1"], "y"), 0), vec![], 13);
-    assert_eq!(refusal(&batch), "node \"cc\" (Concat): a concatenation along the batch axis (knn imports a batch of one)");
+    assert_eq!(
+        refusal(&batch),
+        "node \"cc\" (Concat): a concatenation along the batch axis (knn imports a batch of one)"
+    );
     // The input with itself along its axis: concat(x, x, 0) of the vector.
     let twice = one_node(with_axis(node("Concat", "cc", &["input.1", "input.1"], "y"), -1), vec![], 13);
     let steps = import_bytes(&twice).unwrap().steps;

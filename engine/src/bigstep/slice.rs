@@ -34,7 +34,8 @@ impl Interpreter<'_> {
         let x = tensor_name(x, call, "`slice` takes the name of a tensor")?;
         let x_dims = self.operand_shape(&scope, x, name, call)?;
         let shape: Vec<i64> = x_dims.iter().map(|&d| d as i64).collect();
-        let y_shape = slice_shape(x, &shape, ints).map_err(|detail| error(ErrorKind::InvalidAttribute, call, detail))?;
+        let y_shape =
+            slice_shape(x, &shape, ints).map_err(|detail| error(ErrorKind::InvalidAttribute, call, detail))?;
         let attrs = SliceAttrs::of(ints).expect("a valid slice has its attributes");
         let y_dims: Vec<usize> = y_shape.iter().map(|&d| d as usize).collect();
         let root = self.stage.store.alloc(&y_dims, call)?;
@@ -52,7 +53,14 @@ impl Interpreter<'_> {
 
     /// The whole copy as one `Gather` of the plan when `X` is one run of a buffer. Whether it
     /// was.
-    fn gather_slice(&mut self, x_loc: usize, x_dims: &[usize], y_root: usize, y_dims: &[usize], from: &[usize]) -> bool {
+    fn gather_slice(
+        &mut self,
+        x_loc: usize,
+        x_dims: &[usize],
+        y_root: usize,
+        y_dims: &[usize],
+        from: &[usize],
+    ) -> bool {
         let Some((x, x_at, _)) = fuse::slot_run(&self.stage.store, x_loc, x_dims) else { return false };
         let targets = self.stage.store.leaves(y_root, y_dims);
         let from: Vec<(BufId, usize)> = from.iter().map(|&j| (x, x_at + j)).collect();

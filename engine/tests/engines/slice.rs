@@ -67,7 +67,9 @@ fn slice_of_a_buffer_is_one_gather_bit_for_bit() {
     assert_eq!(gathers, 2, "{:#?}", plan.ops);
     let specials = [f64::NAN, -0.0, f64::INFINITY, f64::NEG_INFINITY, 5e-324];
     let rows: Vec<Vec<f64>> = (0..3 * LANE_GROUP + 1)
-        .map(|r| (0..6).map(|k| if (r + k) % 4 == 0 { specials[(r + k) % 5] } else { (r * 6 + k) as f64 * 0.5 }).collect())
+        .map(|r| {
+            (0..6).map(|k| if (r + k) % 4 == 0 { specials[(r + k) % 5] } else { (r * 6 + k) as f64 * 0.5 }).collect()
+        })
         .collect();
     let verdicts = check_rows(source, &[2, 3], &rows, Fused::default());
     // z = [[x[1, 1], x[1, 2]]].

@@ -48,10 +48,11 @@ fn rule_ext_concat_shape_mismatch() {
         .cells(&[]);
 }
 
-/// `ext-concat-helper-step`: `rule <k> concatHelper(Xs, Y, A, K ... N, Os) => let Y[rowMajor(K,
-///  Os)] = concatSource(SH, Xs, A, rowMajor(K, Os)) in #skip ~> concatHelper(Xs, Y, A, (K +Int
-///  1) ... N, Os) ...</k> requires K <Int N` — the fifth firing, `K = 4`: `rowMajor(4, (2, 3))
-///  = (1, 1)`; along axis 1, index 1 lies past `a`'s extent 1, so it is `b`'s `(1, 0)`.
+/// `ext-concat-helper-step`: `rule <k> concatHelper(Xs, Y, A, K ... N, Os) => let
+///  Y[rowMajor(K, Os)] = concatSource(SH, Xs, A, rowMajor(K, Os)) in #skip ~>
+///  concatHelper(Xs, Y, A, (K +Int 1) ... N, Os) ...</k> requires K <Int N` — the fifth
+///  firing, `K = 4`: `rowMajor(4, (2, 3))` is `(1, 1)`; along axis 1, index 1 lies past `a`'s
+///  extent 1, so it is `b`'s `(1, 0)`.
 #[test]
 fn rule_ext_concat_helper_step() {
     fire_nth(CONCAT, "ext-concat-helper-step", 5)

@@ -173,7 +173,13 @@ impl Graph {
 /// Ext-11's `concat` of one kept and the other current, in the graph's order. Both are read as
 /// K-NN tensors of their ONNX shapes without the batch (the current one reshaped to it when it
 /// is not), so the axis is the ONNX one less 1.
-pub(super) fn concat_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &Value, axis: i64) -> Result<Value, String> {
+pub(super) fn concat_computed(
+    graph: &mut Graph,
+    node: &NodeProto,
+    a: &Value,
+    b: &Value,
+    axis: i64,
+) -> Result<Value, String> {
     let (Value::Vector { generation: ga, shape: sa }, Value::Vector { generation: gb, shape: sb }) = (a, b) else {
         unreachable!("two computed values")
     };
@@ -215,7 +221,12 @@ pub(super) fn concat_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b:
     let mut output = sa.clone();
     output[axis] = sa[axis] + sb[axis];
     let tensor = output[1..].to_vec();
-    graph.steps.push(Step::ConcatKept { slot: other, kept_first: carried_is_b, axis: axis - 1, output: tensor.clone() });
+    graph.steps.push(Step::ConcatKept {
+        slot: other,
+        kept_first: carried_is_b,
+        axis: axis - 1,
+        output: tensor.clone(),
+    });
     graph.tensor = tensor;
     graph.advance();
     Ok(Value::Vector { generation: graph.generation, shape: output })
