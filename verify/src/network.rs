@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::judge::PointResult;
-use super::operator::{Bias, Chain, Dense, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
+use super::operator::{Bias, Chain, Dense, Gather, Layer, Permute, Scale, read_activation, read_conv2d, read_pool2d};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::Plan;
@@ -143,15 +143,9 @@ impl Network {
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }
-                Op::Gather { .. } => {
-                    // Ext-11's and Ext-12's copies fused: no operator reads a gather yet (a
-                    // concatenation of two branches is not a chain on one vector); refused by
-                    // name, never bounded.
-                    return Err(unsupported(
-                        "`concat` or `slice` of tensors computed from the input (the plan's Gather: no operator bounds it yet)",
-                        None,
-                    ));
-                }
+                // Ext-11's and Ext-12's copies fused: a selection of the last vector's elements
+                // is read, two branches joined or an element twice refused by name.
+                Op::Gather { .. } => Gather::read(op, &mut chain)?,
             }
         }
         let (outputs, result) = match (&plan.result, argmax) {

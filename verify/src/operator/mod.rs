@@ -17,6 +17,7 @@ mod activation;
 mod bias;
 mod dense;
 mod divide;
+mod gather;
 mod max_pool;
 mod per_element;
 mod permute;
@@ -47,6 +48,7 @@ pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
+pub use gather::Gather;
 pub use max_pool::MaxPool;
 pub use permute::Permute;
 pub use relu::Relu;
@@ -215,6 +217,11 @@ impl Layer {
 
     /// `transpose`: the elements permuted.
     pub fn permute(layer: Permute) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `slice`, `concat` of the vector alone: elements selected, each at most once.
+    pub fn gather(layer: Gather) -> Layer {
         Layer(Arc::new(layer))
     }
 
