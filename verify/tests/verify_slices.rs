@@ -28,7 +28,11 @@ fn random_case(seed: u64) -> Case {
         steps.push(Step::Add((0..rows).map(|_| uniform(&mut rng, -1.0, 1.0)).collect()));
         width = rows;
         if k < 2 {
-            steps.push(Step::Activation(if rng.next_u64() % 3 == 0 { Activation::Tanh } else { Activation::Relu }));
+            steps.push(Step::Activation(if rng.next_u64().is_multiple_of(3) {
+                Activation::Tanh
+            } else {
+                Activation::Relu
+            }));
             // A nonempty slice of the hidden vector: a start, an end past it, a step of 1 to 3.
             let begin = (rng.next_u64() % width as u64) as usize;
             let end = begin + 1 + (rng.next_u64() % (width - begin) as u64) as usize;
