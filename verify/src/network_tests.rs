@@ -323,4 +323,7 @@ fn slices_are_read_and_joined_branches_refused_by_name() {
     // With a constant operand the copy is element by element: refused as single elements.
     let constant = format!("{dense}let c = initTensor(1)[0.5] in let p = concat(h, c, 0) in p");
     assert!(refusal(&plan(&constant, &[2])).contains("single elements"));
+    // An empty slice leaves nothing of the input: refused.
+    let empty = refusal(&plan(&format!("{dense}let p = slice(h, 0, 1, 1) in let q = reluTensor(p) in q"), &[2]));
+    assert!(empty.contains("empty `slice`"), "{empty}");
 }

@@ -72,6 +72,12 @@ fn slice_of_a_buffer_is_one_gather_bit_for_bit() {
         })
         .collect();
     let verdicts = check_rows(source, &[2, 3], &rows, Fused::default());
+    // An empty range of a buffer: a Gather of nothing, a tensor of shape (2, 0), and the
+    // program goes on.
+    let empty = "let y = slice(x, 1, 2, 2) in let z = slice(x, 1, 0, 1) in z";
+    let plan = plan_of(&parse_program(empty, Profile::revised().grammar).unwrap(), &[2, 3]);
+    assert_eq!(plan.ops.iter().filter(|op| matches!(op, Op::Gather { from, .. } if from.is_empty())).count(), 1);
+    check_rows(empty, &[2, 3], &rows, Fused::default());
     // z = [[x[1, 1], x[1, 2]]].
     let Verdict::Value(Observed::Tensor(z)) = &verdicts[2] else { panic!("{:?}", verdicts[2]) };
     assert_eq!(z.shape, vec![1, 2]);

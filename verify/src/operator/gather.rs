@@ -36,6 +36,10 @@ impl Gather {
     /// once; anything else (two vectors, an element twice) is refused by name.
     pub fn read(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
         let Op::Gather { out, from } = op else { unreachable!("a Gather") };
+        if from.is_empty() {
+            // Nothing of the input would reach the result: not a network to bound.
+            return Err(unsupported("an empty `slice` of a vector computed from the input", None));
+        }
         let mut seen = vec![false; chain.len];
         let mut positions = Vec::with_capacity(from.len());
         for &(buf, at) in from.iter() {
