@@ -230,9 +230,13 @@ fn rules_marks_what_each_patch_changed() {
     // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`), Ext-2 (tensor literals), Ext-3
     // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`), Ext-7
     // (`-`, `/`), Ext-8 (broadcasting `addTensor`, `subTensor`, …), Ext-9 (`expTensor`,
-    // `logTensor`, `softmax`, `logSoftmax`), Ext-10 (the reductions) and Ext-13 (`pad`), which
-    // remove nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 25);
+    // `logTensor`, `softmax`, `logSoftmax`), Ext-10 (the reductions), Ext-11 (`concat`),
+    // Ext-12 (`slice`) and Ext-13 (`pad`), which remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 27);
+    let slice = rules.iter().find(|r| r["id"] == "ext-let-slice").unwrap();
+    assert_eq!((&slice["origin"], &slice["section"]), (&Value::from("Ext-12"), &Value::from("extensions")));
+    let concat = rules.iter().find(|r| r["id"] == "ext-let-concat").unwrap();
+    assert_eq!((&concat["origin"], &concat["section"]), (&Value::from("Ext-11"), &Value::from("extensions")));
     let div = rules.iter().find(|r| r["id"] == "ext-div-int-zero").unwrap();
     assert_eq!((&div["origin"], &div["section"]), (&Value::from("Ext-7"), &Value::from("extensions")));
     let softmax = rules.iter().find(|r| r["id"] == "ext-let-softmax").unwrap();

@@ -53,6 +53,7 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::Copy { .. } => "Copy",
                     Op::Permute { .. } => "Permute",
                     Op::Softmax { .. } => "Softmax",
+                    Op::Gather { .. } => "Gather",
                     // Each way a Combine reads an operand: a run, a broadcast gather, constants.
                     Op::Combine { a, b, .. } => match (a, b) {
                         (CombineOperand::Constants(_), _) | (_, CombineOperand::Constants(_)) => "Combine(constants)",
@@ -66,8 +67,19 @@ fn generated_programs_reach_every_fused_operation() {
             }
         }
     }
-    let kinds =
-        ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax", "Pad"];
+    let kinds = [
+        "MatVec",
+        "AddBias",
+        "Elementwise",
+        "Activate",
+        "Conv2d",
+        "Pool2d",
+        "Copy",
+        "Permute",
+        "Softmax",
+        "Gather",
+        "Pad",
+    ];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
     for kind in kinds.into_iter().chain(combines) {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");

@@ -148,6 +148,12 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-9, Ext-10: the input names a tensor; the axes are checked against its rank when
         // the program runs.
         FuncKind::TensorMath(_, x, _) => tensor_names(keyword, &[x], errors),
+        // Ext-11: every operand names a tensor; shapes and the axis are checked when the
+        // program runs.
+        FuncKind::Concat(xs, _) => tensor_names(keyword, &xs.iter().collect::<Vec<_>>(), errors),
+        // Ext-12: the input names a tensor; the attributes are checked against its shape when
+        // the program runs.
+        FuncKind::Slice(x, _) => tensor_names(keyword, &[x], errors),
         // Ext-13: the input names a tensor; the number of pads is checked against its rank
         // when the program runs.
         FuncKind::Pad(x, ..) => tensor_names(keyword, &[x], errors),
@@ -193,6 +199,7 @@ fn check_attributes(func: &Func, errors: &mut Vec<StaticError>) {
 fn tensor_names<'e>(keyword: &str, args: &[&'e Exp], errors: &mut Vec<StaticError>) -> Vec<(&'e str, Span)> {
     let (what, call) = match (keyword, args.len()) {
         ("conv2d", _) => ("the names of tensors: its input, kernel and optional bias", "x, w"),
+        ("concat", _) => ("the names of tensors, then an Int axis", "t, b, 0"),
         (_, 1) => ("the name of a tensor", "t"),
         _ => ("the names of two tensors", "t, b"),
     };

@@ -249,6 +249,7 @@ fn reads(op: &Op) -> Vec<BufId> {
         }
         Op::Activate { input, .. } => vec![*input],
         Op::Combine { a, b, .. } => [a, b].into_iter().filter_map(computed).collect(),
+        Op::Gather { from, .. } => from.iter().map(|&(buf, _)| buf).collect(),
         Op::Write { .. }
         | Op::Float { .. }
         | Op::Int { .. }

@@ -9,7 +9,9 @@ use super::branches::Branches;
 use super::combine::read_combine;
 use super::judge::PointResult;
 use super::judge::RunError;
-use super::operator::{Bias, Dense, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_pool2d};
+use super::operator::{
+    Bias, Chain, Dense, Gather, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_pool2d,
+};
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
 use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
@@ -184,6 +186,16 @@ impl Network {
                 Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
+                // Ext-11's and Ext-12's copies fused: a selection of the last vector's elements
+                // is read, two branches joined or an element twice refused by name.
+                Op::Gather { from, .. } => match from.first() {
+                    // A slice, or a concat of one tensor: on that tensor's segment.
+                    Some(&(buf, _)) if from.iter().all(|&(b, _)| b == buf) => {
+                        branches.read(k, buf, |chain| Gather::read(op, chain))?
+                    }
+                    // An empty slice, or two tensors joined: its own reading says which.
+                    _ => Gather::read(op, &mut Chain { layers: Vec::new(), current: u32::MAX, len: 0 })?,
+                },
                 Op::Pad { x, .. } => branches.read(k, *x, |chain| Pad::read(op, chain))?,
             }
         }

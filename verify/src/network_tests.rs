@@ -209,3 +209,33 @@ fn subtractions_of_constants_are_bias_layers_and_divisions_are_unsupported_by_na
     let div = format!("{dense}let h[0] = h[0] / 3.0 in let h[1] = h[1] / 3.0 in h");
     assert!(refusal(&plan(&div, &[2])).contains("division by a constant (`/ c`)"), "{}", refusal(&plan(&div, &[2])));
 }
+
+#[test]
+fn slices_are_read_and_joined_branches_refused_by_name() {
+    // Ext-12 of the computed vector, and Ext-11 of it alone: a Gather of its elements, each at
+    // most once, read as a layer that computes the engine's bits.
+    let dense = "let W = initTensor(4, 2)[1.0, 2.0, 3.0, 4.0, -1.0, 0.5, 0.25, -2.0] in let h = linear(W, x) in ";
+    let source = format!("{dense}let r = reluTensor(h) in let p = slice(r, 0, 1, 4, 2) in let q = concat(p, 0) in q");
+    let sliced = plan(&source, &[2]);
+    let net = Network::from_plan(&sliced).unwrap();
+    let layers = describe(&net);
+    assert_eq!(layers[2..], ["Gather [1, 3] of 4", "Gather [0, 1] of 2"], "{layers:?}");
+    let inputs = [[0.3, -0.7], [-1.25, 0.5], [2.0, 0.125]];
+    let rows: Vec<Vec<&[f64]>> = inputs.iter().map(|x| vec![&x[..]]).collect();
+    for (x, result) in inputs.iter().zip(run_rows(&sliced, &rows, ExecOptions::default())) {
+        let Ok(Observed::Tensor(engine)) = result else { panic!("{result:?}") };
+        let bits = |v: &[f64]| v.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&net.eval(x)), bits(&engine.data), "at {x:?}");
+    }
+    // Two branches joined, or one vector twice: refused by name, never bounded.
+    for (f, what) in [("concat(h, h, 0)", "with itself"), ("concat(x, h, 0)", "two branches joined")] {
+        let refused = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(refused.contains("`concat`") && refused.contains(what), "{f}: {refused}");
+    }
+    // With a constant operand the copy is element by element: refused as single elements.
+    let constant = format!("{dense}let c = initTensor(1)[0.5] in let p = concat(h, c, 0) in p");
+    assert!(refusal(&plan(&constant, &[2])).contains("single elements"));
+    // An empty slice leaves nothing of the input: refused.
+    let empty = refusal(&plan(&format!("{dense}let p = slice(h, 0, 1, 1) in let q = reluTensor(p) in q"), &[2]));
+    assert!(empty.contains("empty `slice`"), "{empty}");
+}

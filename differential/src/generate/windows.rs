@@ -1,6 +1,6 @@
 //! The window operators of a generated program: `conv2d` (Ext-3), `maxPool2d` and `avgPool2d`
-//! (Ext-4), `reshape`, `flatten` (Ext-5), `transpose` (Ext-6), and Ext-9's and Ext-10's
-//! functions of one tensor along axes, drawn so that they usually fit their operands and
+//! (Ext-4), `reshape`, `flatten` (Ext-5), `transpose` (Ext-6), Ext-9's and Ext-10's
+//! functions of one tensor along axes, `concat` (Ext-11) and `slice` (Ext-12), drawn so that they usually fit their operands and
 //! sometimes do not.
 
 use knn_semantics::revisions::axes::reduced_shape;
@@ -10,7 +10,8 @@ use super::{Binding, Gen};
 use crate::program::{Scalar, Stmt};
 
 impl Gen {
-    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`, `transpose`.
+    /// One of the window operators: `conv2d`, a pool, `reshape`/`flatten`, `transpose`, Ext-9's
+    /// and Ext-10's functions, `concat`, `slice`.
     pub(super) fn window(&mut self) {
         match self.rng.below(3) {
             0 => self.conv2d(),
@@ -19,6 +20,16 @@ impl Gen {
             _ if self.rng.chance(40) => self.transpose(),
             // Ext-9 and Ext-10 drawn where `reshape` was.
             _ if self.rng.chance(40) => self.tensor_math(),
+            // Ext-11 drawn where `reshape` was.
+            // Ext-11 drawn where `reshape` was, Ext-12 where Ext-11 was (so that `reshape`
+            // keeps its share and its programs).
+            _ if self.rng.chance(50) => {
+                if self.rng.chance(35) {
+                    self.slice()
+                } else {
+                    self.concat()
+                }
+            }
             // Ext-13's `pad` drawn where `reshape` was (`pad.rs`).
             _ if self.rng.chance(30) => self.pad(),
             _ => self.reshape(),
@@ -270,6 +281,95 @@ impl Gen {
         let x = if mistake == Some(2) { self.scalar(1) } else { Scalar::Var(x) };
         let out = self.name("y");
         self.stmts.push(Stmt::TensorMath { out: out.clone(), f, x, axes });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = concat(x, …, A) in` (Ext-11): a tensor in scope (or a new literal of rank 1 to
+    /// 3), an axis below its rank, and one or two more operands: the same tensor, or a literal of
+    /// its shape but along the axis (an extent of 0 to 2); in programs that may fail, sometimes
+    /// the axis at the rank (`invalid-attribute`), a literal one longer on another axis or of
+    /// one more rank (`shape-mismatch`) or a scalar operand (`unknown-tensor`).
+    pub(super) fn concat(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
+        } else {
+            let dims: Vec<usize> = (0..1 + self.rng.below(3)).map(|_| 1 + self.rng.below(3)).collect();
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let rank = dims.len();
+        let axis = self.rng.below(rank);
+        // 0 and 4: the axis; 1 and 3: the shapes; 2: a scalar operand.
+        let mistake = if self.moderate || !self.rng.chance(60) { None } else { Some(self.rng.below(5)) };
+        let mut xs = vec![Scalar::Var(x.clone())];
+        let mut out_dims = dims.clone();
+        let mismatch = matches!(mistake, Some(1 | 3));
+        for _ in 0..1 + usize::from(self.rng.chance(30)) {
+            if !mismatch && self.rng.chance(30) {
+                xs.push(Scalar::Var(x.clone()));
+                out_dims[axis] += dims[axis];
+                continue;
+            }
+            let mut other = dims.clone();
+            other[axis] = self.rng.below(3);
+            out_dims[axis] += other[axis];
+            match mistake {
+                // Another extent on an axis other than `axis` (or another rank, for a vector).
+                Some(1) if rank > 1 => other[(axis + 1) % rank] += 1,
+                Some(1 | 3) => other.push(1),
+                _ => {}
+            }
+            self.literal(Some(other));
+            xs.push(Scalar::Var(self.defined()));
+        }
+        if mistake == Some(2) {
+            xs.insert(1, self.scalar(1));
+        }
+        let axis = if matches!(mistake, Some(0 | 4)) { rank as i64 } else { axis as i64 };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Concat { out: out.clone(), xs, axis });
+        self.bind(out, Binding::Tensor(out_dims));
+    }
+
+    /// `let y = slice(x, A, B, E[, S]) in` (Ext-12): a tensor in scope (or a new literal of rank
+    /// 1 to 3), an axis below its rank, `0 <= B <= E <=` its extent and a step of 1 to 3 (not
+    /// written half the time it is 1); in programs that may fail, sometimes the axis at the rank,
+    /// an end one past the extent or a step of 0 (`invalid-attribute`), or a scalar input
+    /// (`unknown-tensor`).
+    pub(super) fn slice(&mut self) {
+        let in_scope = self.tensors();
+        let (x, dims) = if !in_scope.is_empty() && self.rng.chance(self.in_scope_percent()) {
+            self.pick_image(&in_scope)
+        } else {
+            let dims: Vec<usize> = (0..1 + self.rng.below(3)).map(|_| 1 + self.rng.below(3)).collect();
+            self.literal(Some(dims.clone()));
+            (self.defined(), dims)
+        };
+        let axis = self.rng.below(dims.len());
+        let extent = dims[axis];
+        // Mostly a nonempty range; an empty one (`B = E`) a tenth of the time, or when the
+        // extent is 0 (a tensor in scope may have one).
+        let begin = if extent == 0 { 0 } else { self.rng.below(extent) };
+        let end = if extent == 0 || self.rng.chance(10) { begin } else { begin + 1 + self.rng.below(extent - begin) };
+        let step = 1 + self.rng.below(3);
+        let mut out_dims = dims.clone();
+        out_dims[axis] = if end == begin { 0 } else { (end - begin - 1) / step + 1 };
+        let mut ints: Vec<i64> = [axis, begin, end, step].iter().map(|&n| n as i64).collect();
+        if step == 1 && self.rng.chance(50) {
+            ints.pop();
+        }
+        let mistake = if self.moderate || !self.rng.chance(40) { None } else { Some(self.rng.below(4)) };
+        match mistake {
+            Some(0) => ints[0] = dims.len() as i64,
+            Some(1) => ints[2] = extent as i64 + 1,
+            Some(2) if ints.len() == 4 => ints[3] = 0,
+            Some(2) => ints.push(0),
+            _ => {}
+        }
+        let x = if mistake == Some(3) { self.scalar(1) } else { Scalar::Var(x) };
+        let out = self.name("y");
+        self.stmts.push(Stmt::Slice { out: out.clone(), x, ints });
         self.bind(out, Binding::Tensor(out_dims));
     }
 

@@ -7,7 +7,7 @@ use super::Program;
 impl Program {
     /// Whether the program uses a construct of the extensions (Ext-1 `addTensor`, Ext-2 tensor
     /// literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-7 `-`, `/`,
-    /// Ext-8 `subTensor`, …), which the K grammar and the published rules do not have.
+    /// Ext-8 `subTensor`, …, Ext-11 `concat`, Ext-12 `slice`), which the K grammar and the published rules do not have.
     pub fn uses_extensions(&self) -> bool {
         let exp = self.exp();
         let mut stack = vec![&exp];

@@ -98,6 +98,12 @@ pub enum Stmt {
     /// `let tensor[index] = (tensor[index] - shift) / scale in` (Ext-7): an imported
     /// normalisation, which the big-step engine fuses into an `Elementwise` chain.
     Normalise { tensor: String, index: i64, shift: f64, scale: f64 },
+    /// `let out = concat(x1, …, xn, axis) in` (Ext-11): the operands usually names of tensors
+    /// that agree but along the axis, sometimes not, or a scalar (an error).
+    Concat { out: String, xs: Vec<Scalar>, axis: i64 },
+    /// `let out = slice(x, ints) in` (Ext-12): the input usually the name of a tensor and the
+    /// axis, start, end (and step) fitting it, sometimes not, or a scalar (an error).
+    Slice { out: String, x: Scalar, ints: Vec<i64> },
 }
 
 /// What the program evaluates to.
@@ -206,6 +212,8 @@ impl Stmt {
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
             | Stmt::TensorMath { out: name, .. }
+            | Stmt::Concat { out: name, .. }
+            | Stmt::Slice { out: name, .. }
             | Stmt::Pad { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
@@ -231,7 +239,9 @@ impl Stmt {
             | Stmt::Reshape { x: s, .. }
             | Stmt::Transpose { x: s, .. }
             | Stmt::TensorMath { x: s, .. }
+            | Stmt::Slice { x: s, .. }
             | Stmt::Pad { x: s, .. } => s.names(&mut out),
+            Stmt::Concat { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } => {
                 a.names(&mut out);
@@ -314,6 +324,10 @@ impl Stmt {
             }
             Stmt::TensorMath { out, f, x, axes } => {
                 let_func(out, FuncKind::TensorMath(*f, boxed(x.exp()), axes.clone()), body)
+            }
+            Stmt::Slice { out, x, ints } => let_func(out, FuncKind::Slice(boxed(x.exp()), ints.clone()), body),
+            Stmt::Concat { out, xs, axis } => {
+                let_func(out, FuncKind::Concat(xs.iter().map(Scalar::exp).collect(), *axis), body)
             }
             Stmt::BadTarget { target, value } => let_exp(target.exp(), value.exp(), body),
             Stmt::Scale { tensor, index: i, factor, add } => {

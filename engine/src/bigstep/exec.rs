@@ -314,6 +314,13 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 row.copy_from_slice(&input[j * lanes..(j + 1) * lanes]);
             }
         }
+        Op::Gather { out, from } => {
+            for (k, &(buf, at)) in from.iter().enumerate() {
+                let source = f.range(buf, at, 1);
+                let target = f.range(*out, k, 1).start;
+                f.data.copy_within(source, target);
+            }
+        }
         Op::Pad { out, x, x_at, x_len, from, value } => {
             let [input, result] = f.disjoint([(*x, *x_at, *x_len), (*out, 0, from.len())]);
             for (row, source) in result.chunks_exact_mut(lanes).zip(from.iter()) {

@@ -149,6 +149,14 @@ impl Interpreter<'_> {
                 // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
                 self.let_tensor_math(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Concat(..) => {
+                // `ext-let-concat` and its errors: `concat.rs`.
+                self.let_concat(name, func, body, scope, span, tasks)?;
+            }
+            FuncKind::Slice(..) => {
+                // `ext-let-slice` and its error: `slice.rs`.
+                self.let_slice(name, func, body, scope, span, tasks)?;
+            }
             FuncKind::Pad(..) => {
                 // `ext-let-pad` and its error: `pad.rs`.
                 self.let_pad(name, func, body, scope, span, tasks)?;

@@ -34,6 +34,13 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Item { .. }
         | Op::ArgMaxOperands { .. }
         | Op::Raise { .. } => Vec::new(),
+        Op::Gather { out, from } => {
+            let mut bufs: Vec<BufId> = from.iter().map(|&(buf, _)| buf).collect();
+            bufs.sort_unstable();
+            bufs.dedup();
+            bufs.push(*out);
+            bufs
+        }
     }
 }
 

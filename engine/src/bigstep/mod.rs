@@ -4,6 +4,7 @@
 mod broadcast;
 mod combine;
 mod compile;
+mod concat;
 mod conv;
 pub mod exec;
 mod functions;
@@ -18,6 +19,7 @@ mod registers;
 mod reshape;
 pub mod rows;
 mod scope;
+mod slice;
 mod stage;
 mod store;
 mod tensor_math;

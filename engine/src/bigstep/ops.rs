@@ -272,6 +272,10 @@ pub enum Op {
     /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
+    /// `out[k] = from[k].0[from[k].1]` for `k < from.len()`: each element copied from a slot of
+    /// any buffer (`concat`: Ext-11, `slice`: Ext-12, copies in the result's row-major order;
+    /// `out` none of the sources).
+    Gather { out: BufId, from: Arc<[(BufId, usize)]> },
     /// `out[k] = a[k] op b[k]` for `k < len` with `op` one of `+ - * /` on Floats (never an
     /// error): Ext-1's `addTensor` and Ext-8's element-wise functions when each operand is one
     /// run of a buffer or a constant tensor and one of them is not constant, element by element

@@ -4,6 +4,7 @@
 //! kind, words and `<env>`) in `errors.rs`, the extensions' constructs in `extensions.rs`.
 
 mod broadcast;
+mod concat;
 mod conv;
 mod errors;
 mod extensions;
@@ -14,6 +15,7 @@ mod images;
 mod pad;
 mod pool;
 mod reshape;
+mod slice;
 mod sub_div;
 mod tensor_math;
 mod transpose;

@@ -128,7 +128,7 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
     for (index, step) in network.steps.iter().enumerate() {
         let name_as_output = Some(index) == last_producer;
         match step {
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => {
+            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => {
                 emitter.elementwise(network, &pending, &not_negative_zero, false);
                 let flags = branch::flags_after(&pending, not_negative_zero);
                 pending.clear();
@@ -158,8 +158,10 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Reshape(_)
             | Step::Transpose { .. }
             | Step::AddKept { .. }
+            | Step::ConcatKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
+            | Step::Slice { .. }
             | Step::Pad { .. }
     )
 }
@@ -232,6 +234,9 @@ impl Emitter<'_> {
             Step::Transpose { perm, output } => self.transpose(network, perm, output, name_as_output),
             Step::Softmax { axis, log } => self.softmax(network, *axis, *log, name_as_output),
             Step::Reduce { kind, axes, output } => self.reduce(network, *kind, axes, output, name_as_output),
+            Step::Slice { axis, begin, end, step, output } => {
+                self.slice(network, [*axis, *begin, *end, *step], output, name_as_output)
+            }
             Step::Pad { value, pads, output } => self.pad(network, *value, pads, output, name_as_output),
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };

@@ -45,8 +45,33 @@ impl Emitter<'_> {
                 kept_flags
             }
             Step::AddKept { slot, kept_first } => self.add_kept(network, *slot, *kept_first, name_as_output, flags),
+            Step::ConcatKept { slot, kept_first, axis, output } => {
+                self.concat_kept(network, *slot, *kept_first, (*axis, output), name_as_output)
+            }
             _ => unreachable!("only branch steps"),
         }
+    }
+
+    /// `concat` of the current tensor and a kept one, in the graph's order (Ext-11): a fresh
+    /// tensor of shape `output`.
+    fn concat_kept(
+        &mut self,
+        network: &Network,
+        slot: usize,
+        kept_first: bool,
+        (axis, output): (usize, &[usize]),
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let (_, other, ..) = self.kept_value(slot);
+        let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
+        self.copies += 1;
+        let (a, b) = if kept_first { (other, self.current.clone()) } else { (self.current.clone(), other) };
+        let _ = writeln!(self.out, "\n// Two branches joined along axis {axis}: {a}, {b}");
+        let _ = writeln!(self.out, "let {target} = concat({a}, {b}, {axis}) in");
+        self.current = target;
+        self.shape = output.to_vec();
+        // Which elements are known not to be -0.0 is not carried through the interleaving.
+        vec![false; self.shape.iter().product()]
     }
 
     fn kept_value(&self, slot: usize) -> (usize, String, Vec<usize>, Vec<bool>) {

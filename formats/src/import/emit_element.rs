@@ -63,8 +63,10 @@ pub(super) fn element(
             | Step::Keep(_)
             | Step::Resume(_)
             | Step::AddKept { .. }
+            | Step::ConcatKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
+            | Step::Slice { .. }
             | Step::Pad { .. } => {
                 unreachable!("only element-wise steps are fused")
             }

@@ -86,6 +86,23 @@ impl Emitter<'_> {
         vec![false; self.shape.iter().product()]
     }
 
+    /// `slice(v, axis, begin, end, step)` (Ext-12; the step left out when it is 1): a fresh
+    /// tensor of shape `output`.
+    pub(super) fn slice(
+        &mut self,
+        network: &Network,
+        [axis, begin, end, step]: [usize; 4],
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let target = self.fresh(network, name_as_output);
+        let step = if step == 1 { String::new() } else { format!(", {step}") };
+        let _ = writeln!(self.out, "let {target} = slice({}, {axis}, {begin}, {end}{step}) in", self.current);
+        self.current = target;
+        self.shape = output.to_vec();
+        vec![false; self.shape.iter().product()]
+    }
+
     /// `softmax(v, axis)` or `logSoftmax(v, axis)` (Ext-9): a fresh tensor of the same shape.
     /// A softmax is never `-0.0` (`exp` is `+0.0` at least, the sum positive); a log-softmax
     /// may be.

@@ -59,8 +59,8 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                 }
             }
             Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => continue,
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => continue,
-            Step::Softmax { .. } | Step::Reduce { .. } | Step::Pad { .. } => continue,
+            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => continue,
+            Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } | Step::Pad { .. } => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());
         let count = all().filter(|x| !x.is_finite()).count();

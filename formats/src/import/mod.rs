@@ -109,6 +109,24 @@ pub enum Step {
         axes: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `slice(v, axis, begin, end, step)` of the current tensor (Ext-12): the result has shape
+    /// `output`.
+    Slice {
+        axis: usize,
+        begin: usize,
+        end: usize,
+        step: usize,
+        output: Vec<usize>,
+    },
+    /// `concat` of the current tensor and the kept value `slot` along `axis` into a fresh
+    /// tensor of shape `output` (Ext-11): two branches joined. `kept_first`: the kept value is
+    /// the first operand.
+    ConcatKept {
+        slot: usize,
+        kept_first: bool,
+        axis: usize,
+        output: Vec<usize>,
+    },
     /// `pad(v, value, b0, …, a0, …)` of the current tensor (Ext-13): `pads` every axis's begin,
     /// then every axis's end; the result has shape `output`.
     Pad {
@@ -178,6 +196,8 @@ impl Network {
                 Step::Reshape(shape)
                 | Step::Transpose { output: shape, .. }
                 | Step::Reduce { output: shape, .. }
+                | Step::Slice { output: shape, .. }
+                | Step::ConcatKept { output: shape, .. }
                 | Step::Pad { output: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
@@ -210,8 +230,8 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
-                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
-                Step::Softmax { .. } | Step::Reduce { .. } | Step::Pad { .. } => 0,
+                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => 0,
+                Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } | Step::Pad { .. } => 0,
             })
             .sum()
     }

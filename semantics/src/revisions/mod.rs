@@ -3,6 +3,8 @@
 //! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools;
 //! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-7: `-`, `/`; Ext-8: broadcasting
 //! `addTensor`, `subTensor`, `mulTensor`, `divTensor`; Ext-9: `expTensor`, `logTensor`,
+//! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-11: `concat`; Ext-12: `slice`), which
+//! add constructs K-NN lacks. A patch's
 //! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-13: `pad`), which add constructs K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
@@ -27,6 +29,8 @@ pub mod rev13_tanh;
 
 pub mod axes;
 pub mod ext10_reduce;
+pub mod ext11_concat;
+pub mod ext12_slice;
 pub mod ext13_pad;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
@@ -80,6 +84,8 @@ pub static PATCHES: &[&Patch] = &[
     &ext8_broadcast::PATCH,
     &ext9_softmax::PATCH,
     &ext10_reduce::PATCH,
+    &ext11_concat::PATCH,
+    &ext12_slice::PATCH,
     &ext13_pad::PATCH,
 ];
 

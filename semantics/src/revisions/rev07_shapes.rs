@@ -146,7 +146,9 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         | FuncTerm::Reshape { x, .. }
         | FuncTerm::Transpose { x, .. }
         | FuncTerm::TensorMath { x, .. }
+        | FuncTerm::Slice { x, .. }
         | FuncTerm::Pad { x, .. } => vec![x],
+        FuncTerm::Concat { xs, .. } => xs.iter().collect(),
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -160,6 +162,8 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Transpose { .. } => "transpose",
         FuncTerm::TensorArith(op, ..) => op.keyword(),
         FuncTerm::TensorMath { f, .. } => f.keyword(),
+        FuncTerm::Concat { .. } => "concat",
+        FuncTerm::Slice { .. } => "slice",
         FuncTerm::Pad { .. } => "pad",
     };
     for operand in operands {

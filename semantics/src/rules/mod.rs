@@ -162,6 +162,10 @@ pub enum Head {
     BroadcastHelper,
     MathItem,
     TensorMath,
+    /// `concatHelper` (Ext-11).
+    ConcatHelper,
+    /// `sliceHelper` (Ext-12).
+    SliceHelper,
     /// `padHelper` (Ext-13).
     PadHelper,
 }
@@ -220,6 +224,8 @@ impl Head {
                 Node::Div(..) => Head::Div,
                 Node::BroadcastHelper(_) => Head::BroadcastHelper,
                 Node::MathItem { .. } => Head::MathItem,
+                Node::ConcatHelper { .. } => Head::ConcatHelper,
+                Node::SliceHelper { .. } => Head::SliceHelper,
                 Node::PadHelper(_) => Head::PadHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,

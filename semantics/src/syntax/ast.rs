@@ -124,6 +124,10 @@ pub enum FuncKind {
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
+    /// `concat(X1, …, Xn, A)` (Ext-11, relaxed grammar only): the operands, then the axis.
+    Concat(Vec<Exp>, i64),
+    /// `slice(X, A, B, E)` or `slice(X, A, B, E, S)` (Ext-12, relaxed grammar only).
+    Slice(Box<Exp>, IntList),
     /// `pad(X, V, Ps)` (Ext-13, relaxed grammar only): the operand, the Float the border holds,
     /// the pads (every axis's begin, then every axis's end).
     Pad(Box<Exp>, f64, IntList),
@@ -229,7 +233,9 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::Reshape(x, _)
                 | FuncKind::Transpose(x, _)
                 | FuncKind::TensorMath(_, x, _)
+                | FuncKind::Slice(x, _)
                 | FuncKind::Pad(x, ..) => stack.push(*x),
+                FuncKind::Concat(xs, _) => stack.extend(xs),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -296,6 +302,8 @@ impl Exp {
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                     FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
+                    FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.iter().map(|_| *kid()).collect(), *axis),
+                    FuncKind::Slice(_, ints) => FuncKind::Slice(kid(), ints.clone()),
                     FuncKind::Pad(_, v, pads) => FuncKind::Pad(kid(), *v, pads.clone()),
                 };
                 let func = Func { kind, span: func.span };
@@ -303,32 +311,6 @@ impl Exp {
             }
         };
         Exp { kind, span: self.span }
-    }
-}
-
-impl Clone for Func {
-    fn clone(&self) -> Func {
-        // Each argument is cloned by `Exp`'s loop.
-        let kind = match &self.kind {
-            FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
-            FuncKind::TensorLiteral(is, values) => FuncKind::TensorLiteral(is.clone(), values.clone()),
-            FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
-            FuncKind::Relu(e) => FuncKind::Relu(e.clone()),
-            FuncKind::ReluTensor(e) => FuncKind::ReluTensor(e.clone()),
-            FuncKind::Tanh(e) => FuncKind::Tanh(e.clone()),
-            FuncKind::TanhTensor(e) => FuncKind::TanhTensor(e.clone()),
-            FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
-            FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
-            FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
-            FuncKind::TensorArith(op, a, b) => FuncKind::TensorArith(*op, a.clone(), b.clone()),
-            FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
-            FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
-            FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
-            FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
-            FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
-            FuncKind::Pad(x, v, pads) => FuncKind::Pad(x.clone(), *v, pads.clone()),
-        };
-        Func { kind, span: self.span }
     }
 }
 
@@ -391,6 +373,8 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Transpose(_, p1), FuncKind::Transpose(_, p2)) => p1 == p2,
             (FuncKind::TensorArith(o1, ..), FuncKind::TensorArith(o2, ..)) => o1 == o2,
             (FuncKind::TensorMath(f1, _, a1), FuncKind::TensorMath(f2, _, a2)) => f1 == f2 && a1 == a2,
+            (FuncKind::Concat(_, a1), FuncKind::Concat(_, a2)) => a1 == a2,
+            (FuncKind::Slice(_, i1), FuncKind::Slice(_, i2)) => i1 == i2,
             (FuncKind::Pad(_, v1, p1), FuncKind::Pad(_, v2, p2)) => v1.to_bits() == v2.to_bits() && p1 == p2,
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },

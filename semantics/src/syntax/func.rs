@@ -23,7 +23,7 @@ impl Func {
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
-            FuncKind::TensorMath(..) | FuncKind::Pad(..) => None,
+            FuncKind::TensorMath(..) | FuncKind::Concat(..) | FuncKind::Slice(..) | FuncKind::Pad(..) => None,
         }
     }
 
@@ -40,8 +40,9 @@ impl Func {
             FuncKind::Pool2d(_, x, _)
             | FuncKind::Reshape(x, _)
             | FuncKind::Transpose(x, _)
-            | FuncKind::TensorMath(_, x, _)
-            | FuncKind::Pad(x, ..) => Children::from_slice(&[x]),
+            | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
+            FuncKind::Concat(xs, _) => xs.iter().collect(),
+            FuncKind::Slice(x, _) | FuncKind::Pad(x, ..) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
     }
@@ -65,7 +66,37 @@ impl Func {
             FuncKind::Transpose(..) => "transpose",
             FuncKind::TensorArith(op, ..) => op.keyword(),
             FuncKind::TensorMath(f, ..) => f.keyword(),
+            FuncKind::Concat(..) => "concat",
+            FuncKind::Slice(..) => "slice",
             FuncKind::Pad(..) => "pad",
         }
+    }
+}
+
+impl Clone for Func {
+    fn clone(&self) -> Func {
+        // Each argument is cloned by `Exp`'s loop.
+        let kind = match &self.kind {
+            FuncKind::InitTensor(is) => FuncKind::InitTensor(is.clone()),
+            FuncKind::TensorLiteral(is, values) => FuncKind::TensorLiteral(is.clone(), values.clone()),
+            FuncKind::Linear(w, x) => FuncKind::Linear(w.clone(), x.clone()),
+            FuncKind::Relu(e) => FuncKind::Relu(e.clone()),
+            FuncKind::ReluTensor(e) => FuncKind::ReluTensor(e.clone()),
+            FuncKind::Tanh(e) => FuncKind::Tanh(e.clone()),
+            FuncKind::TanhTensor(e) => FuncKind::TanhTensor(e.clone()),
+            FuncKind::Sigmoid(e) => FuncKind::Sigmoid(e.clone()),
+            FuncKind::SigmoidTensor(e) => FuncKind::SigmoidTensor(e.clone()),
+            FuncKind::AddTensor(a, b) => FuncKind::AddTensor(a.clone(), b.clone()),
+            FuncKind::TensorArith(op, a, b) => FuncKind::TensorArith(*op, a.clone(), b.clone()),
+            FuncKind::Conv2d(x, w, b, attrs) => FuncKind::Conv2d(x.clone(), w.clone(), b.clone(), attrs.clone()),
+            FuncKind::Pool2d(pool, x, attrs) => FuncKind::Pool2d(*pool, x.clone(), attrs.clone()),
+            FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
+            FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
+            FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
+            FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.clone(), *axis),
+            FuncKind::Slice(x, ints) => FuncKind::Slice(x.clone(), ints.clone()),
+            FuncKind::Pad(x, v, pads) => FuncKind::Pad(x.clone(), *v, pads.clone()),
+        };
+        Func { kind, span: self.span }
     }
 }

@@ -156,6 +156,12 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             {
                 out.push(Piece::Owned(format!(", {}", ints_text(axes))));
             }
+            if let FuncKind::Concat(_, axis) = &func.kind {
+                out.push(Piece::Owned(format!(", {axis}")));
+            }
+            if let FuncKind::Slice(_, ints) = &func.kind {
+                out.push(Piece::Owned(format!(", {}", ints_text(ints))));
+            }
             if let FuncKind::Pad(_, value, pads) = &func.kind {
                 out.push(Piece::Owned(format!(", {}, {}", float_literal(*value), ints_text(pads))));
             }
@@ -298,6 +304,16 @@ mod tests {
         let sum = parse_program("let y = reduceSum(x, 0) in y", Grammar::Relaxed).unwrap();
         assert!(sum != parse_program("let y = reduceMean(x, 0) in y", Grammar::Relaxed).unwrap());
         assert!(sum != parse_program("let y = reduceSum(x, 1) in y", Grammar::Relaxed).unwrap());
+    }
+
+    #[test]
+    fn concat_round_trips() {
+        let e = parse_program("let y = concat( a,1 ,b,0) in y", Grammar::Relaxed).unwrap();
+        let printed = to_source(&e);
+        assert_eq!(printed, "let y = concat(a, 1, b, 0) in y");
+        assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        let other = parse_program("let y = concat(a, 1, b, 1) in y", Grammar::Relaxed).unwrap();
+        assert!(e != other, "the axis is part of the function");
     }
 
     #[test]

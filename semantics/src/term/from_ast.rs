@@ -66,6 +66,10 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::TensorMath(f, _, axes) => {
                                 FuncTerm::TensorMath { f: *f, x: next(), axes: Ints::new(axes) }
                             }
+                            FuncKind::Concat(xs, axis) => {
+                                FuncTerm::Concat { xs: xs.iter().map(|_| next()).collect(), axis: *axis }
+                            }
+                            FuncKind::Slice(_, ints) => FuncTerm::Slice { x: next(), ints: ints_of(ints) },
                             FuncKind::Pad(_, value, pads) => {
                                 FuncTerm::Pad { x: next(), value_bits: value.to_bits(), pads: ints_of(pads) }
                             }

@@ -125,6 +125,17 @@ pub enum FuncTerm {
         x: Term,
         axes: Option<Ints>,
     },
+    /// `concat(Exps, Int)` (Ext-11): the operands, names of tensors when the program is right,
+    /// and the axis.
+    Concat {
+        xs: Vec<Term>,
+        axis: i64,
+    },
+    /// `slice(Exp, Ints)` (Ext-12): the operand, and its axis, start, end and optional step.
+    Slice {
+        x: Term,
+        ints: Ints,
+    },
     /// `pad(Exp, Float, Ints)` (Ext-13): the operand, the border's Float (its bits: a term is
     /// hashed) and the pads, every axis's begin then every axis's end.
     Pad {

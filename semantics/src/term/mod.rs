@@ -211,6 +211,28 @@ pub enum Node {
         f: MathFn,
         arg: Term,
     },
+    /// `concatHelper(Ids, Id, Int, Int ... Int, Ints)` (Ext-11): `Y[I] = Xj[I - offset]` for
+    /// the positions `from..to` of `Y`, of shape `dims`, still to copy along `axis`.
+    ConcatHelper {
+        xs: Vec<Sym>,
+        y: Sym,
+        axis: i64,
+        from: i64,
+        to: i64,
+        dims: Ints,
+    },
+    /// `sliceHelper(Id, Id, Int, Int, Int, Int ... Int, Ints)` (Ext-12): `Y[I] = X[I with
+    /// I[A] = B + I[A] * S]` for the positions `from..to` of `Y`, of shape `dims`, still to copy.
+    SliceHelper {
+        x: Sym,
+        y: Sym,
+        axis: i64,
+        begin: i64,
+        step: i64,
+        from: i64,
+        to: i64,
+        dims: Ints,
+    },
     /// `padHelper(…)` (Ext-13): see [`PadHelper`].
     PadHelper(Box<PadHelper>),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).

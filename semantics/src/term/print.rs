@@ -156,6 +156,10 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                     call(f.keyword(), vec![inner(x), text(ints_text(axes))])
                 }
                 FuncTerm::TensorMath { f, x, axes: None } => call(f.keyword(), vec![inner(x)]),
+                FuncTerm::Concat { xs, axis } => {
+                    call("concat", xs.iter().map(inner).chain([text(axis.to_string())]).collect())
+                }
+                FuncTerm::Slice { x, ints } => call("slice", vec![inner(x), text(ints_text(ints))]),
                 FuncTerm::Pad { x, value_bits, pads } => {
                     call("pad", vec![inner(x), text(k_float(f64::from_bits(*value_bits))), text(ints_text(pads))])
                 }
@@ -255,6 +259,21 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
         }
         Node::TransposeHelper { x, y, from, to, perm } => {
             call("transposeHelper", vec![text(x.as_str()), text(y.as_str()), range(*from, *to), text(ints_text(perm))])
+        }
+        Node::ConcatHelper { xs, y, axis, from, to, dims } => {
+            let names: Vec<&str> = xs.iter().map(|x| x.as_str()).collect();
+            let args = vec![
+                text(format!("( {} )", names.join(" , "))),
+                text(y.as_str()),
+                text(axis.to_string()),
+                range(*from, *to),
+            ];
+            call("concatHelper", args.into_iter().chain([text(ints_text(dims))]).collect())
+        }
+        Node::SliceHelper { x, y, axis, begin, step, from, to, dims } => {
+            let ints = [axis, begin, step].map(|n| text(n.to_string()));
+            let args = [text(x.as_str()), text(y.as_str())].into_iter().chain(ints);
+            call("sliceHelper", args.chain([range(*from, *to), text(ints_text(dims))]).collect())
         }
         Node::MathItem { f, arg } => {
             let mut v = vec![inner(arg)];

@@ -26,6 +26,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
+        | Node::ConcatHelper { .. }
+        | Node::SliceHelper { .. }
         | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. } => {}
@@ -79,7 +81,9 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                 | FuncTerm::Reshape { x, .. }
                 | FuncTerm::Transpose { x, .. }
                 | FuncTerm::TensorMath { x, .. }
+                | FuncTerm::Slice { x, .. }
                 | FuncTerm::Pad { x, .. } => f(x),
+                FuncTerm::Concat { xs, .. } => xs.iter().for_each(&mut f),
             }
             f(body);
         }
@@ -185,6 +189,14 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::TransposeHelper { x: x2, y: y2, from: f2, to: t2, perm: p2 },
         ) => (x, y, from, to, perm) == (x2, y2, f2, t2, p2),
         (
+            N::ConcatHelper { xs, y, axis, from, to, dims },
+            N::ConcatHelper { xs: x2, y: y2, axis: a2, from: f2, to: t2, dims: d2 },
+        ) => (xs, y, axis, from, to, dims) == (x2, y2, a2, f2, t2, d2),
+        (
+            N::SliceHelper { x, y, axis, begin, step, from, to, dims },
+            N::SliceHelper { x: x2, y: y2, axis: a2, begin: b2, step: s2, from: f2, to: t2, dims: d2 },
+        ) => (x, y, axis, begin, step, from, to, dims) == (x2, y2, a2, b2, s2, f2, t2, d2),
+        (
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
         ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
@@ -216,6 +228,8 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
             FuncTerm::TensorArith(op, ..) => (6u8, op).hash(state),
             FuncTerm::TensorMath { f, axes, .. } => (6u8, f, axes).hash(state),
+            FuncTerm::Concat { xs, axis } => (7u8, xs.len(), axis).hash(state),
+            FuncTerm::Slice { ints, .. } => (8u8, ints).hash(state),
             FuncTerm::Pad { value_bits, pads, .. } => (7u8, value_bits, pads).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
@@ -232,6 +246,10 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::MathItem { f, .. } => f.hash(state),
         Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
         Node::TransposeHelper { x, y, from, to, perm } => (x, y, from, to, perm).hash(state),
+        Node::ConcatHelper { xs, y, axis, from, to, dims } => (xs, y, axis, from, to, dims).hash(state),
+        Node::SliceHelper { x, y, axis, begin, step, from, to, dims } => {
+            (x, y, axis, begin, step, from, to, dims).hash(state)
+        }
         _ => {}
     }
 }
@@ -294,6 +312,8 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::Pool2dHelper(_)
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
+        | Node::ConcatHelper { .. }
+        | Node::SliceHelper { .. }
         | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. }
@@ -343,6 +363,10 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
                 FuncTerm::Transpose { perm, .. } => FuncTerm::Transpose { x: next(), perm: perm.clone() },
                 FuncTerm::TensorMath { f, axes, .. } => FuncTerm::TensorMath { f: *f, x: next(), axes: axes.clone() },
+                FuncTerm::Concat { xs, axis } => {
+                    FuncTerm::Concat { xs: xs.iter().map(|_| next()).collect(), axis: *axis }
+                }
+                FuncTerm::Slice { ints, .. } => FuncTerm::Slice { x: next(), ints: ints.clone() },
                 FuncTerm::Pad { value_bits, pads, .. } => {
                     FuncTerm::Pad { x: next(), value_bits: *value_bits, pads: pads.clone() }
                 }

@@ -172,6 +172,39 @@ fn ext10_reduce() {
     assert_eq!(ints("reduceMax(y, 0)"), Error(ErrorKind::InvalidOperands));
 }
 
+/// Ext-11 (docs/semantics.md, "Deviations"): no `concat` in K; `[[1, 2], [3, 4]]` and `[[5],
+/// [6]]` joined along axis 1 are `[[1, 2, 5], [3, 4, 6]]`; along axis 0 the extents of axis 1
+/// differ (`shape-mismatch`); axis 2 of a matrix is `invalid-attribute`.
+#[test]
+fn ext11_concat() {
+    let x = "let x = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let c = initTensor(2, 1)[5.0, 6.0] in ";
+    let source = format!("{x}(let y = concat(x, c, 1) in y[1, 2])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no concat");
+    assert_eq!(outcome(Profile::revised(), &source), Float(6.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[{at}])"));
+    assert_eq!(run("concat(x, c, 1)", "0, 2"), Float(5.0));
+    assert_eq!(run("concat(x, x, 0)", "2, 1"), Float(2.0));
+    assert_eq!(run("concat(x, c, 0)", "0, 0"), Error(ErrorKind::ShapeMismatch));
+    assert_eq!(run("concat(x, c, 2)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+}
+
+/// Ext-12 (docs/semantics.md, "Deviations"): no `slice` in K; columns 1 … 3 of `[[0, 1, 2, 3],
+/// [4, 5, 6, 7]]` with step 2 are `[[1, 3], [5, 7]]`; an end past the extent, a step of 0 or an
+/// axis out of range are `invalid-attribute` (no clamping).
+#[test]
+fn ext12_slice() {
+    let x = "let x = initTensor(2, 4)[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0] in ";
+    let source = format!("{x}(let y = slice(x, 1, 1, 4, 2) in y[1, 1])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no slice");
+    assert_eq!(outcome(Profile::revised(), &source), Float(7.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{x}(let y = {f} in y[{at}])"));
+    assert_eq!(run("slice(x, 0, 1, 2)", "0, 3"), Float(7.0));
+    assert_eq!(run("slice(x, 1, 2, 4)", "0, 0"), Float(2.0));
+    assert_eq!(run("slice(x, 1, 0, 5)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+    assert_eq!(run("slice(x, 1, 0, 4, 0)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+    assert_eq!(run("slice(x, 2, 0, 1)", "0, 0"), Error(ErrorKind::InvalidAttribute));
+}
+
 /// Ext-13 (docs/semantics.md, "Deviations"): no `pad` in K; `[[1, 2], [3, 4]]` padded with
 /// `0.5` by one row above and one column on the right is `[[0.5, 0.5, 0.5], [1, 2, 0.5], [3, 4,
 /// 0.5]]`; a pad count other than twice the rank is `invalid-attribute`; the elements are copied

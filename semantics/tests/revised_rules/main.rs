@@ -19,6 +19,7 @@
 mod broadcast;
 #[path = "../common/mod.rs"]
 mod common;
+mod concat;
 mod determinism;
 mod extensions;
 mod pad;
@@ -28,6 +29,7 @@ mod reshape;
 mod rev01_to_04;
 mod rev05_to_06;
 mod rev07_to_13;
+mod slice;
 mod softmax;
 mod sub_div;
 mod transpose;
@@ -274,6 +276,17 @@ const COVERED: &[&str] = &[
     "ext-reduce-invalid-axes",
     "ext-reduce-helper-step",
     "ext-reduce-helper-done",
+    // Ext-11
+    "ext-let-concat",
+    "ext-concat-invalid-axis",
+    "ext-concat-shape-mismatch",
+    "ext-concat-helper-step",
+    "ext-concat-helper-done",
+    // Ext-12
+    "ext-let-slice",
+    "ext-slice-invalid-attribute",
+    "ext-slice-helper-step",
+    "ext-slice-helper-done",
     // Ext-13
     "ext-let-pad",
     "ext-pad-invalid-pads",
@@ -311,6 +324,8 @@ fn every_revised_rule_has_a_test() {
         include_str!("broadcast.rs"),
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
+        include_str!("concat.rs"),
+        include_str!("slice.rs"),
         include_str!("pad.rs"),
     ]
     .concat();

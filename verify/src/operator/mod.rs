@@ -17,6 +17,7 @@ mod activation;
 mod bias;
 mod dense;
 mod divide;
+mod gather;
 mod lift;
 mod max_pool;
 mod pad;
@@ -49,6 +50,7 @@ pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
+pub use gather::Gather;
 pub use lift::Lift;
 pub use max_pool::MaxPool;
 pub use pad::Pad;
@@ -230,6 +232,11 @@ impl Layer {
 
     /// `transpose`: the elements permuted.
     pub fn permute(layer: Permute) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `slice`, `concat` of the vector alone: elements selected, each at most once.
+    pub fn gather(layer: Gather) -> Layer {
         Layer(Arc::new(layer))
     }
 

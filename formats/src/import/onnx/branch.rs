@@ -11,6 +11,7 @@
 //! `Add(a, b)` of two computed values of the same shape is `addTensor(a, b)` (Ext-1),
 //! `a[i…] + b[i…]` element by element; `Sub(a, b)` is `addTensor(a, -1.0 · b)`, which IEEE 754
 //! defines to be `a - b` exactly (the negation is exact, and `x - y` is `x + (-y)`).
+//! `Concat(a, b)` of two computed values is `concat(a, b, axis)` (Ext-11) the same way.
 
 use std::collections::HashMap;
 
@@ -166,4 +167,67 @@ impl Graph {
     fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
         if generation == self.generation { Some(self.tensor.clone()) } else { self.kept.get(&generation).cloned() }
     }
+}
+
+/// `Concat` of two computed values along `axis` (ONNX's; negative counts from the end):
+/// Ext-11's `concat` of one kept and the other current, in the graph's order. Both are read as
+/// K-NN tensors of their ONNX shapes without the batch (the current one reshaped to it when it
+/// is not), so the axis is the ONNX one less 1.
+pub(super) fn concat_computed(
+    graph: &mut Graph,
+    node: &NodeProto,
+    a: &Value,
+    b: &Value,
+    axis: i64,
+) -> Result<Value, String> {
+    let (Value::Vector { generation: ga, shape: sa }, Value::Vector { generation: gb, shape: sb }) = (a, b) else {
+        unreachable!("two computed values")
+    };
+    let rank = sa.len();
+    let resolved = if axis < 0 { axis + rank as i64 } else { axis };
+    let Some(axis) = usize::try_from(resolved).ok().filter(|&x| x < rank) else {
+        return Err(format!("the axis {axis} is not an axis of a value of rank {rank}"));
+    };
+    if axis == 0 {
+        return Err("a concatenation along the batch axis (knn imports a batch of one)".into());
+    }
+    if sb.len() != rank || (0..rank).any(|i| i != axis && sa[i] != sb[i]) {
+        return Err(format!(
+            "it concatenates values of shapes {sa:?} and {sb:?} along axis {axis}: they must agree on every other axis"
+        ));
+    }
+    let carried_is_b = *gb == graph.generation && *ga != graph.generation;
+    let (carried, other) = if carried_is_b { (*gb, *ga) } else { (*ga, *gb) };
+    let names = (&node.input[0], &node.input[1]);
+    let (carried_name, other_name) = if carried_is_b { (names.1, names.0) } else { (names.0, names.1) };
+    let (carried_shape, other_shape) = if carried_is_b { (sb, sa) } else { (sa, sb) };
+    if graph.tensor_of(other).as_deref() != Some(&other_shape[1..]) {
+        return Err(format!(
+            "it reads `{other_name}` as a tensor of shape {:?}: knn concatenates values held in their ONNX shapes without the batch",
+            &other_shape[1..]
+        ));
+    }
+    // The other operand is read by this node after the carried one's steps: it must be kept.
+    if other == graph.generation {
+        graph.keep_current();
+    } else if !graph.kept.contains_key(&other) {
+        return Err(format!("it reads `{other_name}`, an earlier value that was not kept"));
+    }
+    graph.carry(carried, carried_name)?;
+    if graph.tensor != carried_shape[1..] {
+        graph.steps.push(Step::Reshape(carried_shape[1..].to_vec()));
+        graph.tensor = carried_shape[1..].to_vec();
+    }
+    let mut output = sa.clone();
+    output[axis] = sa[axis] + sb[axis];
+    let tensor = output[1..].to_vec();
+    graph.steps.push(Step::ConcatKept {
+        slot: other,
+        kept_first: carried_is_b,
+        axis: axis - 1,
+        output: tensor.clone(),
+    });
+    graph.tensor = tensor;
+    graph.advance();
+    Ok(Value::Vector { generation: graph.generation, shape: output })
 }

@@ -20,6 +20,8 @@ mod pool;
 mod scale;
 #[path = "shape.rs"]
 mod shape;
+#[path = "slice.rs"]
+mod slice;
 #[path = "transpose.rs"]
 mod transpose;
 use classifier::{reduce, softmax};
@@ -28,9 +30,10 @@ use pad::pad;
 use pool::pool;
 use scale::{batch_normalization, div, global_pool, mul};
 use shape::{flatten, reshape_node};
+use slice::slice;
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds), Concat (of two computed values)";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
@@ -91,6 +94,8 @@ pub fn translate(graph: &mut Graph, node: &NodeProto, later: &[NodeProto]) -> Re
         "Conv" => conv(graph, node)?,
         "Softmax" | "LogSoftmax" => softmax(graph, node)?,
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" => reduce(graph, node)?,
+        "Slice" => slice(graph, node)?,
+        "Concat" => concat(graph, node)?,
         other => return Err(format!("operator `{other}` is not supported (knn imports {SUPPORTED})")),
     };
     graph.values.insert(output, value);
@@ -203,6 +208,23 @@ fn constant_operand(graph: &mut Graph, node: &NodeProto) -> Result<(Vec<f64>, Ve
 
 /// `Add`/`Sub` of the vector and a constant, in either order, or of two computed values
 /// (`branch.rs`).
+/// ONNX `Concat` (opset 4 on: `axis` required; before, 1 by default): two computed values, as
+/// `concat` (Ext-11); constants or more operands are refused.
+fn concat(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    let axis = match attribute(node, "axis") {
+        Some(a) => a.i,
+        None if graph.opset < 4 => 1,
+        None => return Err("it has no axis".into()),
+    };
+    if node.input.len() != 2 {
+        return Err(format!("it joins {} values; knn imports a Concat of two computed values", node.input.len()));
+    }
+    match &inputs::<2>(graph, node)? {
+        [a @ Value::Vector { .. }, b @ Value::Vector { .. }] => super::branch::concat_computed(graph, node, a, b, axis),
+        _ => Err("a concatenation with a constant; knn imports a Concat of two computed values".into()),
+    }
+}
+
 fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
         return super::branch::add_computed(graph, node, a, b);

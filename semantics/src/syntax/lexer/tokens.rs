@@ -41,12 +41,16 @@ pub enum Keyword {
     /// `expTensor`, `logTensor`, `softmax`, `logSoftmax` (Ext-9) and the reductions (Ext-10):
     /// keywords of the relaxed grammar only, as `addTensor`.
     TensorMath(TensorMath),
+    /// `concat` (Ext-11): a keyword of the relaxed grammar only, as `addTensor`.
+    Concat,
+    /// `slice` (Ext-12): a keyword of the relaxed grammar only, as `addTensor`.
+    Slice,
     /// `pad` (Ext-13): a keyword of the relaxed grammar only, as `addTensor`.
     Pad,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 32] = [
+    pub const ALL: [Keyword; 34] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -78,6 +82,8 @@ impl Keyword {
         Keyword::TensorMath(TensorMath::ReduceMean),
         Keyword::TensorMath(TensorMath::ReduceMax),
         Keyword::TensorMath(TensorMath::ReduceMin),
+        Keyword::Concat,
+        Keyword::Slice,
         Keyword::Pad,
     ];
 
@@ -107,6 +113,8 @@ impl Keyword {
             Keyword::MulTensor => "mulTensor",
             Keyword::DivTensor => "divTensor",
             Keyword::TensorMath(f) => f.keyword(),
+            Keyword::Concat => "concat",
+            Keyword::Slice => "slice",
             Keyword::Pad => "pad",
         }
     }
@@ -146,6 +154,8 @@ impl Keyword {
             "reduceMean" => Keyword::TensorMath(TensorMath::ReduceMean),
             "reduceMax" => Keyword::TensorMath(TensorMath::ReduceMax),
             "reduceMin" => Keyword::TensorMath(TensorMath::ReduceMin),
+            "concat" => Keyword::Concat,
+            "slice" => Keyword::Slice,
             "pad" => Keyword::Pad,
             _ => return None,
         })
@@ -158,6 +168,8 @@ impl Keyword {
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
     /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5;
+    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `concat`, Ext-11; `slice`, Ext-12) are not in
+    /// `KNN-SYNTAX`, so K reads them as identifiers.
     /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `pad`, Ext-13) are not in `KNN-SYNTAX`, so K reads
     /// them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
@@ -175,6 +187,8 @@ impl Keyword {
                     | Keyword::MulTensor
                     | Keyword::DivTensor
                     | Keyword::TensorMath(_)
+                    | Keyword::Concat
+                    | Keyword::Slice
                     | Keyword::Pad
             )
     }

@@ -355,6 +355,8 @@ impl<'s> Parser<'s> {
             | Keyword::Reshape
             | Keyword::Transpose
             | Keyword::TensorMath(_)
+            | Keyword::Concat
+            | Keyword::Slice
             | Keyword::Pad => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });

@@ -339,6 +339,44 @@ fn tensor_math_takes_an_operand_and_its_axes() {
 }
 
 #[test]
+fn concat_takes_operands_then_an_int_axis() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = concat(a, b, c, 1) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    let FuncKind::Concat(xs, axis) = &func.kind else { panic!("{func:?}") };
+    let names: Vec<&str> = xs.iter().map(|x| if let ExpKind::Id(x) = &x.kind { x.as_str() } else { "?" }).collect();
+    assert_eq!((names, *axis), (vec!["a", "b", "c"], 1));
+    assert_eq!(&source[func.span.range()], "concat(a, b, c, 1)");
+    // An Int literal followed by `,` is an operand (an error when it runs), the last one the axis.
+    let e = relaxed("let y = concat(a, 2, 0) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Concat(xs, 0) if xs.len() == 2 && matches!(xs[1].kind, ExpKind::Int(2))));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = concat(a) in y").contains("`,`"), "an axis is required");
+    assert!(message("let y = concat(a, b) in y").contains("`,`"), "the last argument is the axis");
+    // K's grammar reads `concat` as an identifier.
+    assert!(error("let y = concat(a, b, 0) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let concat = 1.0 in concat").kind, ExpKind::Let { .. }));
+}
+
+#[test]
+fn slice_takes_an_operand_and_three_or_four_ints() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let y = slice(x, 1, 0, 4, 2) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::Slice(_, ints) if ints == &[1, 0, 4, 2]));
+    assert_eq!(&source[func.span.range()], "slice(x, 1, 0, 4, 2)");
+    assert!(relaxed("let y = slice(x, 0, 1, 2) in y").is_ok());
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = slice(x, 0, 1) in y").contains("3 or 4 Ints"));
+    assert!(message("let y = slice(x, 0, 1, 2, 1, 1) in y").contains("3 or 4 Ints"));
+    assert!(error("let y = slice(x, 0, 1, 2) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let slice = 1.0 in slice").kind, ExpKind::Let { .. }));
+}
+
+#[test]
 fn pad_takes_an_operand_a_float_and_its_pads() {
     let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
     let source = "let y = pad(x, -1.5, 1, 0, 2, 3) in y";

@@ -40,6 +40,25 @@ impl<'s> Parser<'s> {
         if let Keyword::TensorMath(f) = keyword {
             return self.tensor_math(start, target, f, operands, func_start);
         }
+        if keyword == Keyword::Concat {
+            return self.concat_operand(start, target, operands, func_start);
+        }
+        if keyword == Keyword::Slice {
+            // `slice(E, A, B, E)` or `slice(E, A, B, E, S)` (Ext-12): the axis, the start, the
+            // end and the optional step, unsigned Int literals.
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let at = self.peek().span;
+            let ints = self.ints()?;
+            if !(3..=4).contains(&ints.len()) {
+                let message = format!("`slice` takes 3 or 4 Ints after its operand, not {}", ints.len());
+                return Err(SyntaxError::new(at, message)
+                    .hint("write `slice(X, axis, start, end)` or `slice(X, axis, start, end, step)`"));
+            }
+            let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+            let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
+            let span = Span { start: func_start, end: close.span.end };
+            return self.let_func_body(start, target, Func { kind: FuncKind::Slice(x, ints), span });
+        }
         if keyword == Keyword::Pad {
             return self.pad(start, target, operands, func_start);
         }
@@ -108,6 +127,31 @@ impl<'s> Parser<'s> {
         let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
         let span = Span { start: func_start, end: close.span.end };
         self.let_func_body(start, target, Func { kind: FuncKind::TensorMath(f, x, axes), span })
+    }
+
+    /// After an operand of `concat` (Ext-11): `, A)` with `A` an Int literal ends the call,
+    /// any other `, E` is one more operand. So `concat(x, 1, 0)` has the operands `x` and `1`
+    /// (the latter `unknown-tensor` when it runs), and the axis `0`.
+    fn concat_operand(
+        &mut self,
+        start: u32,
+        target: Exp,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        self.eat(&TokenKind::Comma, "`,`")?;
+        let axis = match self.peek().kind {
+            TokenKind::Int(n) if self.tokens.get(self.pos + 1).is_some_and(|t| t.kind == TokenKind::RParen) => n,
+            _ => {
+                let keyword = Keyword::Concat;
+                self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+                return Ok(Mode::Expect(Level::Any));
+            }
+        };
+        self.advance();
+        let close = self.advance();
+        let span = Span { start: func_start, end: close.span.end };
+        self.let_func_body(start, target, Func { kind: FuncKind::Concat(operands, axis), span })
     }
 
     /// After the operand of `pad` (Ext-13): `, V, B0, …, A0, …)`, the border's value a Float
