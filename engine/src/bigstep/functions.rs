@@ -148,6 +148,11 @@ impl Interpreter<'_> {
                 // Ext-9's and Ext-10's lets and their errors: `tensor_math.rs`.
                 self.let_tensor_math(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Matmul(y, z) => {
+                // `ext-let-matmul` and its errors (`rev-let-func-error`,
+                // `ext-matmul-shape-mismatch`): `matmul.rs`.
+                self.let_matmul(name, (y, z), body, scope, (call, span), tasks)?;
+            }
         }
         Ok(())
     }

@@ -9,6 +9,7 @@ mod functions;
 mod fuse;
 mod interpret;
 pub mod layout;
+mod matmul;
 pub mod ops;
 pub mod plan;
 mod pool;

@@ -3,7 +3,8 @@
 //! extensions (Ext-1: `addTensor`; Ext-2: tensor literals; Ext-3: `conv2d`; Ext-4: the pools;
 //! Ext-5: `reshape`, `flatten`; Ext-6: `transpose`; Ext-7: `-`, `/`; Ext-8: broadcasting
 //! `addTensor`, `subTensor`, `mulTensor`, `divTensor`; Ext-9: `expTensor`, `logTensor`,
-//! `softmax`, `logSoftmax`; Ext-10: the reductions), which add constructs K-NN lacks. A patch's
+//! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-15: `matmul`), which add constructs
+//! K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -27,6 +28,7 @@ pub mod rev13_tanh;
 
 pub mod axes;
 pub mod ext10_reduce;
+pub mod ext15_matmul;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
 pub mod ext3_conv2d;
@@ -79,6 +81,7 @@ pub static PATCHES: &[&Patch] = &[
     &ext8_broadcast::PATCH,
     &ext9_softmax::PATCH,
     &ext10_reduce::PATCH,
+    &ext15_matmul::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

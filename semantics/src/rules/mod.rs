@@ -162,10 +162,12 @@ pub enum Head {
     BroadcastHelper,
     MathItem,
     TensorMath,
+    /// `matmulHelper` (Ext-15).
+    MatmulHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::TensorMath as usize + 1;
+    pub const COUNT: usize = Head::MatmulHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -218,6 +220,7 @@ impl Head {
                 Node::Div(..) => Head::Div,
                 Node::BroadcastHelper(_) => Head::BroadcastHelper,
                 Node::MathItem { .. } => Head::MathItem,
+                Node::MatmulHelper(_) => Head::MatmulHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

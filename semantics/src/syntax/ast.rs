@@ -124,6 +124,8 @@ pub enum FuncKind {
     /// `reduceSum(Y, As)`, `reduceMean`, `reduceMax`, `reduceMin` (Ext-10), relaxed grammar
     /// only: the operand and the axes as written (none for `expTensor`, `logTensor`).
     TensorMath(TensorMath, Box<Exp>, IntList),
+    /// `matmul(A, B)` (Ext-15, relaxed grammar only): NumPy's matrix product of two tensors.
+    Matmul(Box<Exp>, Box<Exp>),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -213,7 +215,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
                 | FuncKind::SigmoidTensor(e) => stack.push(*e),
-                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => {
+                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) | FuncKind::Matmul(a, b) => {
                     stack.push(*a);
                     stack.push(*b);
                 }
@@ -292,6 +294,7 @@ impl Exp {
                     FuncKind::Reshape(_, dims) => FuncKind::Reshape(kid(), dims.clone()),
                     FuncKind::Transpose(_, perm) => FuncKind::Transpose(kid(), perm.clone()),
                     FuncKind::TensorMath(f, _, axes) => FuncKind::TensorMath(*f, kid(), axes.clone()),
+                    FuncKind::Matmul(..) => FuncKind::Matmul(kid(), kid()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -321,6 +324,7 @@ impl Clone for Func {
             FuncKind::Reshape(x, dims) => FuncKind::Reshape(x.clone(), dims.clone()),
             FuncKind::Transpose(x, perm) => FuncKind::Transpose(x.clone(), perm.clone()),
             FuncKind::TensorMath(f, x, axes) => FuncKind::TensorMath(*f, x.clone(), axes.clone()),
+            FuncKind::Matmul(a, b) => FuncKind::Matmul(a.clone(), b.clone()),
         };
         Func { kind, span: self.span }
     }

@@ -23,7 +23,7 @@ impl Func {
             | FuncKind::Reshape(..)
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
-            FuncKind::TensorMath(..) => None,
+            FuncKind::TensorMath(..) | FuncKind::Matmul(..) => None,
         }
     }
 
@@ -31,7 +31,9 @@ impl Func {
     /// `addTensor`, the tensor operands of `conv2d`.
     pub fn arguments(&self) -> Children<'_> {
         match &self.kind {
-            FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => Children::from_slice(&[a, b]),
+            FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) | FuncKind::Matmul(a, b) => {
+                Children::from_slice(&[a, b])
+            }
             FuncKind::Conv2d(x, w, b, _) => {
                 let mut children = Children::from_slice(&[x, w]);
                 children.extend(b.as_deref());
@@ -64,6 +66,7 @@ impl Func {
             FuncKind::Transpose(..) => "transpose",
             FuncKind::TensorArith(op, ..) => op.keyword(),
             FuncKind::TensorMath(f, ..) => f.keyword(),
+            FuncKind::Matmul(..) => "matmul",
         }
     }
 }

@@ -27,7 +27,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::ReshapeHelper { .. }
         | Node::TransposeHelper { .. }
         | Node::Skip
-        | Node::Error { .. } => {}
+        | Node::Error { .. }
+        | Node::MatmulHelper(_) => {}
         Node::Index { base: a, .. }
         | Node::ArgMax(a)
         | Node::LinearChecked { body: a, .. }
@@ -63,7 +64,10 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             match func {
                 FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
-                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) | FuncTerm::TensorArith(_, w, x) => {
+                FuncTerm::Linear(w, x)
+                | FuncTerm::AddTensor(w, x)
+                | FuncTerm::TensorArith(_, w, x)
+                | FuncTerm::Matmul(w, x) => {
                     f(w);
                     f(x);
                 }
@@ -148,6 +152,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::TensorMath { f: f1, axes: a1, .. }, FuncTerm::TensorMath { f: f2, axes: a2, .. }) => {
                 f1 == f2 && a1 == a2
             }
+            (FuncTerm::Matmul(..), FuncTerm::Matmul(..)) => true,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -182,6 +187,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
         ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
+        (N::MatmulHelper(h1), N::MatmulHelper(h2)) => h1 == h2,
         _ => mem::discriminant(a) == mem::discriminant(b),
     }
 }
@@ -210,6 +216,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Transpose { perm, .. } => (5u8, perm).hash(state),
             FuncTerm::TensorArith(op, ..) => (6u8, op).hash(state),
             FuncTerm::TensorMath { f, axes, .. } => (6u8, f, axes).hash(state),
+            FuncTerm::Matmul(..) => 7u8.hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -224,6 +231,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::MathItem { f, .. } => f.hash(state),
         Node::ReshapeHelper { x, y, from, to, dims } => (x, y, from, to, dims).hash(state),
         Node::TransposeHelper { x, y, from, to, perm } => (x, y, from, to, perm).hash(state),
+        Node::MatmulHelper(h) => h.hash(state),
         _ => {}
     }
 }
@@ -288,6 +296,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::TransposeHelper { .. }
         | Node::Skip
         | Node::Error { .. }
+        | Node::MatmulHelper(_)
         | Node::Subst(_) => node.clone(),
         Node::PoolMean { count, .. } => Node::PoolMean { sum: next(), count: *count },
         Node::MathItem { f, .. } => Node::MathItem { f: *f, arg: next() },
@@ -334,6 +343,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Reshape { dims, .. } => FuncTerm::Reshape { x: next(), dims: dims.clone() },
                 FuncTerm::Transpose { perm, .. } => FuncTerm::Transpose { x: next(), perm: perm.clone() },
                 FuncTerm::TensorMath { f, axes, .. } => FuncTerm::TensorMath { f: *f, x: next(), axes: axes.clone() },
+                FuncTerm::Matmul(..) => FuncTerm::Matmul(next(), next()),
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -41,10 +41,12 @@ pub enum Keyword {
     /// `expTensor`, `logTensor`, `softmax`, `logSoftmax` (Ext-9) and the reductions (Ext-10):
     /// keywords of the relaxed grammar only, as `addTensor`.
     TensorMath(TensorMath),
+    /// `matmul` (Ext-15): a keyword of the relaxed grammar only, as `addTensor`.
+    Matmul,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 31] = [
+    pub const ALL: [Keyword; 32] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -76,6 +78,7 @@ impl Keyword {
         Keyword::TensorMath(TensorMath::ReduceMean),
         Keyword::TensorMath(TensorMath::ReduceMax),
         Keyword::TensorMath(TensorMath::ReduceMin),
+        Keyword::Matmul,
     ];
 
     pub fn text(self) -> &'static str {
@@ -104,6 +107,7 @@ impl Keyword {
             Keyword::MulTensor => "mulTensor",
             Keyword::DivTensor => "divTensor",
             Keyword::TensorMath(f) => f.keyword(),
+            Keyword::Matmul => "matmul",
         }
     }
 
@@ -142,6 +146,7 @@ impl Keyword {
             "reduceMean" => Keyword::TensorMath(TensorMath::ReduceMean),
             "reduceMax" => Keyword::TensorMath(TensorMath::ReduceMax),
             "reduceMin" => Keyword::TensorMath(TensorMath::ReduceMin),
+            "matmul" => Keyword::Matmul,
             _ => return None,
         })
     }
@@ -153,7 +158,7 @@ impl Keyword {
 
     /// Whether the keyword belongs to the grammar's syntax: the extensions' keywords
     /// (`addTensor`, Ext-1; `conv2d`, Ext-3; the pools, Ext-4; `reshape`, `flatten`, Ext-5;
-    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions) are not in `KNN-SYNTAX`, so K reads
+    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `matmul`, Ext-15) are not in `KNN-SYNTAX`, so K reads
     /// them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
@@ -170,6 +175,7 @@ impl Keyword {
                     | Keyword::MulTensor
                     | Keyword::DivTensor
                     | Keyword::TensorMath(_)
+                    | Keyword::Matmul
             )
     }
 }
