@@ -174,6 +174,9 @@ const EXT_PROGRAMS: &[&str] = &[
     "let y = initTensor(2, 3)[1.0, 2, 3.0, 4.0, 5.0, 6.0] in let x = reduceSum(y, 1) in let z = reduceMean(y, 0, 1) in z",
     "let y = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let x = reduceMax(y, 0) in let z = reduceMin(y, 1) in z",
     "let y = initTensor(2, 2)[1.0, NaN, 3.0, 4.0] in let x = reduceMax(y, 0) in x",
+    "let y = initTensor(2, 2)[1.0, 2, 3.0, 4.0] in let z = initTensor(2)[0.5, -1.0] in let x = matmul(y, z) in let w = matmul(z, y) in w",
+    "let y = initTensor(2, 1, 2)[1.0, 2.0, 3.0, 4.0] in let z = initTensor(2, 1)[1.0, 2.0] in let x = matmul(y, z) in x",
+    "let y = initTensor(2, 3) in let z = initTensor(2) in let x = matmul(y, z) in x",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

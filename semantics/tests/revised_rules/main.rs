@@ -21,6 +21,7 @@ mod broadcast;
 mod common;
 mod determinism;
 mod extensions;
+mod matmul;
 mod pools;
 mod reduce;
 mod reshape;
@@ -273,6 +274,11 @@ const COVERED: &[&str] = &[
     "ext-reduce-invalid-axes",
     "ext-reduce-helper-step",
     "ext-reduce-helper-done",
+    // Ext-15
+    "ext-let-matmul",
+    "ext-matmul-shape-mismatch",
+    "ext-matmul-helper-step",
+    "ext-matmul-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -304,6 +310,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("broadcast.rs"),
         include_str!("softmax.rs"),
         include_str!("reduce.rs"),
+        include_str!("matmul.rs"),
     ]
     .concat();
     for id in COVERED {
