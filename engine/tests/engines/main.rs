@@ -11,6 +11,7 @@ mod fused;
 mod fused_cnn;
 mod fused_windows;
 mod images;
+mod matmul;
 mod pool;
 mod reshape;
 mod sub_div;
