@@ -140,6 +140,17 @@ impl Network {
                         Some(*span),
                     ));
                 }
+                Op::MatMul { a, b, span, .. } => {
+                    // Ext-15 fused: a product of two computed tensors is bilinear, which no
+                    // operator bounds; with a constant operand it is linear, but not yet read
+                    // as a dense layer. Refused by name, never bounded.
+                    let what = if a.buffer().is_some() && b.buffer().is_some() {
+                        "`matmul` of two computed tensors (bilinear: no operator bounds it)"
+                    } else {
+                        "`matmul` of a computed tensor by a constant (not read as a dense layer yet)"
+                    };
+                    return Err(unsupported(what, Some(*span)));
+                }
                 Op::ArgMaxBuffer { .. } | Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over values that are not the last vector computed", None));
                 }

@@ -19,6 +19,8 @@ impl Gen {
             _ if self.rng.chance(40) => self.transpose(),
             // Ext-9 and Ext-10 drawn where `reshape` was.
             _ if self.rng.chance(40) => self.tensor_math(),
+            // Ext-15 drawn where `reshape` was.
+            _ if self.rng.chance(30) => self.matmul(),
             _ => self.reshape(),
         }
     }

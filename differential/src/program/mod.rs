@@ -95,6 +95,9 @@ pub enum Stmt {
     /// `let tensor[index] = (tensor[index] - shift) / scale in` (Ext-7): an imported
     /// normalisation, which the big-step engine fuses into an `Elementwise` chain.
     Normalise { tensor: String, index: i64, shift: f64, scale: f64 },
+    /// `let out = matmul(a, b) in` (Ext-15): usually names of tensors whose shapes fit,
+    /// sometimes not, or a scalar (an error).
+    Matmul { out: String, a: Scalar, b: Scalar },
 }
 
 /// What the program evaluates to.
@@ -202,7 +205,8 @@ impl Stmt {
             | Stmt::Pool2d { out: name, .. }
             | Stmt::Reshape { out: name, .. }
             | Stmt::Transpose { out: name, .. }
-            | Stmt::TensorMath { out: name, .. } => Some(name),
+            | Stmt::TensorMath { out: name, .. }
+            | Stmt::Matmul { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -228,7 +232,7 @@ impl Stmt {
             | Stmt::Transpose { x: s, .. }
             | Stmt::TensorMath { x: s, .. } => s.names(&mut out),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
-            Stmt::AddTensor { a, b, .. } => {
+            Stmt::AddTensor { a, b, .. } | Stmt::Matmul { a, b, .. } => {
                 a.names(&mut out);
                 b.names(&mut out);
             }
@@ -289,6 +293,7 @@ impl Stmt {
                 };
                 let_func(out, kind, body)
             }
+            Stmt::Matmul { out, a, b } => let_func(out, FuncKind::Matmul(boxed(a.exp()), boxed(b.exp())), body),
             Stmt::AddTensor { out, a, b, op: None } => {
                 let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body)
             }

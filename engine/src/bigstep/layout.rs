@@ -23,6 +23,7 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Copy { out, x, .. }
         | Op::Permute { out, x, .. }
         | Op::Softmax { out, x, .. } => vec![*x, *out],
+        Op::MatMul { out, a, b, .. } => [Some(*out), a.buffer(), b.buffer()].into_iter().flatten().collect(),
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

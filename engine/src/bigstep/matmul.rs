@@ -5,18 +5,22 @@
 //! in increasing `P`, each `X[O] = X[O] + (Y[…] * Z[…])` with `X[O]` read first, then `Y`'s
 //! element, then `Z`'s, through the indexing and the scalar operators every other construct
 //! uses, so the bits and the errors are the reference's (`linear`'s order: from `0.0`, the
-//! product rounded, then the sum). With symbolic operands the same loop records `Read`,
-//! `Float`, `Write` operations in the plan.
+//! product rounded, then the sum). When one operand is held in one buffer and the other in a
+//! buffer or constant, the whole product is one `MatMul` of the plan (`matmul_op.rs`, the same
+//! order); otherwise, with symbolic operands, the loop records `Read`, `Float`, `Write`
+//! operations.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::matmul::{inner_extent, left_index, matmul_mismatch_detail, matmul_shape, right_index};
 use knn_semantics::syntax::{Exp, Span};
 
 use super::functions::{row_major_index, tensor_name};
+use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, error};
+use super::ops::{Arith, Eval, MatmulGeometry, MatmulOperand, Op, error};
 use super::scope::Scope;
 
 impl Interpreter<'_> {
@@ -44,10 +48,43 @@ impl Interpreter<'_> {
         let x_dims: Vec<usize> = os.iter().map(|&d| d as usize).collect();
         let root = self.stage.store.alloc(&x_dims, call)?;
         let (y_loc, z_loc) = (scope.env[y], scope.env[z]);
-        let done = self.matmul_elements((y_loc, &is), (z_loc, &js), root, &x_dims, span);
+        let shapes = (&is[..], &js[..], &os[..]);
+        let done = if self.matmul_op((y_loc, &y_dims), (z_loc, &z_dims), (root, &x_dims), shapes, call) {
+            Ok(())
+        } else {
+            self.matmul_elements((y_loc, &is), (z_loc, &js), root, &x_dims, span)
+        };
         self.failing_in(done, || scope.with_tensor(name, root, &x_dims))?;
         tasks.push(Task::Eval(body, scope.with_tensor(name, root, &x_dims)));
         Ok(())
+    }
+
+    /// The whole product as one `MatMul` of the plan when one operand is one run of a buffer
+    /// and the other one too, or a constant (Floats, or Ints the mixed rules widen: the product
+    /// of an Int and a Float is `Int2Float(I) *Float F`). Whether it was.
+    fn matmul_op(
+        &mut self,
+        (y_loc, y_dims): (usize, &[usize]),
+        (z_loc, z_dims): (usize, &[usize]),
+        (x_root, x_dims): (usize, &[usize]),
+        (is, js, os): (&[i64], &[i64], &[i64]),
+        span: Span,
+    ) -> bool {
+        let store = &self.stage.store;
+        let operand = |loc: usize, dims: &[usize]| match fuse::slot_run(store, loc, dims) {
+            Some((buf, at, _)) => Some(MatmulOperand::Buffer { buf, at }),
+            None => fuse::constant_tensor(store, loc, dims).map(|values| MatmulOperand::Const(Arc::from(values))),
+        };
+        let (Some(a), Some(b)) = (operand(y_loc, y_dims), operand(z_loc, z_dims)) else { return false };
+        if a.buffer().is_none() && b.buffer().is_none() {
+            // Two constants: computed now, element by element.
+            return false;
+        }
+        let geometry = Arc::new(MatmulGeometry::new(is, js, os));
+        let targets = self.stage.store.leaves(x_root, x_dims);
+        let out = fuse::output_buffer(self.stage, &targets);
+        self.stage.record(Op::MatMul { out, a, b, geometry, span });
+        true
     }
 
     /// `ext-matmul-helper-step` for every step `K` in order: element `K / P` of the result

@@ -10,6 +10,7 @@ mod fuse;
 mod interpret;
 pub mod layout;
 mod matmul;
+mod matmul_op;
 pub mod ops;
 pub mod plan;
 mod pool;

@@ -9,6 +9,7 @@ use knn_semantics::numeric::{exp_float, int_to_float, k_max, k_min, log_float, r
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
+pub use super::matmul_op::{MatmulGeometry, MatmulOperand};
 pub use super::window_ops::ConvKernel;
 #[cfg(doc)]
 use super::window_ops::pool_apply;
@@ -261,6 +262,12 @@ pub enum Op {
     /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
+    /// `matmul` (Ext-15) of two operands, at least one a buffer, into `out`: each element of the
+    /// result, in row-major order, is `((0.0 + a0*b0) + a1*b1) + …` over its products in
+    /// increasing `P` (`ext-matmul-helper-step`: the left element times the right one, then the
+    /// sum; no fused multiply-add), the positions as [`MatmulGeometry`] says; `span` is the
+    /// call's, for the verifier's messages.
+    MatMul { out: BufId, a: MatmulOperand, b: MatmulOperand, geometry: Arc<MatmulGeometry>, span: Span },
 }
 
 #[cfg(test)]

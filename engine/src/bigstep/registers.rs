@@ -94,6 +94,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         | Op::Copy { .. }
         | Op::Permute { .. }
         | Op::Raise { .. }
-        | Op::Softmax { .. } => {}
+        | Op::Softmax { .. }
+        | Op::MatMul { .. } => {}
     }
 }

@@ -49,6 +49,7 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             | Op::Elementwise { .. }
             | Op::Permute { .. }
             | Op::Softmax { .. }
+            | Op::MatMul { .. }
             | Op::Activate { .. }
             | Op::ArgMaxBuffer { .. } => {}
             _ => scalar = true,

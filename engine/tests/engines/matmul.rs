@@ -83,3 +83,37 @@ fn matmul_agrees_on_every_error_kind() {
         }
     }
 }
+
+/// With the input in one buffer, `matmul` is one `MatMul` of the plan, with the other operand
+/// the input itself, another computed tensor, or a constant (Floats and Ints), on either side:
+/// the reference's bits on random rows with the generator's awkward values (NaN, ±Infinity,
+/// 1e16 beside 1, -0.0), alone and in groups of lanes.
+#[test]
+fn matmul_of_an_input_is_one_plan_operation_bit_for_bit() {
+    use super::fused::{Fused, Stream, check_rows, plan_of};
+    use knn_engine::bigstep::ops::Op;
+    use knn_engine::tensor::LANE_GROUP;
+    let mut stream = Stream(15);
+    let mut rows: Vec<Vec<f64>> = (0..2 * LANE_GROUP + 3).map(|_| (0..6).map(|_| stream.next() * 8.0).collect()).collect();
+    rows[1][2] = f64::NAN;
+    rows[2][0] = f64::INFINITY;
+    rows[3] = vec![1.0, 1e16, -1e16, -0.0, 0.0, -0.0];
+    let w = "let w = initTensor(3, 2)[0.5, -1.0, 1e16, 2, -1e16, 0.0] in let v = initTensor(2)[3, -0.25] in ";
+    for tail in [
+        "let y = matmul(x, w) in y",
+        "let y = matmul(v, x) in y",
+        "let r = reshape(x, 6) in let y = matmul(r, r) in y",
+        "let t = transpose(x, 1, 0) in let y = matmul(x, t) in y",
+        "let t = transpose(x, 1, 0) in let y = matmul(t, x) in y",
+        "let r = reshape(x, 2, 1, 3) in let y = matmul(r, w) in y",
+        "let r = reshape(x, 6) in let s = reshape(x, 6, 1) in let y = matmul(r, s) in y",
+    ] {
+        let source = format!("{w}{tail}");
+        let program = parse_program(&source, Profile::revised().grammar).unwrap();
+        let plan = plan_of(&program, &[2, 3]);
+        let count = plan.ops.iter().filter(|op| matches!(op, Op::MatMul { .. })).count();
+        assert_eq!(count, 1, "{source}: {:#?}", plan.ops);
+        let copies = usize::from(tail.contains("reshape")) * (1 + usize::from(tail.contains("let s")));
+        check_rows(&source, &[2, 3], &rows, Fused { copy: copies, ..Fused::default() });
+    }
+}
