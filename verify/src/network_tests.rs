@@ -297,3 +297,22 @@ fn subtractions_of_constants_are_bias_layers_and_divisions_are_unsupported_by_na
     let div = format!("{dense}let h[0] = h[0] / 3.0 in let h[1] = h[1] / 3.0 in h");
     assert!(refusal(&plan(&div, &[2])).contains("division by a constant (`/ c`)"), "{}", refusal(&plan(&div, &[2])));
 }
+
+#[test]
+fn matmul_is_refused_by_name() {
+    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output, and
+    // of a computed tensor by a constant on either side: each refused naming `matmul`, never
+    // bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for (f, what) in [
+        ("matmul(h, h)", "two computed tensors"),
+        ("matmul(h, x)", "two computed tensors"),
+        ("matmul(W, h)", "by a constant"),
+        ("matmul(h, W)", "by a constant"),
+    ] {
+        let refused = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(refused.contains("`matmul`") && refused.contains(what), "{f}: {refused}");
+        let refused = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
+        assert!(refused.contains("`matmul`"), "{f} then ArgMax: {refused}");
+    }
+}
