@@ -230,14 +230,17 @@ fn rules_marks_what_each_patch_changed() {
     // Rev-0…Rev-13, then the extensions Ext-1 (`addTensor`), Ext-2 (tensor literals), Ext-3
     // (`conv2d`), Ext-4 (the pools), Ext-5 (`reshape`, `flatten`), Ext-6 (`transpose`), Ext-7
     // (`-`, `/`), Ext-8 (broadcasting `addTensor`, `subTensor`, …), Ext-9 (`expTensor`,
-    // `logTensor`, `softmax`, `logSoftmax`) and Ext-10 (the reductions), which remove nothing.
-    assert_eq!(report["patches"].as_array().unwrap().len(), 24);
+    // `logTensor`, `softmax`, `logSoftmax`), Ext-10 (the reductions) and Ext-15 (`matmul`), which
+    // remove nothing.
+    assert_eq!(report["patches"].as_array().unwrap().len(), 25);
     let div = rules.iter().find(|r| r["id"] == "ext-div-int-zero").unwrap();
     assert_eq!((&div["origin"], &div["section"]), (&Value::from("Ext-7"), &Value::from("extensions")));
     let softmax = rules.iter().find(|r| r["id"] == "ext-let-softmax").unwrap();
     assert_eq!((&softmax["origin"], &softmax["section"]), (&Value::from("Ext-9"), &Value::from("extensions")));
     let reduce = rules.iter().find(|r| r["id"] == "ext-let-reduce").unwrap();
     assert_eq!(reduce["origin"], "Ext-10");
+    let matmul = rules.iter().find(|r| r["id"] == "ext-let-matmul").unwrap();
+    assert_eq!((&matmul["origin"], &matmul["section"]), (&Value::from("Ext-15"), &Value::from("extensions")));
     let transpose = rules.iter().find(|r| r["id"] == "ext-let-transpose").unwrap();
     assert_eq!((&transpose["origin"], &transpose["section"]), (&Value::from("Ext-6"), &Value::from("extensions")));
     let add = rules.iter().find(|r| r["id"] == "ext-let-add-tensor").unwrap();

@@ -60,7 +60,9 @@ fn generated_programs_reach_every_fused_operation() {
             }
         }
     }
-    for kind in ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax", "MatMul"] {
+    for kind in
+        ["MatVec", "AddBias", "Elementwise", "Activate", "Conv2d", "Pool2d", "Copy", "Permute", "Softmax", "MatMul"]
+    {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

@@ -47,8 +47,11 @@ impl Gen {
             self.literal(Some(partner.clone()));
             Scalar::Var(self.stmts.last().and_then(Stmt::defines).expect("a literal binds its name").to_string())
         };
-        let (a, b, a_dims, b_dims) =
-            if on_left { (Scalar::Var(x), b, dims.clone(), partner) } else { (b, Scalar::Var(x), partner, dims.clone()) };
+        let (a, b, a_dims, b_dims) = if on_left {
+            (Scalar::Var(x), b, dims.clone(), partner)
+        } else {
+            (b, Scalar::Var(x), partner, dims.clone())
+        };
         let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
         let out_dims = matmul_shape(&as_i64(&a_dims), &as_i64(&b_dims))
             .map_or(dims, |o| o.into_iter().map(|n| n as usize).collect());

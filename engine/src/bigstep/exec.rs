@@ -11,11 +11,11 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
-use super::ops::{
-    Activation, ElementStep, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
-    widen,
-};
 use super::matmul_op::matmul_apply;
+use super::ops::{
+    Activation, ElementStep, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith,
+    int_arith_error, item, widen,
+};
 use super::plan::Plan;
 use super::tensor_math::softmax_lanes;
 use super::window_lanes::{conv2d_lanes, pool_lanes};

@@ -61,7 +61,9 @@ pub struct MatmulGeometry {
 impl MatmulGeometry {
     /// The geometry of `matmul` of shapes `is` and `js` whose result has shape `os`.
     pub fn new(is: &[i64], js: &[i64], os: &[i64]) -> MatmulGeometry {
-        let flat = |index: &[i64], dims: &[i64]| index.iter().zip(dims).fold(0usize, |k, (&i, &d)| k * d as usize + i as usize);
+        let flat = |index: &[i64], dims: &[i64]| {
+            index.iter().zip(dims).fold(0usize, |k, (&i, &d)| k * d as usize + i as usize)
+        };
         let count = os.iter().product::<i64>() as usize;
         let mut o = vec![0i64; os.len()];
         let mut bases = Vec::with_capacity(count);
@@ -88,7 +90,12 @@ impl MatmulGeometry {
 }
 
 /// `MatMul` over `lanes` rows: `out` holds the result's elements × lanes.
-pub(super) fn matmul_apply(geometry: &MatmulGeometry, (left, right): (View<'_>, View<'_>), out: &mut [f64], lanes: usize) {
+pub(super) fn matmul_apply(
+    geometry: &MatmulGeometry,
+    (left, right): (View<'_>, View<'_>),
+    out: &mut [f64],
+    lanes: usize,
+) {
     for (e, &(left_base, right_base)) in geometry.bases.iter().enumerate() {
         let acc = &mut out[e * lanes..(e + 1) * lanes];
         // `defineTensor`'s 0.0, then `X[O] = X[O] + (Y[…] * Z[…])` for each product.
@@ -96,7 +103,8 @@ pub(super) fn matmul_apply(geometry: &MatmulGeometry, (left, right): (View<'_>, 
         for p in 0..geometry.inner {
             let (l, r) = (left_base + p, right_base + p * geometry.right_step);
             for (lane, x) in acc.iter_mut().enumerate() {
-                let product = left.values[l * left.step + lane * left.lane] * right.values[r * right.step + lane * right.lane];
+                let product =
+                    left.values[l * left.step + lane * left.lane] * right.values[r * right.step + lane * right.lane];
                 *x += product;
             }
         }

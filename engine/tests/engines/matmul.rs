@@ -94,7 +94,8 @@ fn matmul_of_an_input_is_one_plan_operation_bit_for_bit() {
     use knn_engine::bigstep::ops::Op;
     use knn_engine::tensor::LANE_GROUP;
     let mut stream = Stream(15);
-    let mut rows: Vec<Vec<f64>> = (0..2 * LANE_GROUP + 3).map(|_| (0..6).map(|_| stream.next() * 8.0).collect()).collect();
+    let mut rows: Vec<Vec<f64>> =
+        (0..2 * LANE_GROUP + 3).map(|_| (0..6).map(|_| stream.next() * 8.0).collect()).collect();
     rows[1][2] = f64::NAN;
     rows[2][0] = f64::INFINITY;
     rows[3] = vec![1.0, 1e16, -1e16, -0.0, 0.0, -0.0];

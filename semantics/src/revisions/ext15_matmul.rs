@@ -92,8 +92,17 @@ fn let_matmul(r: &mut Rewrite<'_>) -> bool {
     let define = Term::new(Node::DefineTensor { x: Term::id(&x, span), ints: os.clone() }, span);
     let inner = inner_extent(is.as_slice());
     let size = os.as_slice().iter().fold(1i64, |n, &d| n.saturating_mul(d));
-    let helper =
-        MatmulHelper { y, z, x: x.clone(), from: 0, to: size.saturating_mul(inner), inner, y_dims: is, z_dims: js, dims: os.clone() };
+    let helper = MatmulHelper {
+        y,
+        z,
+        x: x.clone(),
+        from: 0,
+        to: size.saturating_mul(inner),
+        inner,
+        y_dims: is,
+        z_dims: js,
+        dims: os.clone(),
+    };
     let scope = scope_of(r);
     r.cfg.shape.insert(MapKey::id(&x), os);
     let helper = Term::new(Node::MatmulHelper(Box::new(helper)), span);

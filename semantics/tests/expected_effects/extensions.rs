@@ -195,6 +195,7 @@ fn ext15_matmul() {
     assert_eq!(outcome(Profile::revised(), order), Float(0.0));
     let mismatch = "let a = initTensor(2, 3) in let b = initTensor(2, 3) in (let c = matmul(a, b) in c)";
     assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
-    let overflow = "let a = initTensor(1)[4611686018427387903] in let b = initTensor(1)[3] in (let c = matmul(a, b) in c)";
+    let overflow =
+        "let a = initTensor(1)[4611686018427387903] in let b = initTensor(1)[3] in (let c = matmul(a, b) in c)";
     assert_eq!(outcome(Profile::revised(), overflow), Error(ErrorKind::IntegerOverflow));
 }
