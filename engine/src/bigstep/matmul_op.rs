@@ -9,19 +9,18 @@ use std::sync::Arc;
 
 use knn_semantics::matmul::{inner_extent, left_index, right_index};
 
-use super::ops::BufId;
-
 /// An operand of `MatMul`: a run of a buffer (one value per lane), or a constant tensor (Ints
-/// widened, as the mixed rules widen them), row-major.
+/// widened, as the mixed rules widen them), row-major. (`buf` is an `ops::BufId`, spelt `u32`:
+/// `ops.rs` re-exports this module's types, which may not import it back.)
 #[derive(Clone, Debug, PartialEq)]
 pub enum MatmulOperand {
-    Buffer { buf: BufId, at: usize },
+    Buffer { buf: u32, at: usize },
     Const(Arc<[f64]>),
 }
 
 impl MatmulOperand {
     /// The buffer it reads, if any.
-    pub fn buffer(&self) -> Option<BufId> {
+    pub fn buffer(&self) -> Option<u32> {
         match self {
             MatmulOperand::Buffer { buf, .. } => Some(*buf),
             MatmulOperand::Const(_) => None,

@@ -63,6 +63,7 @@ pub(super) fn element(
             | Step::Keep(_)
             | Step::Resume(_)
             | Step::AddKept { .. }
+            | Step::MatmulKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. } => {
                 unreachable!("only element-wise steps are fused")

@@ -109,6 +109,14 @@ pub enum Step {
         axes: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `matmul` of the current tensor and the kept value `slot` into a fresh tensor of shape
+    /// `output` (Ext-15): the product of two branches (ONNX's `MatMul` of two computed values).
+    /// `kept_first`: the kept value is the left operand.
+    MatmulKept {
+        slot: usize,
+        kept_first: bool,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -202,7 +210,7 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
-                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } => 0,
+                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::MatmulKept { .. } => 0,
                 Step::Softmax { .. } | Step::Reduce { .. } => 0,
             })
             .sum()

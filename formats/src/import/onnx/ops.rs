@@ -237,9 +237,13 @@ fn weights(m: &Constant, transpose: bool) -> Result<(usize, usize, Arc<[f64]>), 
     Ok((c, r, t))
 }
 
-/// `MatMul(x, B)` is `linear(Bᵀ, x)`; `MatMul(A, x)` is `linear(A, x)`.
+/// `MatMul(x, B)` is `linear(Bᵀ, x)`; `MatMul(A, x)` is `linear(A, x)`; `MatMul` of two
+/// computed values is `matmul` (Ext-15, `branch.rs`).
 fn matmul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let [a, b] = inputs::<2>(graph, node)?;
+    if let (Value::Vector { .. }, Value::Vector { .. }) = (&a, &b) {
+        return super::branch::matmul_computed(graph, node, &a, &b);
+    }
     let (rows, cols, w, shape) = match (&a, &b) {
         (Value::Vector { .. }, Value::Constant(m)) => {
             let shape = graph.vector(&a, node)?;
