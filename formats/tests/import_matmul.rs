@@ -5,14 +5,17 @@
 //! class. Products whose shapes do not fit are refused naming the node.
 
 mod fixture_support;
+mod onnx_support;
 
 use knn_formats::import::emit::{Style, emit, emit_with};
+use knn_formats::import::onnx::proto::ModelProto;
 use knn_formats::import::{ImportOptions, Step, import_file};
 use knn_formats::npy::read_npy;
 use knn_semantics::Profile;
 use knn_semantics::engine::{Engine, SmallStep};
 use knn_semantics::inputs::TensorInput;
 use knn_semantics::syntax::parse_program;
+use prost::Message;
 
 use fixture_support::{Ran, bits, run};
 
@@ -59,4 +62,19 @@ fn the_product_is_one_matmul_and_its_element_lets_give_the_same_bits() {
         SmallStep::revised().evaluate(&program, &input).unwrap()
     };
     assert!(run(&lets).agrees_with(&run(&text)), "{lets}");
+}
+
+#[test]
+fn products_whose_shapes_do_not_fit_are_refused_naming_the_node() {
+    // relu(x) (1, 2, 3) times itself: the inner extents 3 and 2 differ.
+    let bytes = std::fs::read(fixture_support::fixture("matmul", "matmul_branches.onnx")).unwrap();
+    let mut model = ModelProto::decode(&bytes[..]).unwrap();
+    let matmul = model.graph.as_mut().unwrap().node.iter_mut().find(|n| n.op_type == "MatMul").unwrap();
+    matmul.input[1] = "relu0".into();
+    let e = onnx_support::import_bytes(&model.encode_to_vec()).unwrap_err();
+    let e = format!("{}: {}", e.location, e.message);
+    assert_eq!(
+        e,
+        "node \"matmul2\" (MatMul): it multiplies values of shapes [1, 2, 3] and [1, 2, 3], which do not fit (NumPy's matmul)"
+    );
 }
