@@ -128,7 +128,11 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
     for (index, step) in network.steps.iter().enumerate() {
         let name_as_output = Some(index) == last_producer;
         match step {
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::MatmulKept { .. } => {
+            Step::Keep(_)
+            | Step::Resume(_)
+            | Step::AddKept { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. } => {
                 emitter.elementwise(network, &pending, &not_negative_zero, false);
                 let flags = branch::flags_after(&pending, not_negative_zero);
                 pending.clear();
@@ -161,6 +165,7 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Softmax { .. }
             | Step::Reduce { .. }
             | Step::MatmulKept { .. }
+            | Step::ArithKept { .. }
     )
 }
 

@@ -2,7 +2,9 @@
 //! it, and the sum of two branches, `let h4 = addTensor(z3, h1) in` (Ext-1; in the element-`let`
 //! style, which any grammar reads, a fresh tensor written element by element).
 
+use knn_semantics::broadcast::operand_index;
 use knn_semantics::matmul::{inner_extent, left_index, right_index};
+use knn_semantics::syntax::TensorOp;
 
 use super::{Emitter, Style, shape_words};
 use crate::import::{Network, Step};
@@ -47,6 +49,7 @@ impl Emitter<'_> {
                 kept_flags
             }
             Step::AddKept { slot, kept_first } => self.add_kept(network, *slot, *kept_first, name_as_output, flags),
+            Step::ArithKept { slot, op, output } => self.arith_kept(network, (*slot, *op), output, name_as_output),
             Step::MatmulKept { slot, kept_first, output } => {
                 self.matmul_kept(network, (*slot, *kept_first), output, name_as_output)
             }
@@ -133,5 +136,54 @@ impl Emitter<'_> {
         self.shape = output.to_vec();
         // Each element is a sum from 0.0, never -0.0 (x + y is -0.0 only when both are).
         vec![true; output.iter().product()]
+    }
+
+    /// `addTensor`, `subTensor`, `mulTensor` or `divTensor` of a kept tensor and the current
+    /// one, broadcast (Ext-8). In the element-`let` style, each element of the result in
+    /// row-major order from its operands' elements at their broadcast indices.
+    fn arith_kept(
+        &mut self,
+        network: &Network,
+        (slot, op): (usize, Option<TensorOp>),
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let (_, a, a_shape, _) = self.kept_value(slot);
+        let (b, b_shape) = (self.current.clone(), self.shape.clone());
+        let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
+        self.copies += 1;
+        let (keyword, symbol) = match op {
+            None => ("addTensor", "+"),
+            Some(TensorOp::Sub) => ("subTensor", "-"),
+            Some(TensorOp::Mul) => ("mulTensor", "*"),
+            Some(TensorOp::Div) => ("divTensor", "/"),
+        };
+        let _ = writeln!(self.out, "\n// Two branches, element by element: {a} {symbol} {b} ({})", shape_words(output));
+        if self.style == Style::ElementLets {
+            let dims = output.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(self.out, "let {target} = initTensor({dims}) in");
+            let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+            let (is, js) = (as_i64(&a_shape), as_i64(&b_shape));
+            let words = |index: &[i64]| index.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let mut o = vec![0i64; output.len()];
+            for _ in 0..output.iter().product::<usize>() {
+                let (l, r) = (words(&operand_index(&o, &is)), words(&operand_index(&o, &js)));
+                let at = words(&o);
+                let _ = writeln!(self.out, "let {target}[{at}] = {a}[{l}] {symbol} {b}[{r}] in");
+                for (slot, &d) in o.iter_mut().zip(output).rev() {
+                    *slot += 1;
+                    if *slot < d as i64 {
+                        break;
+                    }
+                    *slot = 0;
+                }
+            }
+        } else {
+            let _ = writeln!(self.out, "let {target} = {keyword}({a}, {b}) in");
+        }
+        self.current = target;
+        self.shape = output.to_vec();
+        // Which elements may be -0.0 is not tracked through two operands: none is known not to.
+        vec![false; output.iter().product()]
     }
 }

@@ -64,6 +64,7 @@ pub(super) fn element(
             | Step::Resume(_)
             | Step::AddKept { .. }
             | Step::MatmulKept { .. }
+            | Step::ArithKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. } => {
                 unreachable!("only element-wise steps are fused")

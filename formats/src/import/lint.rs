@@ -59,7 +59,13 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                 }
             }
             Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => continue,
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::MatmulKept { .. } => continue,
+            Step::Keep(_)
+            | Step::Resume(_)
+            | Step::AddKept { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. } => {
+                continue;
+            }
             Step::Softmax { .. } | Step::Reduce { .. } => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());

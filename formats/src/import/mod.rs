@@ -20,6 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use knn_semantics::memory;
+use knn_semantics::syntax::TensorOp;
 
 pub use error::ImportError;
 pub use window::{Conv, Pool, PoolKind};
@@ -117,6 +118,14 @@ pub enum Step {
         kept_first: bool,
         output: Vec<usize>,
     },
+    /// `addTensor` (`op` `None`), `subTensor`, `mulTensor` or `divTensor` of the kept value
+    /// `slot` (the left operand) and the current tensor, whose shapes broadcast to `output`
+    /// (Ext-8): ONNX's `Add`, `Sub`, `Mul`, `Div` of two computed values.
+    ArithKept {
+        slot: usize,
+        op: Option<TensorOp>,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -210,7 +219,11 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
-                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::MatmulKept { .. } => 0,
+                Step::Keep(_)
+                | Step::Resume(_)
+                | Step::AddKept { .. }
+                | Step::MatmulKept { .. }
+                | Step::ArithKept { .. } => 0,
                 Step::Softmax { .. } | Step::Reduce { .. } => 0,
             })
             .sum()

@@ -85,7 +85,7 @@ impl Graph {
     }
 
     /// Keeps the current value (once) for a later reader.
-    fn keep_current(&mut self) {
+    pub(super) fn keep_current(&mut self) {
         if !self.kept.contains_key(&self.generation) {
             self.steps.push(Step::Keep(self.generation));
             self.kept.insert(self.generation, self.tensor.clone());
@@ -136,9 +136,8 @@ pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &V
     };
     let (ka, kb) = (graph.tensor_of(*ga), graph.tensor_of(*gb));
     if sa != sb || ka != kb {
-        return Err(format!(
-            "it adds computed values of shapes {sa:?} and {sb:?}; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
-        ));
+        // Shapes that differ: Ext-8's broadcasting functions (`arith.rs`).
+        return super::arith::arith_computed(graph, node, a, b);
     }
     let subtract = node.op_type == "Sub";
     // The operand carried on: `b` for a `Sub` (it is negated) or when it is current already.
@@ -165,7 +164,7 @@ pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &V
 
 impl Graph {
     /// The K-NN shape of a value: the current one's, or a kept one's.
-    fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
+    pub(super) fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
         if generation == self.generation { Some(self.tensor.clone()) } else { self.kept.get(&generation).cloned() }
     }
 }
@@ -211,7 +210,7 @@ pub(super) fn matmul_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b:
 }
 
 /// Gives the current tensor the shape `dims` (`reshape`, Ext-5), unless it has it.
-fn shaped_as(graph: &mut Graph, dims: &[usize]) -> Result<(), String> {
+pub(super) fn shaped_as(graph: &mut Graph, dims: &[usize]) -> Result<(), String> {
     if graph.tensor != dims {
         if graph.tensor.iter().product::<usize>() != dims.iter().product::<usize>() {
             return Err(format!("it reads a tensor of shape {:?} as {dims:?}", graph.tensor));

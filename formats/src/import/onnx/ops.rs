@@ -30,7 +30,7 @@ use scale::{batch_normalization, div, global_pool, mul};
 use shape::{flatten, reshape_node};
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (not of a constant by a computed value), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (zeros, folded), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
