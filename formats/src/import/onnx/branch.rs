@@ -136,8 +136,8 @@ pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &V
     };
     let (ka, kb) = (graph.tensor_of(*ga), graph.tensor_of(*gb));
     if sa != sb || ka != kb {
-        // Shapes that differ: Ext-8's broadcasting functions (`arith.rs`).
-        return super::arith::arith_computed(graph, node, a, b);
+        // `ops.rs` sends shapes that differ to Ext-8's broadcasting functions (`arith.rs`).
+        return Err(format!("it adds computed values of shapes {sa:?} and {sb:?}, which differ"));
     }
     let subtract = node.op_type == "Sub";
     // The operand carried on: `b` for a `Sub` (it is negated) or when it is current already.

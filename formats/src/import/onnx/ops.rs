@@ -204,8 +204,14 @@ fn constant_operand(graph: &mut Graph, node: &NodeProto) -> Result<(Vec<f64>, Ve
 /// `Add`/`Sub` of the vector and a constant, in either order, or of two computed values
 /// (`branch.rs`).
 fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
-    if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
-        return super::branch::add_computed(graph, node, a, b);
+    if let [a @ Value::Vector { generation: ga, shape: sa }, b @ Value::Vector { generation: gb, shape: sb }] =
+        &inputs::<2>(graph, node)?
+    {
+        // Of one shape: Ext-1's `addTensor` (`branch.rs`); else Ext-8's (`arith.rs`).
+        if sa == sb && graph.tensor_of(*ga) == graph.tensor_of(*gb) {
+            return super::branch::add_computed(graph, node, a, b);
+        }
+        return super::arith::arith_computed(graph, node, a, b);
     }
     let (values, shape, vector_first) = constant_operand(graph, node)?;
     let subtract = node.op_type == "Sub";
