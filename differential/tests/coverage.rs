@@ -61,6 +61,7 @@ fn generated_programs_reach_every_fused_operation() {
                         _ => "Combine(run)",
                     },
                     Op::Pad { .. } => "Pad",
+                    Op::MatMul { .. } => "MatMul",
                     _ => continue,
                 };
                 *seen.entry(kind).or_default() += 1;
@@ -81,7 +82,7 @@ fn generated_programs_reach_every_fused_operation() {
         "Pad",
     ];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
-    for kind in kinds.into_iter().chain(combines) {
+    for kind in kinds.into_iter().chain(combines).chain(["MatMul"]) {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

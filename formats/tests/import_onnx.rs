@@ -294,7 +294,7 @@ fn unsupported_graphs_are_refused_naming_the_node() {
     );
     assert_eq!(
         error_of(&mismatched),
-        "node \"s\" (Add): it adds computed values of shapes [1, 3] and [1, 2]; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
+        "node \"s\" (Add): it adds computed values of shapes [1, 3] and [1, 2], which do not broadcast (NumPy's rule)"
     );
 
     let wrong_width = one(vec![node("MatMul", "mm", &["input.1", "W3"], "y")], vec![floats("W3", &[3, 2], &[0.0; 6])]);

@@ -152,7 +152,7 @@ fn graphs_out_of_order_and_sums_of_different_shapes_are_refused_naming_the_node(
     let e = error_of(&mismatched);
     assert_eq!(
         e,
-        "node \"add6\" (Add): it adds computed values of shapes [1, 4, 3, 3] and [1, 3, 6, 6]; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
+        "node \"add6\" (Add): it adds computed values of shapes [1, 4, 3, 3] and [1, 3, 6, 6], which do not broadcast (NumPy's rule)"
     );
 }
 

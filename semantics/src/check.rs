@@ -132,7 +132,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         FuncKind::Linear(w, x) => vec![(w.name.as_str(), w.span), (x.name.as_str(), x.span)],
         // Ext-1: both operands name tensors. Shapes are not tracked here, so a shape mismatch
         // is found when the program runs.
-        FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => tensor_names(keyword, &[a, b], errors),
+        FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) | FuncKind::Matmul(a, b) => {
+            tensor_names(keyword, &[a, b], errors)
+        }
         // Ext-3: the tensor operands name tensors; an attribute of 0 is known before running.
         FuncKind::Conv2d(x, w, b, _) => {
             let operands: Vec<&Exp> = [&**x, &**w].into_iter().chain(b.as_deref()).collect();

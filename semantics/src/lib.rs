@@ -10,6 +10,7 @@ pub mod check;
 pub mod config;
 pub mod engine;
 pub mod errors;
+pub mod matmul;
 pub mod memory;
 pub mod numeric;
 pub mod observables;

@@ -250,6 +250,7 @@ fn reads(op: &Op) -> Vec<BufId> {
         Op::Activate { input, .. } => vec![*input],
         Op::Combine { a, b, .. } => [a, b].into_iter().filter_map(computed).collect(),
         Op::Gather { from, .. } => from.iter().map(|&(buf, _)| buf).collect(),
+        Op::MatMul { a, b, .. } => [a.buffer(), b.buffer()].into_iter().flatten().collect(),
         Op::Write { .. }
         | Op::Float { .. }
         | Op::Int { .. }

@@ -186,6 +186,17 @@ impl Network {
                 Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
+                Op::MatMul { a, b, span, .. } => {
+                    // Ext-15 fused: a product of two computed tensors is bilinear, which no
+                    // operator bounds; with a constant operand it is linear, but not yet read
+                    // as a dense layer. Refused by name, never bounded.
+                    let what = if a.buffer().is_some() && b.buffer().is_some() {
+                        "`matmul` of two computed tensors (bilinear: no operator bounds it)"
+                    } else {
+                        "`matmul` of a computed tensor by a constant (not read as a dense layer yet)"
+                    };
+                    return Err(unsupported(what, Some(*span)));
+                }
                 // Ext-11's and Ext-12's copies fused: a selection of the last vector's elements
                 // is read, two branches joined or an element twice refused by name.
                 Op::Gather { from, .. } => match from.first() {

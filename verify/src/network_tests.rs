@@ -239,3 +239,22 @@ fn slices_are_read_and_joined_branches_refused_by_name() {
     let empty = refusal(&plan(&format!("{dense}let p = slice(h, 0, 1, 1) in let q = reluTensor(p) in q"), &[2]));
     assert!(empty.contains("empty `slice`"), "{empty}");
 }
+
+#[test]
+fn matmul_is_refused_by_name() {
+    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output, and
+    // of a computed tensor by a constant on either side: each refused naming `matmul`, never
+    // bounded.
+    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
+    for (f, what) in [
+        ("matmul(h, h)", "two computed tensors"),
+        ("matmul(h, x)", "two computed tensors"),
+        ("matmul(W, h)", "by a constant"),
+        ("matmul(h, W)", "by a constant"),
+    ] {
+        let refused = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+        assert!(refused.contains("`matmul`") && refused.contains(what), "{f}: {refused}");
+        let refused = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
+        assert!(refused.contains("`matmul`"), "{f} then ArgMax: {refused}");
+    }
+}

@@ -65,6 +65,8 @@ impl Gen {
             9 => self.mistake(),
             // With an image input, mostly the window operators (on it or on what came of it).
             10 if self.rng.chance(if self.image { 85 } else { 40 }) => self.window(),
+            // Ext-15 drawn where `addTensor` was.
+            10 if self.extensions && self.rng.chance(35) => self.matmul(),
             10 => self.add_tensors(),
             _ => {
                 let vectors: Vec<(String, Vec<usize>)> =

@@ -32,6 +32,8 @@ impl Gen {
             }
             // Ext-13's `pad` drawn where `reshape` was (`pad.rs`).
             _ if self.rng.chance(30) => self.pad(),
+            // Ext-15 drawn where `reshape` was.
+            _ if self.rng.chance(30) => self.matmul(),
             _ => self.reshape(),
         }
     }

@@ -104,6 +104,9 @@ pub enum Stmt {
     /// `let out = slice(x, ints) in` (Ext-12): the input usually the name of a tensor and the
     /// axis, start, end (and step) fitting it, sometimes not, or a scalar (an error).
     Slice { out: String, x: Scalar, ints: Vec<i64> },
+    /// `let out = matmul(a, b) in` (Ext-15): usually names of tensors whose shapes fit,
+    /// sometimes not, or a scalar (an error).
+    Matmul { out: String, a: Scalar, b: Scalar },
 }
 
 /// What the program evaluates to.
@@ -214,7 +217,8 @@ impl Stmt {
             | Stmt::TensorMath { out: name, .. }
             | Stmt::Concat { out: name, .. }
             | Stmt::Slice { out: name, .. }
-            | Stmt::Pad { out: name, .. } => Some(name),
+            | Stmt::Pad { out: name, .. }
+            | Stmt::Matmul { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -243,7 +247,7 @@ impl Stmt {
             | Stmt::Pad { x: s, .. } => s.names(&mut out),
             Stmt::Concat { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
-            Stmt::AddTensor { a, b, .. } => {
+            Stmt::AddTensor { a, b, .. } | Stmt::Matmul { a, b, .. } => {
                 a.names(&mut out);
                 b.names(&mut out);
             }
@@ -304,6 +308,7 @@ impl Stmt {
                 };
                 let_func(out, kind, body)
             }
+            Stmt::Matmul { out, a, b } => let_func(out, FuncKind::Matmul(boxed(a.exp()), boxed(b.exp())), body),
             Stmt::AddTensor { out, a, b, op: None } => {
                 let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body)
             }

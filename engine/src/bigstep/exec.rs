@@ -12,9 +12,10 @@ use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
 use super::combine::{combine_lanes, resolve};
+use super::matmul_op::matmul_apply;
 use super::ops::{
-    Activation, ElementStep, FOperand, IOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
-    widen,
+    Activation, ElementStep, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith,
+    int_arith_error, item, widen,
 };
 use super::plan::Plan;
 use super::tensor_math::softmax_lanes;
@@ -344,6 +345,17 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let (result, after) = rest.split_at_mut(target.len());
             let read = |i: usize| if i < target.start { before[i] } else { after[i - target.end] };
             combine_lanes(*op, operands, read, result, lanes);
+        }
+        Op::MatMul { out, a, b, geometry, .. } => {
+            // The operands may share a buffer (`matmul(x, x)`): they are read from copies.
+            let read = |f: &Frame, operand: &MatmulOperand, len: usize| match operand {
+                MatmulOperand::Buffer { buf, at } => f.buffer(*buf, *at, len).to_vec(),
+                MatmulOperand::Const(values) => values.to_vec(),
+            };
+            let (left, right) = (read(f, a, geometry.left_len), read(f, b, geometry.right_len));
+            let range = f.range(*out, 0, geometry.bases.len());
+            let views = (a.view(&left, lanes), b.view(&right, lanes));
+            matmul_apply(geometry, views, &mut f.data[range], lanes);
         }
         Op::Softmax { log, out, x, x_at, dims, axis, span } => {
             let len = dims.iter().product::<usize>();

@@ -161,6 +161,11 @@ impl Interpreter<'_> {
                 // `ext-let-pad` and its error: `pad.rs`.
                 self.let_pad(name, func, body, scope, span, tasks)?;
             }
+            FuncKind::Matmul(y, z) => {
+                // `ext-let-matmul` and its errors (`rev-let-func-error`,
+                // `ext-matmul-shape-mismatch`): `matmul.rs`.
+                self.let_matmul(name, (y, z), body, scope, (call, span), tasks)?;
+            }
         }
         Ok(())
     }

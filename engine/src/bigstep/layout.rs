@@ -28,6 +28,7 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         Op::Combine { a, b, out, .. } => {
             [operand_buffer(a), operand_buffer(b), Some(*out)].into_iter().flatten().collect()
         }
+        Op::MatMul { out, a, b, .. } => [Some(*out), a.buffer(), b.buffer()].into_iter().flatten().collect(),
         Op::Float { .. }
         | Op::Int { .. }
         | Op::Widen { .. }

@@ -11,6 +11,8 @@ mod functions;
 mod fuse;
 mod interpret;
 pub mod layout;
+mod matmul;
+mod matmul_op;
 pub mod ops;
 mod pad;
 pub mod plan;

@@ -9,6 +9,7 @@ use knn_semantics::numeric::{exp_float, int_to_float, k_max, k_min, log_float, r
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
+pub use super::matmul_op::{MatmulGeometry, MatmulOperand};
 pub use super::window_ops::ConvKernel;
 #[cfg(doc)]
 use super::window_ops::pool_apply;
@@ -285,6 +286,12 @@ pub enum Op {
     /// (`pad`: Ext-13, the copies of `ext-pad-helper-copy` and the constants of
     /// `ext-pad-helper-fill` in the result's row-major order); `x_len` elements are read.
     Pad { out: BufId, x: BufId, x_at: usize, x_len: usize, from: Arc<[Option<usize>]>, value: f64 },
+    /// `matmul` (Ext-15) of two operands, at least one a buffer, into `out`: each element of the
+    /// result, in row-major order, is `((0.0 + a0*b0) + a1*b1) + …` over its products in
+    /// increasing `P` (`ext-matmul-helper-step`: the left element times the right one, then the
+    /// sum; no fused multiply-add), the positions as [`MatmulGeometry`] says; `span` is the
+    /// call's, for the verifier's messages.
+    MatMul { out: BufId, a: MatmulOperand, b: MatmulOperand, geometry: Arc<MatmulGeometry>, span: Span },
 }
 
 #[cfg(test)]

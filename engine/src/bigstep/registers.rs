@@ -97,6 +97,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         | Op::Softmax { .. }
         | Op::Gather { .. }
         | Op::Combine { .. }
-        | Op::Pad { .. } => {}
+        | Op::Pad { .. }
+        | Op::MatMul { .. } => {}
     }
 }

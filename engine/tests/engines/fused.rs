@@ -52,6 +52,7 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             | Op::Gather { .. }
             | Op::Combine { .. }
             | Op::Pad { .. }
+            | Op::MatMul { .. }
             | Op::Activate { .. }
             | Op::ArgMaxBuffer { .. } => {}
             _ => scalar = true,

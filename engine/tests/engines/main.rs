@@ -12,6 +12,7 @@ mod fused;
 mod fused_cnn;
 mod fused_windows;
 mod images;
+mod matmul;
 mod pad;
 mod pool;
 mod reshape;

@@ -128,7 +128,12 @@ fn write_program(network: &Network, style: Style, out: &mut dyn Write) {
     for (index, step) in network.steps.iter().enumerate() {
         let name_as_output = Some(index) == last_producer;
         match step {
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => {
+            Step::Keep(_)
+            | Step::Resume(_)
+            | Step::AddKept { .. }
+            | Step::ConcatKept { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. } => {
                 emitter.elementwise(network, &pending, &not_negative_zero, false);
                 let flags = branch::flags_after(&pending, not_negative_zero);
                 pending.clear();
@@ -163,6 +168,8 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Reduce { .. }
             | Step::Slice { .. }
             | Step::Pad { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. }
     )
 }
 

@@ -2,6 +2,10 @@
 //! it, and the sum of two branches, `let h4 = addTensor(z3, h1) in` (Ext-1; in the element-`let`
 //! style, which any grammar reads, a fresh tensor written element by element).
 
+use knn_semantics::broadcast::operand_index;
+use knn_semantics::matmul::{inner_extent, left_index, right_index};
+use knn_semantics::syntax::TensorOp;
+
 use super::{Emitter, Style, shape_words};
 use crate::import::{Network, Step};
 
@@ -47,6 +51,10 @@ impl Emitter<'_> {
             Step::AddKept { slot, kept_first } => self.add_kept(network, *slot, *kept_first, name_as_output, flags),
             Step::ConcatKept { slot, kept_first, axis, output } => {
                 self.concat_kept(network, *slot, *kept_first, (*axis, output), name_as_output)
+            }
+            Step::ArithKept { slot, op, output } => self.arith_kept(network, (*slot, *op), output, name_as_output),
+            Step::MatmulKept { slot, kept_first, output } => {
+                self.matmul_kept(network, (*slot, *kept_first), output, name_as_output)
             }
             _ => unreachable!("only branch steps"),
         }
@@ -105,5 +113,102 @@ impl Emitter<'_> {
         self.current = target;
         // a + b is -0.0 only when a and b both are.
         flags.iter().zip(&other_flags).map(|(&x, &y)| x || y).collect()
+    }
+
+    /// `matmul` of the current tensor and a kept one, in the graph's order (Ext-15). In the
+    /// element-`let` style, each element from `initTensor`'s 0.0 with its products in
+    /// increasing order, `t[o] = t[o] + a[…] * b[…]`, as `ext-matmul-helper-step` writes them.
+    fn matmul_kept(
+        &mut self,
+        network: &Network,
+        (slot, kept_first): (usize, bool),
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let (_, other, other_shape, _) = self.kept_value(slot);
+        let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
+        self.copies += 1;
+        let (a, b) = if kept_first { (other, self.current.clone()) } else { (self.current.clone(), other) };
+        let (a_shape, b_shape) =
+            if kept_first { (other_shape, self.shape.clone()) } else { (self.shape.clone(), other_shape) };
+        let _ = writeln!(self.out, "\n// The product of two branches: {a} times {b} ({})", shape_words(output));
+        if self.style == Style::ElementLets {
+            let dims = output.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(self.out, "let {target} = initTensor({dims}) in");
+            let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+            let (is, js) = (as_i64(&a_shape), as_i64(&b_shape));
+            let words = |index: &[i64]| index.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let count: usize = output.iter().product();
+            let mut o = vec![0i64; output.len()];
+            for _ in 0..count {
+                for p in 0..inner_extent(&is) {
+                    let (l, r) = (left_index(&o, p, &is, &js), right_index(&o, p, &is, &js));
+                    let (o, l, r) = (words(&o), words(&l), words(&r));
+                    let _ = writeln!(self.out, "let {target}[{o}] = {target}[{o}] + {a}[{l}] * {b}[{r}] in");
+                }
+                for (slot, &d) in o.iter_mut().zip(output).rev() {
+                    *slot += 1;
+                    if *slot < d as i64 {
+                        break;
+                    }
+                    *slot = 0;
+                }
+            }
+        } else {
+            let _ = writeln!(self.out, "let {target} = matmul({a}, {b}) in");
+        }
+        self.current = target;
+        self.shape = output.to_vec();
+        // Each element is a sum from 0.0, never -0.0 (x + y is -0.0 only when both are).
+        vec![true; output.iter().product()]
+    }
+
+    /// `addTensor`, `subTensor`, `mulTensor` or `divTensor` of a kept tensor and the current
+    /// one, broadcast (Ext-8). In the element-`let` style, each element of the result in
+    /// row-major order from its operands' elements at their broadcast indices.
+    fn arith_kept(
+        &mut self,
+        network: &Network,
+        (slot, op): (usize, Option<TensorOp>),
+        output: &[usize],
+        name_as_output: bool,
+    ) -> Vec<bool> {
+        let (_, a, a_shape, _) = self.kept_value(slot);
+        let (b, b_shape) = (self.current.clone(), self.shape.clone());
+        let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
+        self.copies += 1;
+        let (keyword, symbol) = match op {
+            None => ("addTensor", "+"),
+            Some(TensorOp::Sub) => ("subTensor", "-"),
+            Some(TensorOp::Mul) => ("mulTensor", "*"),
+            Some(TensorOp::Div) => ("divTensor", "/"),
+        };
+        let _ = writeln!(self.out, "\n// Two branches, element by element: {a} {symbol} {b} ({})", shape_words(output));
+        if self.style == Style::ElementLets {
+            let dims = output.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+            let _ = writeln!(self.out, "let {target} = initTensor({dims}) in");
+            let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+            let (is, js) = (as_i64(&a_shape), as_i64(&b_shape));
+            let words = |index: &[i64]| index.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+            let mut o = vec![0i64; output.len()];
+            for _ in 0..output.iter().product::<usize>() {
+                let (l, r) = (words(&operand_index(&o, &is)), words(&operand_index(&o, &js)));
+                let at = words(&o);
+                let _ = writeln!(self.out, "let {target}[{at}] = {a}[{l}] {symbol} {b}[{r}] in");
+                for (slot, &d) in o.iter_mut().zip(output).rev() {
+                    *slot += 1;
+                    if *slot < d as i64 {
+                        break;
+                    }
+                    *slot = 0;
+                }
+            }
+        } else {
+            let _ = writeln!(self.out, "let {target} = {keyword}({a}, {b}) in");
+        }
+        self.current = target;
+        self.shape = output.to_vec();
+        // Which elements may be -0.0 is not tracked through two operands: none is known not to.
+        vec![false; output.iter().product()]
     }
 }

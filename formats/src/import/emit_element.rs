@@ -64,6 +64,8 @@ pub(super) fn element(
             | Step::Resume(_)
             | Step::AddKept { .. }
             | Step::ConcatKept { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
             | Step::Slice { .. }

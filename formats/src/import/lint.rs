@@ -59,7 +59,12 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
                 }
             }
             Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => continue,
-            Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => continue,
+            Step::Keep(_)
+            | Step::Resume(_)
+            | Step::AddKept { .. }
+            | Step::ConcatKept { .. }
+            | Step::MatmulKept { .. }
+            | Step::ArithKept { .. } => continue,
             Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } | Step::Pad { .. } => continue,
         };
         let all = || values.iter().flat_map(|v| v.iter());

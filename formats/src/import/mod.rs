@@ -20,6 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use knn_semantics::memory;
+use knn_semantics::syntax::TensorOp;
 
 pub use error::ImportError;
 pub use window::{Conv, Pool, PoolKind};
@@ -134,6 +135,22 @@ pub enum Step {
         pads: Vec<usize>,
         output: Vec<usize>,
     },
+    /// `matmul` of the current tensor and the kept value `slot` into a fresh tensor of shape
+    /// `output` (Ext-15): the product of two branches (ONNX's `MatMul` of two computed values).
+    /// `kept_first`: the kept value is the left operand.
+    MatmulKept {
+        slot: usize,
+        kept_first: bool,
+        output: Vec<usize>,
+    },
+    /// `addTensor` (`op` `None`), `subTensor`, `mulTensor` or `divTensor` of the kept value
+    /// `slot` (the left operand) and the current tensor, whose shapes broadcast to `output`
+    /// (Ext-8): ONNX's `Add`, `Sub`, `Mul`, `Div` of two computed values.
+    ArithKept {
+        slot: usize,
+        op: Option<TensorOp>,
+        output: Vec<usize>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -230,7 +247,12 @@ impl Network {
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
                 Step::Activation(_) | Step::Pool(_) | Step::Reshape(_) | Step::Transpose { .. } => 0,
-                Step::Keep(_) | Step::Resume(_) | Step::AddKept { .. } | Step::ConcatKept { .. } => 0,
+                Step::Keep(_)
+                | Step::Resume(_)
+                | Step::AddKept { .. }
+                | Step::ConcatKept { .. }
+                | Step::MatmulKept { .. }
+                | Step::ArithKept { .. } => 0,
                 Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } | Step::Pad { .. } => 0,
             })
             .sum()

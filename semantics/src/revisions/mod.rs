@@ -6,6 +6,8 @@
 //! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-11: `concat`; Ext-12: `slice`), which
 //! add constructs K-NN lacks. A patch's
 //! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-13: `pad`), which add constructs K-NN lacks. A patch's
+//! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-15: `matmul`), which add constructs
+//! K-NN lacks. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -32,6 +34,7 @@ pub mod ext10_reduce;
 pub mod ext11_concat;
 pub mod ext12_slice;
 pub mod ext13_pad;
+pub mod ext15_matmul;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
 pub mod ext3_conv2d;
@@ -87,6 +90,7 @@ pub static PATCHES: &[&Patch] = &[
     &ext11_concat::PATCH,
     &ext12_slice::PATCH,
     &ext13_pad::PATCH,
+    &ext15_matmul::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

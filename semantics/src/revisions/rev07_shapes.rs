@@ -140,7 +140,10 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
     let operands: Vec<&Term> = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => Vec::new(),
         FuncTerm::Apply(_, y) => vec![y],
-        FuncTerm::Linear(w, y) | FuncTerm::AddTensor(w, y) | FuncTerm::TensorArith(_, w, y) => vec![w, y],
+        FuncTerm::Linear(w, y)
+        | FuncTerm::AddTensor(w, y)
+        | FuncTerm::TensorArith(_, w, y)
+        | FuncTerm::Matmul(w, y) => vec![w, y],
         FuncTerm::Conv2d { x, w, b, .. } => [x, w].into_iter().chain(b).collect(),
         FuncTerm::Pool2d { x, .. }
         | FuncTerm::Reshape { x, .. }
@@ -165,6 +168,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Concat { .. } => "concat",
         FuncTerm::Slice { .. } => "slice",
         FuncTerm::Pad { .. } => "pad",
+        FuncTerm::Matmul(..) => "matmul",
     };
     for operand in operands {
         match operand.as_id() {

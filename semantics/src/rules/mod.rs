@@ -168,10 +168,12 @@ pub enum Head {
     SliceHelper,
     /// `padHelper` (Ext-13).
     PadHelper,
+    /// `matmulHelper` (Ext-15).
+    MatmulHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::PadHelper as usize + 1;
+    pub const COUNT: usize = Head::MatmulHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -227,6 +229,7 @@ impl Head {
                 Node::ConcatHelper { .. } => Head::ConcatHelper,
                 Node::SliceHelper { .. } => Head::SliceHelper,
                 Node::PadHelper(_) => Head::PadHelper,
+                Node::MatmulHelper(_) => Head::MatmulHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

@@ -131,6 +131,8 @@ pub enum FuncKind {
     /// `pad(X, V, Ps)` (Ext-13, relaxed grammar only): the operand, the Float the border holds,
     /// the pads (every axis's begin, then every axis's end).
     Pad(Box<Exp>, f64, IntList),
+    /// `matmul(A, B)` (Ext-15, relaxed grammar only): NumPy's matrix product of two tensors.
+    Matmul(Box<Exp>, Box<Exp>),
 }
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
@@ -220,7 +222,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TanhTensor(e)
                 | FuncKind::Sigmoid(e)
                 | FuncKind::SigmoidTensor(e) => stack.push(*e),
-                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => {
+                FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) | FuncKind::Matmul(a, b) => {
                     stack.push(*a);
                     stack.push(*b);
                 }
@@ -305,6 +307,7 @@ impl Exp {
                     FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.iter().map(|_| *kid()).collect(), *axis),
                     FuncKind::Slice(_, ints) => FuncKind::Slice(kid(), ints.clone()),
                     FuncKind::Pad(_, v, pads) => FuncKind::Pad(kid(), *v, pads.clone()),
+                    FuncKind::Matmul(..) => FuncKind::Matmul(kid(), kid()),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }

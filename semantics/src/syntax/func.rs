@@ -24,6 +24,7 @@ impl Func {
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
             FuncKind::TensorMath(..) | FuncKind::Concat(..) | FuncKind::Slice(..) | FuncKind::Pad(..) => None,
+            FuncKind::Matmul(..) => None,
         }
     }
 
@@ -31,7 +32,9 @@ impl Func {
     /// `addTensor`, the tensor operands of `conv2d`.
     pub fn arguments(&self) -> Children<'_> {
         match &self.kind {
-            FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) => Children::from_slice(&[a, b]),
+            FuncKind::AddTensor(a, b) | FuncKind::TensorArith(_, a, b) | FuncKind::Matmul(a, b) => {
+                Children::from_slice(&[a, b])
+            }
             FuncKind::Conv2d(x, w, b, _) => {
                 let mut children = Children::from_slice(&[x, w]);
                 children.extend(b.as_deref());
@@ -69,6 +72,7 @@ impl Func {
             FuncKind::Concat(..) => "concat",
             FuncKind::Slice(..) => "slice",
             FuncKind::Pad(..) => "pad",
+            FuncKind::Matmul(..) => "matmul",
         }
     }
 }
@@ -96,6 +100,7 @@ impl Clone for Func {
             FuncKind::Concat(xs, axis) => FuncKind::Concat(xs.clone(), *axis),
             FuncKind::Slice(x, ints) => FuncKind::Slice(x.clone(), ints.clone()),
             FuncKind::Pad(x, v, pads) => FuncKind::Pad(x.clone(), *v, pads.clone()),
+            FuncKind::Matmul(a, b) => FuncKind::Matmul(a.clone(), b.clone()),
         };
         Func { kind, span: self.span }
     }

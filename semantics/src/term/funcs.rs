@@ -143,6 +143,8 @@ pub enum FuncTerm {
         value_bits: u64,
         pads: Ints,
     },
+    /// `matmul(Exp, Exp)` (Ext-15): the operands, names of tensors when the program is right.
+    Matmul(Term, Term),
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`
@@ -259,4 +261,21 @@ pub struct PadHelper {
     pub from: i64,
     pub to: i64,
     pub pads: Ints,
+}
+
+/// `matmulHelper(Y, Z, X, K ... N, P, Is, Js, Os)` (Ext-15): the steps `from..to` still to
+/// take, step `K` adding the product number `K modInt P` (of `inner` = `P`) to the element
+/// `rowMajor(K /Int P, Os)` of `X` (shape `dims` = `Os`), from `Y` of shape `y_dims` and `Z` of
+/// shape `z_dims`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MatmulHelper {
+    pub y: Sym,
+    pub z: Sym,
+    pub x: Sym,
+    pub from: i64,
+    pub to: i64,
+    pub inner: i64,
+    pub y_dims: Ints,
+    pub z_dims: Ints,
+    pub dims: Ints,
 }

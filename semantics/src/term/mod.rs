@@ -29,7 +29,8 @@ use crate::syntax::Span;
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
 pub use funcs::{
-    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, PadHelper, Pool2dHelper,
+    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, MatmulHelper, PadHelper,
+    Pool2dHelper,
 };
 pub use math::MathFn;
 pub use subst::SubstMap;
@@ -237,6 +238,8 @@ pub enum Node {
     PadHelper(Box<PadHelper>),
     /// A substitution not yet pushed into the term (never returned by [`Term::node`]).
     Subst(Box<subst::Lazy>),
+    /// `matmulHelper(…)` (Ext-15): see [`MatmulHelper`].
+    MatmulHelper(Box<MatmulHelper>),
 }
 
 struct TermData {

@@ -163,6 +163,7 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 FuncTerm::Pad { x, value_bits, pads } => {
                     call("pad", vec![inner(x), text(k_float(f64::from_bits(*value_bits))), text(ints_text(pads))])
                 }
+                FuncTerm::Matmul(y, z) => call("matmul", vec![inner(y), inner(z)]),
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -293,6 +294,19 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 text(ints_text(w_shape)),
                 text(ints_text(x_shape)),
                 inner(body),
+            ],
+        ),
+        Node::MatmulHelper(h) => call(
+            "matmulHelper",
+            vec![
+                text(h.y.as_str()),
+                text(h.z.as_str()),
+                text(h.x.as_str()),
+                range(h.from, h.to),
+                text(h.inner.to_string()),
+                text(format!("( {} )", ints_text(&h.y_dims))),
+                text(format!("( {} )", ints_text(&h.z_dims))),
+                text(format!("( {} )", ints_text(&h.dims))),
             ],
         ),
         Node::Subst(_) => {

@@ -30,7 +30,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::SliceHelper { .. }
         | Node::PadHelper(_)
         | Node::Skip
-        | Node::Error { .. } => {}
+        | Node::Error { .. }
+        | Node::MatmulHelper(_) => {}
         Node::Index { base: a, .. }
         | Node::ArgMax(a)
         | Node::LinearChecked { body: a, .. }
@@ -66,7 +67,10 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
             match func {
                 FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => {}
                 FuncTerm::Apply(_, arg) => f(arg),
-                FuncTerm::Linear(w, x) | FuncTerm::AddTensor(w, x) | FuncTerm::TensorArith(_, w, x) => {
+                FuncTerm::Linear(w, x)
+                | FuncTerm::AddTensor(w, x)
+                | FuncTerm::TensorArith(_, w, x)
+                | FuncTerm::Matmul(w, x) => {
                     f(w);
                     f(x);
                 }
@@ -157,6 +161,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             (FuncTerm::Pad { value_bits: v1, pads: p1, .. }, FuncTerm::Pad { value_bits: v2, pads: p2, .. }) => {
                 v1 == v2 && p1 == p2
             }
+            (FuncTerm::Matmul(..), FuncTerm::Matmul(..)) => true,
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -200,6 +205,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::ArgMaxHelper { x, from, to, max, index },
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
         ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
+        (N::MatmulHelper(h1), N::MatmulHelper(h2)) => h1 == h2,
         _ => mem::discriminant(a) == mem::discriminant(b),
     }
 }
@@ -231,6 +237,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Concat { xs, axis } => (7u8, xs.len(), axis).hash(state),
             FuncTerm::Slice { ints, .. } => (8u8, ints).hash(state),
             FuncTerm::Pad { value_bits, pads, .. } => (7u8, value_bits, pads).hash(state),
+            FuncTerm::Matmul(..) => 7u8.hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -250,6 +257,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
         Node::SliceHelper { x, y, axis, begin, step, from, to, dims } => {
             (x, y, axis, begin, step, from, to, dims).hash(state)
         }
+        Node::MatmulHelper(h) => h.hash(state),
         _ => {}
     }
 }
@@ -317,6 +325,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. }
+        | Node::MatmulHelper(_)
         | Node::Subst(_) => node.clone(),
         Node::PoolMean { count, .. } => Node::PoolMean { sum: next(), count: *count },
         Node::MathItem { f, .. } => Node::MathItem { f: *f, arg: next() },
@@ -370,6 +379,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                 FuncTerm::Pad { value_bits, pads, .. } => {
                     FuncTerm::Pad { x: next(), value_bits: *value_bits, pads: pads.clone() }
                 }
+                FuncTerm::Matmul(..) => FuncTerm::Matmul(next(), next()),
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -222,3 +222,31 @@ fn ext13_pad() {
     assert_eq!(run("pad(x, 0.5, 1, 0, 0, 1)", "3, 0"), Error(ErrorKind::IndexOutOfBounds));
     assert_eq!(run("pad(x, 0.5, 1, 0)", "0, 0"), Error(ErrorKind::InvalidAttribute));
 }
+
+/// Ext-15 (docs/semantics.md, "Deviations"): no matrix product of two tensors in K.
+/// `[[1, 2], [3, 4]]` by `[[5, 6], [7, 8]]` is `[[19, 22], [43, 50]]` (`1·5 + 2·7 = 19`,
+/// `3·6 + 4·8 = 50`), Floats since each element starts at `0.0`; a row `(2)` by the matrix is
+/// `[1·5 + 2·7, 1·6 + 2·8] = [19, 22]`. The products are summed in increasing order from `0.0`:
+/// `[1, 1e16, -1e16]·[1, 1, 1]` is `((0 + 1) + 1e16) - 1e16 = 0.0` (the 1 is lost when 1e16 is
+/// added; a sum from the other end would give 1.0). An inner extent that differs is
+/// `shape-mismatch`; an Int product beyond 64 bits `integer-overflow`.
+#[test]
+fn ext15_matmul() {
+    let ab = "let a = initTensor(2, 2)[1, 2, 3, 4] in let b = initTensor(2, 2)[5.0, 6.0, 7.0, 8.0] in ";
+    let source = format!("{ab}(let c = matmul(a, b) in c[1, 1])");
+    assert!(parse_program(&source, Profile::published().grammar).is_err(), "K has no matmul");
+    assert_eq!(outcome(Profile::revised(), &source), Float(50.0));
+    let run = |f: &str, at: &str| outcome(Profile::revised(), &format!("{ab}(let c = {f} in c[{at}])"));
+    assert_eq!(run("matmul(a, b)", "0, 0"), Float(19.0));
+    assert_eq!(run("matmul(a, a)", "0, 1"), Float(10.0));
+    let row = "let r = initTensor(2)[1.0, 2.0] in let b = initTensor(2, 2)[5.0, 6.0, 7.0, 8.0] in ";
+    assert_eq!(outcome(Profile::revised(), &format!("{row}(let c = matmul(r, b) in c[1])")), Float(22.0));
+    let order = "let a = initTensor(3)[1.0, 10000000000000000.0, -10000000000000000.0] in \
+                 let b = initTensor(3)[1.0, 1.0, 1.0] in (let c = matmul(a, b) in c[0])";
+    assert_eq!(outcome(Profile::revised(), order), Float(0.0));
+    let mismatch = "let a = initTensor(2, 3) in let b = initTensor(2, 3) in (let c = matmul(a, b) in c)";
+    assert_eq!(outcome(Profile::revised(), mismatch), Error(ErrorKind::ShapeMismatch));
+    let overflow =
+        "let a = initTensor(1)[4611686018427387903] in let b = initTensor(1)[3] in (let c = matmul(a, b) in c)";
+    assert_eq!(outcome(Profile::revised(), overflow), Error(ErrorKind::IntegerOverflow));
+}

@@ -27,7 +27,7 @@ enum Expect {
 
 use Expect::*;
 
-/// The extensions' rows (Ext-1 … Ext-10).
+/// The extensions' rows (Ext-1 … Ext-10, Ext-15).
 mod extensions;
 
 fn outcome(profile: &'static Profile, source: &str) -> Expect {

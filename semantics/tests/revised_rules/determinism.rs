@@ -183,6 +183,9 @@ const EXT_PROGRAMS: &[&str] = &[
     "let x = initTensor(2, 1)[1.0, 2] in let y = pad(x, NaN, 0, 1, 1, 0) in let y[0, 0] = 9.0 in x",
     "let x = initTensor(2, 3) in let y = pad(x, 0.5, 1, 1) in y",
     "let x = initTensor(0) in let y = pad(x, -2.5, 1, 2) in y",
+    "let y = initTensor(2, 2)[1.0, 2, 3.0, 4.0] in let z = initTensor(2)[0.5, -1.0] in let x = matmul(y, z) in let w = matmul(z, y) in w",
+    "let y = initTensor(2, 1, 2)[1.0, 2.0, 3.0, 4.0] in let z = initTensor(2, 1)[1.0, 2.0] in let x = matmul(y, z) in x",
+    "let y = initTensor(2, 3) in let z = initTensor(2) in let x = matmul(y, z) in x",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

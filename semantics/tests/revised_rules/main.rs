@@ -22,6 +22,7 @@ mod common;
 mod concat;
 mod determinism;
 mod extensions;
+mod matmul;
 mod pad;
 mod pools;
 mod reduce;
@@ -293,6 +294,11 @@ const COVERED: &[&str] = &[
     "ext-pad-helper-copy",
     "ext-pad-helper-fill",
     "ext-pad-helper-done",
+    // Ext-15
+    "ext-let-matmul",
+    "ext-matmul-shape-mismatch",
+    "ext-matmul-helper-step",
+    "ext-matmul-helper-done",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -327,6 +333,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("concat.rs"),
         include_str!("slice.rs"),
         include_str!("pad.rs"),
+        include_str!("matmul.rs"),
     ]
     .concat();
     for id in COVERED {

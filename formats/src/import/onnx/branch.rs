@@ -15,6 +15,8 @@
 
 use std::collections::HashMap;
 
+use knn_semantics::matmul::matmul_shape;
+
 use super::proto::{GraphProto, NodeProto};
 use super::{Graph, Value, node_location};
 use crate::import::Step;
@@ -84,7 +86,7 @@ impl Graph {
     }
 
     /// Keeps the current value (once) for a later reader.
-    fn keep_current(&mut self) {
+    pub(super) fn keep_current(&mut self) {
         if !self.kept.contains_key(&self.generation) {
             self.steps.push(Step::Keep(self.generation));
             self.kept.insert(self.generation, self.tensor.clone());
@@ -135,9 +137,8 @@ pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &V
     };
     let (ka, kb) = (graph.tensor_of(*ga), graph.tensor_of(*gb));
     if sa != sb || ka != kb {
-        return Err(format!(
-            "it adds computed values of shapes {sa:?} and {sb:?}; knn adds two computed values of the same shape only (`addTensor` does not broadcast)"
-        ));
+        // `ops.rs` sends shapes that differ to Ext-8's broadcasting functions (`arith.rs`).
+        return Err(format!("it adds computed values of shapes {sa:?} and {sb:?}, which differ"));
     }
     let subtract = node.op_type == "Sub";
     // The operand carried on: `b` for a `Sub` (it is negated) or when it is current already.
@@ -164,7 +165,7 @@ pub(super) fn add_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &V
 
 impl Graph {
     /// The K-NN shape of a value: the current one's, or a kept one's.
-    fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
+    pub(super) fn tensor_of(&self, generation: usize) -> Option<Vec<usize>> {
         if generation == self.generation { Some(self.tensor.clone()) } else { self.kept.get(&generation).cloned() }
     }
 }
@@ -230,4 +231,57 @@ pub(super) fn concat_computed(
     graph.tensor = tensor;
     graph.advance();
     Ok(Value::Vector { generation: graph.generation, shape: output })
+}
+
+/// `MatMul` of two computed values: `matmul` (Ext-15) of one kept and the other current. Each
+/// operand is first given its ONNX shape without the batch dimension (`reshape`, when knn holds
+/// it otherwise, e.g. flat), so that the product's elements are ONNX's in the same order; a
+/// product whose shape is not then ONNX's without its leading 1s is refused.
+pub(super) fn matmul_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: &Value) -> Result<Value, String> {
+    let (Value::Vector { generation: ga, shape: sa }, Value::Vector { generation: gb, shape: sb }) = (a, b) else {
+        unreachable!("two computed values")
+    };
+    let as_i64 = |d: &[usize]| d.iter().map(|&n| n as i64).collect::<Vec<i64>>();
+    let unbatched = |d: &[usize]| if d.len() >= 2 && d[0] == 1 { d[1..].to_vec() } else { d.to_vec() };
+    let (ta, tb) = (unbatched(sa), unbatched(sb));
+    let without_ones = |d: &[i64]| d.iter().skip_while(|&&n| n == 1).copied().collect::<Vec<i64>>();
+    let (Some(onnx), Some(knn)) = (matmul_shape(&as_i64(sa), &as_i64(sb)), matmul_shape(&as_i64(&ta), &as_i64(&tb)))
+    else {
+        return Err(format!("it multiplies values of shapes {sa:?} and {sb:?}, which do not fit (NumPy's matmul)"));
+    };
+    if without_ones(&onnx) != without_ones(&knn) {
+        return Err(format!(
+            "it multiplies values of shapes {sa:?} and {sb:?}, whose product without the batch dimension is not ONNX's"
+        ));
+    }
+    let names = (&node.input[0], &node.input[1]);
+    // The left operand first: taken up, reshaped if need be, and kept for the product.
+    graph.carry(*ga, names.0)?;
+    shaped_as(graph, &ta)?;
+    graph.keep_current();
+    let left = graph.generation;
+    // Then the right one, the current tensor of the product.
+    if *gb != *ga && !graph.kept.contains_key(gb) && *gb != graph.generation {
+        return Err(format!("it reads `{}`, an earlier value that was not kept", names.1));
+    }
+    graph.carry(*gb, names.1)?;
+    shaped_as(graph, &tb)?;
+    let output: Vec<usize> = knn.iter().map(|&n| n as usize).collect();
+    graph.steps.push(Step::MatmulKept { slot: left, kept_first: true, output: output.clone() });
+    graph.tensor = output;
+    graph.advance();
+    Ok(Value::Vector { generation: graph.generation, shape: onnx.iter().map(|&n| n as usize).collect() })
+}
+
+/// Gives the current tensor the shape `dims` (`reshape`, Ext-5), unless it has it.
+pub(super) fn shaped_as(graph: &mut Graph, dims: &[usize]) -> Result<(), String> {
+    if graph.tensor != dims {
+        if graph.tensor.iter().product::<usize>() != dims.iter().product::<usize>() {
+            return Err(format!("it reads a tensor of shape {:?} as {dims:?}", graph.tensor));
+        }
+        graph.steps.push(Step::Reshape(dims.to_vec()));
+        graph.tensor = dims.to_vec();
+        graph.advance();
+    }
+    Ok(())
 }

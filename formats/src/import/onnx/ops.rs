@@ -33,7 +33,7 @@ use shape::{flatten, reshape_node};
 use slice::slice;
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (by a constant), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds), Concat (of two computed values)";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (not of a constant by a computed value), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds), Concat (of two computed values)";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
@@ -226,8 +226,14 @@ fn concat(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
 }
 
 fn add_or_sub(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
-    if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
-        return super::branch::add_computed(graph, node, a, b);
+    if let [a @ Value::Vector { generation: ga, shape: sa }, b @ Value::Vector { generation: gb, shape: sb }] =
+        &inputs::<2>(graph, node)?
+    {
+        // Of one shape: Ext-1's `addTensor` (`branch.rs`); else Ext-8's (`arith.rs`).
+        if sa == sb && graph.tensor_of(*ga) == graph.tensor_of(*gb) {
+            return super::branch::add_computed(graph, node, a, b);
+        }
+        return super::arith::arith_computed(graph, node, a, b);
     }
     let (values, shape, vector_first) = constant_operand(graph, node)?;
     let subtract = node.op_type == "Sub";
@@ -259,9 +265,13 @@ fn weights(m: &Constant, transpose: bool) -> Result<(usize, usize, Arc<[f64]>), 
     Ok((c, r, t))
 }
 
-/// `MatMul(x, B)` is `linear(Bᵀ, x)`; `MatMul(A, x)` is `linear(A, x)`.
+/// `MatMul(x, B)` is `linear(Bᵀ, x)`; `MatMul(A, x)` is `linear(A, x)`; `MatMul` of two
+/// computed values is `matmul` (Ext-15, `branch.rs`).
 fn matmul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
     let [a, b] = inputs::<2>(graph, node)?;
+    if let (Value::Vector { .. }, Value::Vector { .. }) = (&a, &b) {
+        return super::branch::matmul_computed(graph, node, &a, &b);
+    }
     let (rows, cols, w, shape) = match (&a, &b) {
         (Value::Vector { .. }, Value::Constant(m)) => {
             let shape = graph.vector(&a, node)?;

@@ -20,6 +20,10 @@ use crate::import::{Pool, PoolKind};
 
 /// `Mul` of the vector and a constant.
 pub(super) fn mul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
+        // Two computed values: Ext-8's `mulTensor` (`arith.rs`).
+        return super::super::arith::arith_computed(graph, node, a, b);
+    }
     let (values, shape, _) = constant_operand(graph, node)?;
     graph.steps.push(Step::Mul(values));
     Ok(graph.next(shape))
@@ -28,6 +32,10 @@ pub(super) fn mul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> 
 /// `Div` of the vector by a constant: a scaling by the reciprocals when they are exact, else a
 /// division.
 pub(super) fn div(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
+    if let [a @ Value::Vector { .. }, b @ Value::Vector { .. }] = &inputs::<2>(graph, node)? {
+        // Two computed values: Ext-8's `divTensor` (`arith.rs`).
+        return super::super::arith::arith_computed(graph, node, a, b);
+    }
     let (values, shape, vector_first) = constant_operand(graph, node)?;
     if !vector_first {
         return Err("it divides a constant by a computed value; knn imports Div by a constant".into());

@@ -47,10 +47,12 @@ pub enum Keyword {
     Slice,
     /// `pad` (Ext-13): a keyword of the relaxed grammar only, as `addTensor`.
     Pad,
+    /// `matmul` (Ext-15): a keyword of the relaxed grammar only, as `addTensor`.
+    Matmul,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 34] = [
+    pub const ALL: [Keyword; 35] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -85,6 +87,7 @@ impl Keyword {
         Keyword::Concat,
         Keyword::Slice,
         Keyword::Pad,
+        Keyword::Matmul,
     ];
 
     pub fn text(self) -> &'static str {
@@ -116,6 +119,7 @@ impl Keyword {
             Keyword::Concat => "concat",
             Keyword::Slice => "slice",
             Keyword::Pad => "pad",
+            Keyword::Matmul => "matmul",
         }
     }
 
@@ -157,6 +161,7 @@ impl Keyword {
             "concat" => Keyword::Concat,
             "slice" => Keyword::Slice,
             "pad" => Keyword::Pad,
+            "matmul" => Keyword::Matmul,
             _ => return None,
         })
     }
@@ -171,6 +176,7 @@ impl Keyword {
     /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `concat`, Ext-11; `slice`, Ext-12) are not in
     /// `KNN-SYNTAX`, so K reads them as identifiers.
     /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `pad`, Ext-13) are not in `KNN-SYNTAX`, so K reads
+    /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `matmul`, Ext-15) are not in `KNN-SYNTAX`, so K reads
     /// them as identifiers.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
@@ -190,6 +196,7 @@ impl Keyword {
                     | Keyword::Concat
                     | Keyword::Slice
                     | Keyword::Pad
+                    | Keyword::Matmul
             )
     }
 }

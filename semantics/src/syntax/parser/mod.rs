@@ -98,8 +98,8 @@ enum Frame {
     LetTarget { start: u32, level: Level },
     LetValue { start: u32, target: Exp },
     FuncArg { start: u32, target: Exp, keyword: Keyword, func_start: u32 },
-    // `addTensor(E, □)` (Ext-1), `subTensor`, `mulTensor`, `divTensor` (Ext-8): the first
-    // operand is parsed.
+    // `addTensor(E, □)` (Ext-1), `subTensor`, `mulTensor`, `divTensor` (Ext-8), `matmul`
+    // (Ext-15): the first operand is parsed.
     FuncSecondArg { start: u32, target: Exp, first: Exp, func_start: u32, keyword: Keyword },
     // `conv2d(E, …, □` (Ext-3): the tensor operands parsed so far.
     WindowOperand { start: u32, target: Exp, keyword: Keyword, operands: Vec<Exp>, func_start: u32 },
@@ -233,7 +233,12 @@ impl<'s> Parser<'s> {
             Frame::FuncArg {
                 start,
                 target,
-                keyword: keyword @ (Keyword::AddTensor | Keyword::SubTensor | Keyword::MulTensor | Keyword::DivTensor),
+                keyword:
+                    keyword @ (Keyword::AddTensor
+                    | Keyword::SubTensor
+                    | Keyword::MulTensor
+                    | Keyword::DivTensor
+                    | Keyword::Matmul),
                 func_start,
             } => {
                 self.eat(&TokenKind::Comma, "`,`")?;
@@ -247,6 +252,7 @@ impl<'s> Parser<'s> {
                     Keyword::SubTensor => FuncKind::TensorArith(TensorOp::Sub, first, second),
                     Keyword::MulTensor => FuncKind::TensorArith(TensorOp::Mul, first, second),
                     Keyword::DivTensor => FuncKind::TensorArith(TensorOp::Div, first, second),
+                    Keyword::Matmul => FuncKind::Matmul(first, second),
                     _ => FuncKind::AddTensor(first, second),
                 };
                 let func = Func { kind, span: Span { start: func_start, end: close.span.end } };

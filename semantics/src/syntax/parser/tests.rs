@@ -396,3 +396,19 @@ fn pad_takes_an_operand_a_float_and_its_pads() {
     assert!(error("let y = pad(x, 0.0, 1, 1) in y").message.contains("unexpected `(`"));
     assert!(matches!(parse("let pad = 1.0 in pad").kind, ExpKind::Let { .. }));
 }
+
+/// Ext-15: `matmul(E, E)` reads like `addTensor`, in the relaxed grammar only, and prints back.
+#[test]
+fn matmul_takes_two_operands() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let source = "let c = matmul(a, b) in c";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    let FuncKind::Matmul(a, b) = &func.kind else { panic!("{func:?}") };
+    assert!(matches!((&a.kind, &b.kind), (ExpKind::Id(a), ExpKind::Id(b)) if a == "a" && b == "b"));
+    assert_eq!(&source[func.span.range()], "matmul(a, b)");
+    assert_eq!(to_source(&e), source);
+    assert!(error(source).message.contains("unexpected `(`"));
+    assert!(relaxed("let c = matmul(a) in c").unwrap_err().expected.contains(&"`,`".to_string()));
+    assert!(relaxed("matmul(a, b)").unwrap_err().message.contains("is a function"));
+}
