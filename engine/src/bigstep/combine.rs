@@ -78,7 +78,7 @@ fn broadcast_positions(dims: &[usize], x_dims: &[usize]) -> Vec<usize> {
 /// Every lane of a `Combine`'s result: `result[k·lanes + l] = a op b` with the operands read
 /// from `data` through `position` (a run or a gather: the index in `data` of element `k`'s
 /// slot in lane 0) or the constants. The result's own space is not in `data`'s reach.
-pub(super) fn combine_lanes(
+fn combine_lanes(
     op: Arith,
     (a, b): (Operand<'_>, Operand<'_>),
     read: impl Fn(usize) -> f64,
@@ -99,9 +99,29 @@ pub(super) fn combine_lanes(
     }
 }
 
+/// A `Combine` in a frame's `data` (buffer `b` from `offsets[b]`, `lanes` values per
+/// element): its result, `len` elements, in buffer `out`. The operands may share a buffer with
+/// each other, never with the result (`layout.rs`).
+pub(super) fn combine_in(
+    data: &mut [f64],
+    offsets: &[usize],
+    (out, len): (u32, usize),
+    op: Arith,
+    (a, b): (&CombineOperand, &CombineOperand),
+    lanes: usize,
+) {
+    let offset = |buf: u32| offsets[buf as usize];
+    let target = offset(out)..offset(out) + len * lanes;
+    let operands = (resolve(a, offset, lanes), resolve(b, offset, lanes));
+    let (before, rest) = data.split_at_mut(target.start);
+    let (result, after) = rest.split_at_mut(target.len());
+    let read = |i: usize| if i < target.start { before[i] } else { after[i - target.end] };
+    combine_lanes(op, operands, read, result, lanes);
+}
+
 /// A `CombineOperand` resolved against a frame: where element `k` of lane `l` is.
 #[derive(Clone, Copy)]
-pub(super) enum Operand<'a> {
+enum Operand<'a> {
     /// Element `k` of lane `l` at `start + k·lanes + l`.
     Run(usize),
     /// Element `k` of lane `l` at `start + from[k]·lanes + l`.
@@ -121,7 +141,7 @@ impl Operand<'_> {
 }
 
 /// The frame's view of an operand: `offset` is where its buffer starts in the frame.
-pub(super) fn resolve(operand: &CombineOperand, offset: impl Fn(u32) -> usize, lanes: usize) -> Operand<'_> {
+fn resolve(operand: &CombineOperand, offset: impl Fn(u32) -> usize, lanes: usize) -> Operand<'_> {
     match operand {
         CombineOperand::Run { buf, at } => Operand::Run(offset(*buf) + at * lanes),
         CombineOperand::Gather { buf, from } => Operand::Gather(offset(*buf), from),

@@ -11,7 +11,7 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
-use super::combine::{combine_lanes, resolve};
+use super::combine::combine_in;
 use super::matmul_op::matmul_apply;
 use super::ops::{
     Activation, ElementStep, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith,
@@ -336,16 +336,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 f.fail(lane, || error.clone());
             }
         }
-        Op::Combine { op, a, b, out, len, .. } => {
-            // The operands may share a buffer with each other, never with the result.
-            let target = f.range(*out, 0, *len);
-            let offset = |buf: u32| f.offsets[buf as usize];
-            let operands = (resolve(a, offset, lanes), resolve(b, offset, lanes));
-            let (before, rest) = f.data.split_at_mut(target.start);
-            let (result, after) = rest.split_at_mut(target.len());
-            let read = |i: usize| if i < target.start { before[i] } else { after[i - target.end] };
-            combine_lanes(*op, operands, read, result, lanes);
-        }
+        Op::Combine { op, a, b, out, len, .. } => combine_in(&mut f.data, &f.offsets, (*out, *len), *op, (a, b), lanes),
         Op::MatMul { out, a, b, geometry, .. } => {
             // The operands may share a buffer (`matmul(x, x)`): they are read from copies.
             let read = |f: &Frame, operand: &MatmulOperand, len: usize| match operand {

@@ -384,3 +384,5 @@ impl<'s> Parser<'s> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_extensions;
