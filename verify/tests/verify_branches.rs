@@ -10,14 +10,10 @@
 
 mod verify_support;
 
-use std::time::Duration;
-
-use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
-use knn_verify::{Options, Question, Target, verify};
 use quickcheck::TestResult;
-use verify_support::answers::{Case, answer_is_right, check_random_cases, uniform};
+use verify_support::answers::{Case, check_random_cases, checked_answer, uniform};
 use verify_support::exact_box;
 
 fn below(rng: &mut SplitMix, n: u64) -> usize {
@@ -94,17 +90,9 @@ fn random_case(seed: u64) -> Case {
     Case { source, region: exact_box(&lo, &hi), lo, hi, claim }
 }
 
-/// The verifier's answer to case `seed`, checked; with `bounds_only`, decided by the bounds and
-/// branch and bound alone.
 fn sound_with(seed: u64, bounds_only: bool) -> TestResult {
     let case = random_case(seed);
-    let program = parse_program(&case.source, Grammar::Relaxed).expect("the generated program parses");
-    let t = Target::new(program, "x", vec![case.lo.len()], vec![])
-        .unwrap_or_else(|refused| panic!("seed {seed}: not read: {refused:?}\n{}", case.source));
-    let question = Question::Class { region: case.region.clone(), claim: case.claim };
-    let options = Options { timeout: Some(Duration::from_secs(3)), bounds_only, ..Options::default() };
-    let answer = verify(&t, &question, options).expect("the question fits the program");
-    answer_is_right(seed, &case, &t, answer, true)
+    checked_answer(seed, &case, vec![case.lo.len()], bounds_only)
 }
 
 fn sound(seed: u64) -> TestResult {

@@ -8,14 +8,13 @@
 
 mod verify_support;
 
-use std::time::Duration;
-
-use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
-use knn_verify::{Conclusion, Options, Question, Target, verify};
+use knn_verify::{Conclusion, Target};
 use quickcheck::TestResult;
-use verify_support::answers::{Case, answer_is_right, check_random_cases, reference_class, uniform};
+use verify_support::answers::{
+    Case, ask_class, check_random_cases, checked_answer, class_target, reference_class, uniform,
+};
 use verify_support::exact_box;
 
 fn below(rng: &mut SplitMix, n: u64) -> usize {
@@ -57,21 +56,12 @@ fn random_case(seed: u64) -> Case {
 }
 
 fn target(source: &str, inputs: usize) -> Target {
-    let program = parse_program(source, Grammar::Relaxed).expect("the program parses");
-    Target::new(program, "x", vec![inputs], vec![]).unwrap_or_else(|refused| panic!("not read: {refused:?}\n{source}"))
-}
-
-fn ask(t: &Target, case: &Case, bounds_only: bool) -> Conclusion {
-    let question = Question::Class { region: case.region.clone(), claim: case.claim };
-    let options = Options { timeout: Some(Duration::from_secs(3)), bounds_only, ..Options::default() };
-    verify(t, &question, options).expect("the question fits the program")
+    class_target(source, vec![inputs])
 }
 
 fn sound_with(seed: u64, bounds_only: bool) -> TestResult {
     let case = random_case(seed);
-    let t = target(&case.source, case.lo.len());
-    let answer = ask(&t, &case, bounds_only);
-    answer_is_right(seed, &case, &t, answer, true)
+    checked_answer(seed, &case, vec![case.lo.len()], bounds_only)
 }
 
 fn sound(seed: u64) -> TestResult {
@@ -113,7 +103,7 @@ fn a_tie_made_by_rounding_goes_to_the_lower_index_and_is_never_proved_away() {
         let (t, is_one, is_not_zero) = tied_by_rounding(f);
         assert_eq!(reference_class(&t, &is_one.lo), 0, "{f}: the reference's class at the box's lower end");
         for (case, bounds_only) in [(&is_one, false), (&is_one, true), (&is_not_zero, false), (&is_not_zero, true)] {
-            match ask(&t, case, bounds_only) {
+            match ask_class(&t, case, bounds_only) {
                 Conclusion::Holds { .. } => panic!("{f}: {:?} proved, but the class is 0", case.claim),
                 Conclusion::Violated(c) => {
                     assert_eq!(reference_class(&t, &c.input), 0, "{f}: the counterexample replays");
@@ -124,6 +114,6 @@ fn a_tie_made_by_rounding_goes_to_the_lower_index_and_is_never_proved_away() {
         // And class 0 is never denied: `argmax!=0` is violated at every point.
         let (_, _, mut not_zero) = tied_by_rounding(f);
         not_zero.claim = Claim::ArgmaxIsNot(0);
-        assert!(matches!(ask(&t, &not_zero, false), Conclusion::Violated(_)), "{f}");
+        assert!(matches!(ask_class(&t, &not_zero, false), Conclusion::Violated(_)), "{f}");
     }
 }

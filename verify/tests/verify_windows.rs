@@ -20,10 +20,8 @@ use knn_verify::Target;
 use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
 use quickcheck::TestResult;
-use std::time::Duration;
-use verify_support::answers::{Case, answer_is_right, check_random_cases, uniform};
+use verify_support::answers::{Case, check_random_cases, checked_answer, uniform};
 
-use knn_verify::{Options, Question, verify};
 use verify_support::exact_box;
 
 fn below(rng: &mut SplitMix, n: u64) -> i64 {
@@ -178,16 +176,10 @@ fn random_case(seed: u64) -> (Case, Vec<usize>) {
     (case, shape.iter().map(|&d| d as usize).collect())
 }
 
-/// The verifier's answer to case `seed`, checked; with `bounds_only`, decided by the bounds and
-/// branch and bound alone (no falsifier to find first what a wrong bound would deny).
+/// The verifier's answer to case `seed`, checked (`verify_support::answers::checked_answer`).
 fn sound_with(seed: u64, bounds_only: bool) -> TestResult {
     let (case, shape) = random_case(seed);
-    let program = parse_program(&case.source, Grammar::Relaxed).expect("the generated program parses");
-    let t = Target::new(program, "x", shape, vec![]).expect("a chain of layers the verifier reads");
-    let question = Question::Class { region: case.region.clone(), claim: case.claim };
-    let options = Options { timeout: Some(Duration::from_secs(3)), bounds_only, ..Options::default() };
-    let answer = verify(&t, &question, options).expect("the question fits the program");
-    answer_is_right(seed, &case, &t, answer, true)
+    checked_answer(seed, &case, shape, bounds_only)
 }
 
 fn sound(seed: u64) -> TestResult {

@@ -8,10 +8,11 @@ use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{ExecOptions, run_rows};
 use knn_semantics::engine::{Engine, Observed, SmallStep, Verdict};
 use knn_semantics::inputs::TensorInput;
+use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
 use knn_verify::property::InputBox;
-use knn_verify::{Conclusion, Target};
+use knn_verify::{Conclusion, Options, Question, Target, verify};
 use quickcheck::TestResult;
 
 thread_local! {
@@ -140,4 +141,27 @@ pub fn check_random_cases(sound: fn(u64) -> TestResult) {
         proved * 5 >= cases as usize && refuted * 5 >= cases as usize,
         "{proved} proved, {refuted} refuted of {cases}"
     );
+}
+
+/// The program `source` with its input `x` of `shape` as the verifier reads it.
+pub fn class_target(source: &str, shape: Vec<usize>) -> Target {
+    let program = parse_program(source, Grammar::Relaxed).expect("the generated program parses");
+    Target::new(program, "x", shape, vec![]).unwrap_or_else(|refused| panic!("not read: {refused:?}\n{source}"))
+}
+
+/// The verifier's answer to `case`'s claim on its region, in at most 3 s; with `bounds_only`,
+/// decided by the bounds and branch and bound alone (no falsifier to find first what a wrong
+/// bound would deny).
+pub fn ask_class(t: &Target, case: &Case, bounds_only: bool) -> Conclusion {
+    let question = Question::Class { region: case.region.clone(), claim: case.claim };
+    let options = Options { timeout: Some(std::time::Duration::from_secs(3)), bounds_only, ..Options::default() };
+    verify(t, &question, options).expect("the question fits the program")
+}
+
+/// [`ask_class`] on `case` (its input of `shape`), checked by [`answer_is_right`] (`unknown`
+/// allowed).
+pub fn checked_answer(seed: u64, case: &Case, shape: Vec<usize>, bounds_only: bool) -> TestResult {
+    let t = class_target(&case.source, shape);
+    let answer = ask_class(&t, case, bounds_only);
+    answer_is_right(seed, case, &t, answer, true)
 }
