@@ -28,7 +28,7 @@ impl Gen {
         let (begins, ends) = pads.split_at(dims.len());
         let out_dims: Vec<usize> =
             dims.iter().zip(begins).zip(ends).map(|((&d, &b), &a)| d + b as usize + a as usize).collect();
-        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(3)) };
+        let mistake = if self.moderate || !self.rng.chance(35) { None } else { Some(self.rng.below(3)) };
         match mistake {
             Some(0) => {
                 pads.pop();

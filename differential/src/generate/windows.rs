@@ -183,7 +183,7 @@ impl Gen {
             (self.defined(), dims)
         };
         let n: usize = dims.iter().product();
-        let mistake = if self.moderate || !self.rng.chance(15) { None } else { Some(self.rng.below(2)) };
+        let mistake = if self.moderate || !self.rng.chance(35) { None } else { Some(self.rng.below(2)) };
         // n = a · b · c, a and b drawn among the divisors (n may be 0: then a = b = 1).
         let divisors = |n: usize| -> Vec<usize> { (1..=n.max(1)).filter(|&d| n.is_multiple_of(d)).collect() };
         let a = *self.rng.pick(&divisors(n));
