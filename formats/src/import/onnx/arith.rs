@@ -7,7 +7,7 @@
 use knn_semantics::broadcast::broadcast;
 use knn_semantics::syntax::TensorOp;
 
-use super::branch::shaped_as;
+use super::branch::both_operands;
 use super::proto::NodeProto;
 use super::{Graph, Value};
 use crate::import::Step;
@@ -39,18 +39,7 @@ pub(super) fn arith_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b: 
             "it {verb} computed values of shapes {sa:?} and {sb:?}, whose result without the batch dimension is not ONNX's"
         ));
     }
-    let names = (&node.input[0], &node.input[1]);
-    // The left operand first: taken up, reshaped if need be, and kept.
-    graph.carry(*ga, names.0)?;
-    shaped_as(graph, &ta)?;
-    graph.keep_current();
-    let left = graph.generation;
-    // Then the right one, the current tensor.
-    if *gb != *ga && !graph.kept.contains_key(gb) && *gb != graph.generation {
-        return Err(format!("it reads `{}`, an earlier value that was not kept", names.1));
-    }
-    graph.carry(*gb, names.1)?;
-    shaped_as(graph, &tb)?;
+    let left = both_operands(graph, node, (*ga, *gb), (&ta, &tb))?;
     let output: Vec<usize> = knn.iter().map(|&n| n as usize).collect();
     graph.steps.push(Step::ArithKept { slot: left, op, output: output.clone() });
     graph.tensor = output;

@@ -254,18 +254,7 @@ pub(super) fn matmul_computed(graph: &mut Graph, node: &NodeProto, a: &Value, b:
             "it multiplies values of shapes {sa:?} and {sb:?}, whose product without the batch dimension is not ONNX's"
         ));
     }
-    let names = (&node.input[0], &node.input[1]);
-    // The left operand first: taken up, reshaped if need be, and kept for the product.
-    graph.carry(*ga, names.0)?;
-    shaped_as(graph, &ta)?;
-    graph.keep_current();
-    let left = graph.generation;
-    // Then the right one, the current tensor of the product.
-    if *gb != *ga && !graph.kept.contains_key(gb) && *gb != graph.generation {
-        return Err(format!("it reads `{}`, an earlier value that was not kept", names.1));
-    }
-    graph.carry(*gb, names.1)?;
-    shaped_as(graph, &tb)?;
+    let left = both_operands(graph, node, (*ga, *gb), (&ta, &tb))?;
     let output: Vec<usize> = knn.iter().map(|&n| n as usize).collect();
     graph.steps.push(Step::MatmulKept { slot: left, kept_first: true, output: output.clone() });
     graph.tensor = output;
@@ -284,4 +273,26 @@ pub(super) fn shaped_as(graph: &mut Graph, dims: &[usize]) -> Result<(), String>
         graph.advance();
     }
     Ok(())
+}
+
+/// The two computed operands of a binary node, in order: the left one taken up, given the shape
+/// `ta` (a `reshape` if knn holds it otherwise) and kept; then the right one, which must be the
+/// current value or a kept one, given the shape `tb` and left current. The left one's slot.
+pub(super) fn both_operands(
+    graph: &mut Graph,
+    node: &NodeProto,
+    (ga, gb): (usize, usize),
+    (ta, tb): (&[usize], &[usize]),
+) -> Result<usize, String> {
+    let names = (&node.input[0], &node.input[1]);
+    graph.carry(ga, names.0)?;
+    shaped_as(graph, ta)?;
+    graph.keep_current();
+    let left = graph.generation;
+    if gb != ga && !graph.kept.contains_key(&gb) && gb != graph.generation {
+        return Err(format!("it reads `{}`, an earlier value that was not kept", names.1));
+    }
+    graph.carry(gb, names.1)?;
+    shaped_as(graph, tb)?;
+    Ok(left)
 }
