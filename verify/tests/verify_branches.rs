@@ -14,18 +14,7 @@ use knn_verify::claim::Claim;
 use knn_verify::falsify::SplitMix;
 use quickcheck::TestResult;
 use verify_support::answers::{Case, check_random_cases, checked_answer, uniform};
-use verify_support::exact_box;
-
-fn below(rng: &mut SplitMix, n: u64) -> usize {
-    (rng.next_u64() % n) as usize
-}
-
-fn literal(rng: &mut SplitMix, dims: &[usize], lo: f64, hi: f64) -> String {
-    let n: usize = dims.iter().product();
-    let values: Vec<String> = (0..n).map(|_| format!("{:?}", uniform(rng, lo, hi))).collect();
-    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
-    format!("initTensor({})[{}]", dims.join(", "), values.join(", "))
-}
+use verify_support::{below, exact_box, literal};
 
 /// A random network on `x` of `n` elements with a branch, and its number of outputs.
 fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {

@@ -15,18 +15,7 @@ use quickcheck::TestResult;
 use verify_support::answers::{
     Case, ask_class, check_random_cases, checked_answer, class_target, reference_class, uniform,
 };
-use verify_support::exact_box;
-
-fn below(rng: &mut SplitMix, n: u64) -> usize {
-    (rng.next_u64() % n) as usize
-}
-
-fn literal(rng: &mut SplitMix, dims: &[usize], lo: f64, hi: f64) -> String {
-    let n: usize = dims.iter().product();
-    let values: Vec<String> = (0..n).map(|_| format!("{:?}", uniform(rng, lo, hi))).collect();
-    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
-    format!("initTensor({})[{}]", dims.join(", "), values.join(", "))
-}
+use verify_support::{below, exact_box, literal};
 
 fn random_case(seed: u64) -> Case {
     let mut rng = SplitMix::new(seed);

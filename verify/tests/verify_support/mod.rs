@@ -66,3 +66,16 @@ pub fn ask_splitting(target: &Target, region: InputBox, claim: Claim, split: Spl
     let options = Options { timeout: Some(std::time::Duration::from_secs(20)), split, ..Options::default() };
     verify(target, &question, options).expect("the question fits the program")
 }
+
+/// A draw below `n`.
+pub fn below(rng: &mut knn_verify::falsify::SplitMix, n: u64) -> usize {
+    (rng.next_u64() % n) as usize
+}
+
+/// `initTensor(dims)[…]` with values drawn uniformly in `[lo, hi]`.
+pub fn literal(rng: &mut knn_verify::falsify::SplitMix, dims: &[usize], lo: f64, hi: f64) -> String {
+    let n: usize = dims.iter().product();
+    let values: Vec<String> = (0..n).map(|_| format!("{:?}", answers::uniform(rng, lo, hi))).collect();
+    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+    format!("initTensor({})[{}]", dims.join(", "), values.join(", "))
+}
