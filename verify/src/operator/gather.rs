@@ -64,18 +64,32 @@ impl Gather {
     }
 
     fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
-        self.from.iter().map(|&j| v[j]).collect()
+        gather_rows(&self.from, v, 1)
     }
 
-    /// The transpose: `g` over the output carried to the input, `out[from[k]] = g[k]`, 0 at the
-    /// inputs not gathered.
     fn scatter(&self, g: &[f64], lanes: usize) -> Vec<f64> {
-        let mut out = vec![0.0; self.input_len * lanes];
-        for (k, &j) in self.from.iter().enumerate() {
-            out[j * lanes..(j + 1) * lanes].copy_from_slice(&g[k * lanes..(k + 1) * lanes]);
-        }
-        out
+        scatter_rows(&self.from, g, self.input_len, lanes)
     }
+}
+
+/// Row `from[k]` of `v` as row `k` (`lanes` values a row): a gather, and `Permute`'s too.
+pub(super) fn gather_rows<T: Copy>(from: &[usize], v: &[T], lanes: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(from.len() * lanes);
+    for &j in from {
+        out.extend_from_slice(&v[j * lanes..(j + 1) * lanes]);
+    }
+    out
+}
+
+/// The transpose of [`gather_rows`] when no row is gathered twice: `g`'s row `k` back to row
+/// `from[k]` of `input_len` rows, 0 at the rows not gathered (nothing is summed, so nothing
+/// rounds).
+pub(super) fn scatter_rows(from: &[usize], g: &[f64], input_len: usize, lanes: usize) -> Vec<f64> {
+    let mut out = vec![0.0; input_len * lanes];
+    for (k, &j) in from.iter().enumerate() {
+        out[j * lanes..(j + 1) * lanes].copy_from_slice(&g[k * lanes..(k + 1) * lanes]);
+    }
+    out
 }
 
 impl Operator for Gather {
@@ -119,11 +133,7 @@ impl Operator for Gather {
     }
 
     fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.from.len() * lanes);
-        for &j in self.from.iter() {
-            out.extend_from_slice(&v[j * lanes..(j + 1) * lanes]);
-        }
-        out
+        gather_rows(&self.from, v, lanes)
     }
 
     fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], lanes: usize) -> Vec<f64> {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use knn_engine::bigstep::ops::Op;
 
+use super::gather::{gather_rows, scatter_rows};
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::Interval;
 use crate::unsupported::{Unsupported, unsupported};
@@ -39,16 +40,12 @@ impl Permute {
     }
 
     fn gather<T: Copy>(&self, v: &[T]) -> Vec<T> {
-        self.from.iter().map(|&j| v[j]).collect()
+        gather_rows(&self.from, v, 1)
     }
 
     /// The inverse: `g` over the output carried to the input, `out[from[k]] = g[k]`.
     fn scatter(&self, g: &[f64], lanes: usize) -> Vec<f64> {
-        let mut out = vec![0.0; g.len()];
-        for (k, &j) in self.from.iter().enumerate() {
-            out[j * lanes..(j + 1) * lanes].copy_from_slice(&g[k * lanes..(k + 1) * lanes]);
-        }
-        out
+        scatter_rows(&self.from, g, self.from.len(), lanes)
     }
 }
 
@@ -91,11 +88,7 @@ impl Operator for Permute {
     }
 
     fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
-        let mut out = Vec::with_capacity(v.len());
-        for &j in self.from.iter() {
-            out.extend_from_slice(&v[j * lanes..(j + 1) * lanes]);
-        }
-        out
+        gather_rows(&self.from, v, lanes)
     }
 
     fn backpropagate_lanes(&self, g: Vec<f64>, _input: &[f64], _output: &[f64], lanes: usize) -> Vec<f64> {
