@@ -19,6 +19,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use knn::Split;
 use knn_fuzzing::verify_exhaustive::case::{Ask, Case, ClassClaim, Comparison, Expr, Op, Region};
 use knn_fuzzing::verify_exhaustive::check::{Decided, Settings, Wrong, check};
 use knn_fuzzing::verify_exhaustive::{branched_case_of_seed, case_of_seed, scaled_case_of_seed, window_case_of_seed};
@@ -85,6 +86,13 @@ fn every_answer_holds_on_every_point_of_small_regions() {
 #[test]
 fn every_answer_holds_by_the_bounds_alone() {
     every_answer_holds(case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
+}
+
+/// The dense cases with branch and bound splitting relu signs (filtered smart branching, the
+/// sign multipliers, the conjunctions a part inherits), decided by the bounds alone.
+#[test]
+fn every_answer_holds_when_splitting_relus() {
+    every_answer_holds(case_of_seed, 300, Settings { bounds_only: true, split: Split::Relus, ..Settings::default() });
 }
 
 /// Networks that start with a window front — the input reshaped into an image of at most four

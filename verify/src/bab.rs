@@ -5,6 +5,7 @@
 
 mod atoms;
 mod exhaust;
+mod points;
 
 use std::sync::Arc;
 
@@ -57,6 +58,8 @@ pub enum Examined {
         region: Vec<Interval>,
         dim: usize,
         bounds: Option<LayerBounds>,
+        /// The conjunctions still open on the box (all when `None`).
+        open: Option<Arc<Vec<usize>>>,
     },
     /// Not decided: split the sign of the input of relu `neuron` of layer `layer` (element
     /// `neuron` of `bounds[layer − 1]`), on `region`, the part where unsafe points can be.
@@ -67,11 +70,27 @@ pub enum Examined {
         bounds: LayerBounds,
         /// Where the atoms' optimisations ended: both parts start from there.
         warm: Arc<WarmStarts>,
+        /// The conjunctions still open on the box (the others are refuted on both parts).
+        open: Arc<Vec<usize>>,
     },
     /// Not decided and too narrow to split further.
     Stuck,
     /// The deadline passed before the box was decided: nothing is known of it.
     OutOfTime,
+}
+
+/// What a box inherits from the box it was split from (nothing, for a case's whole box).
+#[derive(Clone, Copy, Default)]
+pub struct Inherited<'p> {
+    /// The bounds of every layer found on that box: they hold on its parts.
+    pub bounds: Option<&'p LayerBounds>,
+    /// The box is cut to the inputs where some relus have these signs (the inherited bounds
+    /// are cut to them too), so bounds that do not meet prove it.
+    pub signs: &'p [SignConstraint],
+    /// Where the optimisations of that box's atoms ended (a relu part's warm start).
+    pub warm: Option<&'p WarmStarts>,
+    /// The conjunctions that box left open: the others are refuted on all of it.
+    pub open: Option<&'p [usize]>,
 }
 
 /// Splits per input dimension (on average) past which a box's search counts as stalled and
@@ -132,30 +151,26 @@ impl<'a> CaseSearch<'a> {
         depth: u32,
         signs: &[SignConstraint],
     ) -> Examined {
-        self.examine_until(region, inherited, depth, signs, None, Deadline::NEVER)
+        let from = Inherited { bounds: inherited, signs, ..Inherited::default() };
+        self.examine_until(region, from, depth, Deadline::NEVER)
     }
 
     /// [`CaseSearch::examine`], given up ([`Examined::OutOfTime`]) once `deadline` passes: the
     /// bounds poll it per layer, per block of rows and per optimised row.
-    pub fn examine_until(
-        &self,
-        region: &[Interval],
-        inherited: Option<&LayerBounds>,
-        depth: u32,
-        signs: &[SignConstraint],
-        warm: Option<&WarmStarts>,
-        deadline: Deadline,
-    ) -> Examined {
+    pub fn examine_until(&self, region: &[Interval], from: Inherited<'_>, depth: u32, deadline: Deadline) -> Examined {
         if deadline.passed() {
             return Examined::OutOfTime;
         }
+        let Inherited { bounds: inherited, signs, warm, open: parent_open } = from;
         let relu_part = !signs.is_empty();
         let layers = &self.net.layers;
         let mut bounds = match self.interval_bounds(region, inherited) {
             Ok(bounds) => bounds,
             Err(failure) => return self.without_bounds(failure, region, relu_part),
         };
-        let mut open = self.open_conjunctions(&bounds, (0..self.conjunctions.len()).collect());
+        // A conjunction refuted on the box this one was split from is refuted here too.
+        let open = parent_open.map_or_else(|| (0..self.conjunctions.len()).collect(), <[usize]>::to_vec);
+        let mut open = self.open_conjunctions(&bounds, open);
         if let Some(point) = self.unsafe_everywhere(&bounds, &open, region) {
             return Examined::Candidate(point);
         }
@@ -168,7 +183,7 @@ impl<'a> CaseSearch<'a> {
             // layer may overflow, only the intervals decide, and the box is split.
             return self
                 .try_centre(region)
-                .unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers))));
+                .unwrap_or_else(|| self.undecided(region, &[], Some(Arc::new(bounds.layers)), None));
         }
         let mut atoms = None;
         // Optimised slopes for the hidden layers cost many times the fixed ones: worth it where
@@ -212,27 +227,35 @@ impl<'a> CaseSearch<'a> {
             // The last stage's bounds are the box's: what it prepared holds for them.
             last_prepared = Some(prepared);
         }
-        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, refuted, warm: ended } =
+        let AtomBounds { owners, fixed: found, optimised: optimised_bounds, mut refuted, warm: ended } =
             atoms.expect("the stages ran");
-        let remaining = open;
         // Cut the box to where the open conjunctions' bounds let them hold (docs/verification.md,
         // "Branch and bound"): the rest is proved.
-        let parts = remaining.iter().filter_map(|&c| {
-            let mut part = region.to_vec();
-            for ((owner, bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
-                if owner.0 != c {
-                    continue;
-                }
-                let constant = self.conjunctions[c].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").1;
-                for bound in std::iter::once(bound).chain(optimised) {
-                    if !clip(&mut part, &HalfSpace::where_atom_can_hold(bound, constant)) {
-                        return None;
+        let parts: Vec<(usize, Vec<Interval>)> = open
+            .iter()
+            .filter_map(|&c| {
+                let mut part = region.to_vec();
+                for ((owner, bound), optimised) in owners.iter().zip(&found).zip(&optimised_bounds) {
+                    if owner.0 != c {
+                        continue;
+                    }
+                    let constant =
+                        self.conjunctions[c].atoms[owner.1].1.as_ref().expect("only dense atoms have rows").1;
+                    for bound in std::iter::once(bound).chain(optimised) {
+                        if !clip(&mut part, &HalfSpace::where_atom_can_hold(bound, constant)) {
+                            return None;
+                        }
                     }
                 }
-            }
-            Some(part)
-        });
-        let Some(cut) = hull(parts) else {
+                Some((c, part))
+            })
+            .collect();
+        // A conjunction whose cut leaves nothing is refuted on the whole box.
+        let remaining: Vec<usize> = parts.iter().map(|(c, _)| *c).collect();
+        for &c in &open {
+            refuted[c] |= !remaining.contains(&c);
+        }
+        let Some(cut) = hull(parts.into_iter().map(|(_, part)| part)) else {
             return Examined::Proved;
         };
         let region = cut.as_slice();
@@ -253,7 +276,7 @@ impl<'a> CaseSearch<'a> {
                 bound.coefficients.iter().zip(region).map(|(&k, x)| if k >= 0.0 { x.lo } else { x.hi }).collect();
             candidates.push(self.clamp(&corner));
         }
-        if let Some(point) = candidates.into_iter().find(|x| self.is_unsafe(x)) {
+        if let Some(point) = self.first_unsafe_of(candidates) {
             return Examined::Candidate(point);
         }
         if self.relus_first {
@@ -278,10 +301,11 @@ impl<'a> CaseSearch<'a> {
                     neuron,
                     bounds: Arc::new(bounds.layers),
                     warm: Arc::new(ended),
+                    open: Arc::new(remaining),
                 };
             }
         }
-        self.undecided(region, &weights, Some(Arc::new(bounds.layers)))
+        self.undecided(region, &weights, Some(Arc::new(bounds.layers)), Some(Arc::new(remaining)))
     }
 
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
@@ -309,19 +333,7 @@ impl<'a> CaseSearch<'a> {
         }
         // A NaN may be computed somewhere in the box: perhaps at its centre, which breaks the
         // claim; otherwise split until it is found or ruled out.
-        self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], None))
-    }
-
-    /// The centre of `region` as a candidate, if the claim is broken there.
-    fn try_centre(&self, region: &[Interval]) -> Option<Examined> {
-        let centre = self.centre(region);
-        self.is_unsafe(&centre).then_some(Examined::Candidate(centre))
-    }
-
-    /// Whether the chain's result at `x` breaks the claim ([`Judge::breaks`]: a NaN, a failed
-    /// run, the class the engine returns, the constants as written).
-    pub fn is_unsafe(&self, x: &[f64]) -> bool {
-        self.judge().breaks(&self.net.result_at(x))
+        self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], None, None))
     }
 
     /// The conjunctions of `open` that the interval bounds of the outputs do not refute.
@@ -330,34 +342,17 @@ impl<'a> CaseSearch<'a> {
         open.into_iter().filter(|&c| self.case.unsafe_when[c].truth(&y) != Truth::False).collect()
     }
 
-    /// A point of the box when some conjunction is true on all of it.
-    fn unsafe_everywhere(&self, bounds: &Bounds, open: &[usize], region: &[Interval]) -> Option<Vec<f64>> {
-        let y = self.outputs(bounds);
-        let everywhere = open.iter().any(|&c| self.case.unsafe_when[c].truth(&y) == Truth::True);
-        let centre = self.centre(region);
-        (everywhere && self.is_unsafe(&centre)).then_some(centre)
-    }
-
-    fn outputs(&self, bounds: &Bounds) -> Vec<Interval> {
-        let last = bounds.layers.last().expect("a network has layers");
-        self.net.outputs.iter().map(|&k| last[k]).collect()
-    }
-
-    fn centre(&self, region: &[Interval]) -> Vec<f64> {
-        let centre: Vec<f64> = region.iter().map(Interval::midpoint).collect();
-        self.clamp(&centre)
-    }
-
-    /// The nearest point inside the box as written.
-    fn clamp(&self, x: &[f64]) -> Vec<f64> {
-        x.iter().zip(&self.inner).map(|(&v, b)| v.clamp(b.lo, b.hi)).collect()
-    }
-
     /// Split the input side that [`input_to_split`] chooses (a box too narrow to split is
     /// decided point by point).
-    pub(super) fn undecided(&self, region: &[Interval], weights: &[f64], bounds: Option<LayerBounds>) -> Examined {
+    pub(super) fn undecided(
+        &self,
+        region: &[Interval],
+        weights: &[f64],
+        bounds: Option<LayerBounds>,
+        open: Option<Arc<Vec<usize>>>,
+    ) -> Examined {
         match input_to_split(region, &self.root, weights) {
-            Some(dim) => Examined::Split { region: region.to_vec(), dim, bounds },
+            Some(dim) => Examined::Split { region: region.to_vec(), dim, bounds, open },
             None => self.exhaust(region),
         }
     }

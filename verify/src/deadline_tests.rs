@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::bab::{CaseSearch, Examined};
+use crate::bab::{CaseSearch, Examined, Inherited};
 use crate::falsify::SplitMix;
 use crate::float::Interval;
 use crate::interval::{Bounds, network_bounds};
@@ -92,8 +92,8 @@ fn a_box_and_a_search_after_the_deadline_decide_nothing() {
     let (target, property) = holds_after_splitting();
     let search = CaseSearch::new(&target.net, &target.plan, &property.cases[0]).expect("points");
     let root = search.root().to_vec();
-    assert!(matches!(search.examine_until(&root, None, 0, &[], None, passed()), Examined::OutOfTime));
-    let in_time = search.examine_until(&root, None, 0, &[], None, Deadline::NEVER);
+    assert!(matches!(search.examine_until(&root, Inherited::default(), 0, passed()), Examined::OutOfTime));
+    let in_time = search.examine_until(&root, Inherited::default(), 0, Deadline::NEVER);
     assert!(matches!(in_time, Examined::Split { .. } | Examined::SplitRelu { .. }), "{in_time:?}");
     // The search: no box examined, no progress, no candidate; in time it proves the case.
     let mut reports = Vec::new();

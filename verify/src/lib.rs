@@ -42,7 +42,7 @@ use judge::PointResult;
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
-use bab::{CaseSearch, Examined, Limit};
+use bab::{CaseSearch, Examined, Inherited, Limit};
 use claim::Claim;
 use deadline::Deadline;
 use enumerate::enumerate;
@@ -352,7 +352,7 @@ fn search_case(
     }
     // One bound of the whole box: on a deep, wide network (optimised slopes for every hidden
     // relu) it can take many seconds, so it polls the deadline too.
-    let root = search.examine_until(search.root(), None, 0, &[], None, deadline);
+    let root = search.examine_until(search.root(), Inherited::default(), 0, deadline);
     match root {
         Examined::Proved => return CaseOutcome::Holds,
         Examined::OutOfTime => return CaseOutcome::Timeout,

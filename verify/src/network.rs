@@ -17,6 +17,7 @@ use super::unsupported::unsupported;
 use knn_engine::bigstep::ops::{IOperand, Item, Op, argmax};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
 use knn_engine::bigstep::{Plan, softmax_apply};
+use knn_engine::tensor::LANE_GROUP;
 use knn_semantics::errors::ErrorKind;
 use knn_semantics::syntax::Span;
 
@@ -261,6 +262,32 @@ impl Network {
             v = layer.apply(&v);
         }
         self.result_of(self.outputs.iter().map(|&k| v[k]).collect())
+    }
+
+    /// [`Network::result_at`] of each of `points`, evaluated together through
+    /// [`Network::forward_lanes`] (the same bits). A point at which some layer's value is NaN is
+    /// run again alone: every layer failure starts from a NaN, and only `result_at` reports it.
+    pub fn results_at(&self, points: &[Vec<f64>]) -> Vec<PointResult> {
+        if points.len() < 2 {
+            return points.iter().map(|x| self.result_at(x)).collect();
+        }
+        let lanes = points.len().next_multiple_of(LANE_GROUP);
+        let mut x = vec![0.0; self.input_len * lanes];
+        for (l, point) in (0..lanes).map(|l| (l, &points[l.min(points.len() - 1)])) {
+            for (j, v) in point.iter().enumerate() {
+                x[j * lanes + l] = *v;
+            }
+        }
+        let values = self.forward_lanes(&x, lanes);
+        let last = values.last().expect("a network has layers");
+        (0..points.len())
+            .map(|l| {
+                if values.iter().any(|v| v.iter().skip(l).step_by(lanes).any(|e| e.is_nan())) {
+                    return self.result_at(&points[l]);
+                }
+                self.result_of(self.outputs.iter().map(|&k| last[k * lanes + l]).collect())
+            })
+            .collect()
     }
 
     /// The scores whose `ArgMax` is the class (a softmax program's probabilities), or the

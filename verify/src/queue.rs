@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::alpha::SignConstraint;
-use super::bab::{CaseSearch, Examined, LayerBounds, WarmStarts};
+use super::bab::{CaseSearch, Examined, Inherited, LayerBounds, WarmStarts};
 use super::clip::volume_share;
 use super::deadline::Deadline;
 use super::float::Interval;
@@ -56,8 +56,15 @@ impl CaseSearch<'_> {
         report: &mut dyn FnMut(CaseProgress),
     ) -> CaseOutcome {
         let root = self.root().to_vec();
-        let mut stack: Vec<Pending> =
-            vec![Pending { region: root, share: 1.0, bounds: None, depth: 0, signs: Arc::new(Vec::new()), warm: None }];
+        let mut stack: Vec<Pending> = vec![Pending {
+            region: root,
+            share: 1.0,
+            bounds: None,
+            depth: 0,
+            signs: Arc::new(Vec::new()),
+            warm: None,
+            open: None,
+        }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
         let deadline = Deadline::from(deadline);
@@ -73,14 +80,22 @@ impl CaseSearch<'_> {
                 None => work
                     .par_iter()
                     .map(|p| {
-                        self.examine_until(&p.region, p.bounds.as_ref(), p.depth, &p.signs, p.warm.as_deref(), deadline)
+                        let from = Inherited {
+                            bounds: p.bounds.as_ref(),
+                            signs: &p.signs,
+                            warm: p.warm.as_deref(),
+                            open: p.open.as_deref().map(Vec::as_slice),
+                        };
+                        self.examine_until(&p.region, from, p.depth, deadline)
                     })
                     .collect(),
             };
             // A box given up at the deadline is decided by nobody: the case times out, unless a
             // counterexample of the same batch is confirmed (it was found in time).
             let mut out_of_time = false;
-            for (Pending { region, share, bounds, depth, signs, warm: _ }, result) in work.into_iter().zip(results) {
+            for (Pending { region, share, bounds, depth, signs, warm: _, open }, result) in
+                work.into_iter().zip(results)
+            {
                 progress.boxes += u64::from(!matches!(result, Examined::OutOfTime));
                 match result {
                     Examined::Proved => progress.proved_share += share,
@@ -89,31 +104,39 @@ impl CaseSearch<'_> {
                             return CaseOutcome::Candidate(x);
                         }
                         // Not confirmed: keep searching the box as undecided.
-                        match self.undecided(&region, &[], bounds) {
-                            Examined::Split { region, dim, bounds } => {
+                        match self.undecided(&region, &[], bounds, open) {
+                            Examined::Split { region, dim, bounds, open } => {
                                 // Halves of the inputs: a new region, no relu split's warm start.
                                 push_halves(
                                     &mut stack,
-                                    Pending { region, share, depth, bounds, signs, warm: None },
+                                    Pending { region, share, depth, bounds, signs, warm: None, open },
                                     dim,
                                 )
                             }
                             _ => stuck = true,
                         }
                     }
-                    Examined::Split { region: cut, dim, bounds } => {
+                    Examined::Split { region: cut, dim, bounds, open } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
                         push_halves(
                             &mut stack,
-                            Pending { region: cut, share: kept, depth, bounds, signs, warm: None },
+                            Pending { region: cut, share: kept, depth, bounds, signs, warm: None, open },
                             dim,
                         );
                     }
-                    Examined::SplitRelu { region: cut, layer, neuron, bounds, warm } => {
+                    Examined::SplitRelu { region: cut, layer, neuron, bounds, warm, open } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        let parent = Pending { region: cut, share: kept, depth, bounds: None, signs, warm: Some(warm) };
+                        let parent = Pending {
+                            region: cut,
+                            share: kept,
+                            depth,
+                            bounds: None,
+                            signs,
+                            warm: Some(warm),
+                            open: Some(open),
+                        };
                         push_signs(&mut stack, parent, layer, neuron, &bounds);
                     }
                     Examined::Stuck => stuck = true,
@@ -141,11 +164,13 @@ struct Pending {
     bounds: Option<LayerBounds>,
     /// Where the optimisations of the box it was split from ended (relu parts only).
     warm: Option<Arc<WarmStarts>>,
+    /// The conjunctions that box left open (all when `None`).
+    open: Option<Arc<Vec<usize>>>,
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds, signs, warm } = parent;
+    let Pending { region, share, depth, bounds, signs, warm, open } = parent;
     let x = region[j];
     let mid = x.midpoint();
     let mut left = region.clone();
@@ -159,8 +184,9 @@ fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
         bounds: bounds.clone(),
         signs: signs.clone(),
         warm: warm.clone(),
+        open: open.clone(),
     });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs, warm });
+    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs, warm, open });
 }
 
 /// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
@@ -182,6 +208,7 @@ fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: u
             bounds: Some(Arc::new(cut)),
             signs: Arc::new(signs),
             warm: parent.warm.clone(),
+            open: parent.open.clone(),
         });
     }
 }

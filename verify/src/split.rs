@@ -1,8 +1,7 @@
 //! What to split when a box is not decided: an input side, chosen by the bounds' sensitivity
 //! (docs/verification.md, "Branch and bound"), or, where splitting inputs cannot get far (many
-//! inputs), the sign of one unstable relu, chosen by how much its relaxation loosens the bound
-//! (BaBSR's intercept score: the coefficient the bound gives the relu times the height of its
-//! upper line above the relu).
+//! inputs), the sign of one unstable relu, chosen by how much splitting it tightens the bound
+//! (filtered smart branching over BaBSR's intercept score).
 
 use super::float::Interval;
 use super::interval::Bounds;
@@ -67,9 +66,15 @@ pub fn input_to_split(region: &[Interval], root: &[Interval], weights: &[f64]) -
     Some(if relative(widest) > UNBALANCED * relative(sensitive) { widest } else { sensitive })
 }
 
-/// The unstable relu whose relaxation costs the lower bound of `row·v` (`v` the output of
-/// the last layer) the most: `(k, i)` for element `i` of the input of relu layer `k`, i.e. of
+/// The unstable relu to split for the lower bound of `row·v` (`v` the output of the last
+/// layer): `(k, i)` for element `i` of the input of relu layer `k`, i.e. of
 /// `bounds.layers[k − 1]`. `None` when every relu is stable.
+///
+/// Filtered smart branching (FSB): the [`CANDIDATES`] relus of each layer whose relaxation
+/// costs the bound the most by BaBSR's intercept score are each judged by the bound of their
+/// two parts, from that layer down (above it nothing changes), and the one whose worse part
+/// gains the most is split; where none gains, the best intercept score. Only the choice rests
+/// on these numbers: the parts' bounds are computed afresh.
 /// `prepared`: the layers as the box's bounds prepared them (reused, not prepared again).
 pub fn relu_to_split(
     layers: &[Layer],
@@ -81,7 +86,7 @@ pub fn relu_to_split(
     let mut trace = Vec::new();
     let lines = LowerLines::Slope(LowerSlope::Chord);
     back_substitute_with(layers, bounds, prepared, last, row.to_vec(), row.len(), lines, Some(&mut trace));
-    let mut best: Option<((usize, usize), f64)> = None;
+    let mut scored: Vec<((usize, usize), f64)> = Vec::new();
     for (k, layer) in layers.iter().enumerate().skip(1) {
         if !layer.splits_at_zero() {
             continue;
@@ -93,18 +98,125 @@ pub fn relu_to_split(
             // The upper line's height above relu at 0: −lo·hi / (hi − lo).
             let gap = -z.lo * z.hi / (z.hi - z.lo);
             let score = trace[k].get(i).map_or(0.0, |g| g.abs()) * gap;
-            if score.is_finite() && best.is_none_or(|(_, s)| score > s) {
-                best = Some(((k, i), score));
+            if score.is_finite() {
+                scored.push(((k, i), score));
             }
         }
     }
-    best.map(|(at, _)| at)
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let by_intercept = scored.first().map(|(at, _)| *at);
+    let mut best: Option<((usize, usize), f64)> = None;
+    for (k, layer) in layers.iter().enumerate().skip(1) {
+        let candidates: Vec<usize> =
+            scored.iter().filter(|((l, _), _)| *l == k).take(CANDIDATES).map(|((_, i), _)| *i).collect();
+        if candidates.is_empty() || !layer.splits_at_zero() {
+            continue;
+        }
+        for (i, gain) in part_gains(layers, bounds, prepared, k, &trace[k], &candidates) {
+            if gain.is_finite() && best.is_none_or(|(_, s)| gain > s) {
+                best = Some(((k, i), gain));
+            }
+        }
+    }
+    match best {
+        Some((at, gain)) if gain > 0.0 => Some(at),
+        _ => by_intercept,
+    }
+}
+
+/// Relus of each layer judged by FSB.
+const CANDIDATES: usize = 4;
+
+/// For each candidate relu `i` of relu layer `k`, what the bound gains on the worse of its two
+/// parts: the coefficients `g` over the relu's output become those over its input through the
+/// box's lines (chord lower lines), except `i`'s, which passes unchanged (`z_i ≥ 0`: the relu
+/// is the identity) or vanishes (`z_i ≤ 0`: it is 0), its intercept no longer paid; all rows
+/// are carried down in one pass with the box's lines.
+fn part_gains(
+    layers: &[Layer],
+    bounds: &Bounds,
+    prepared: &mut PreparedLayers,
+    k: usize,
+    g: &[f64],
+    candidates: &[usize],
+) -> Vec<(usize, f64)> {
+    let (Some(lower), Some(upper)) = (prepared.lower_lines(k, LowerSlope::Chord), prepared.upper_lines(k)) else {
+        return Vec::new();
+    };
+    let chosen = |i: usize| if g[i] >= 0.0 { lower[i] } else { upper[i] };
+    let through: Vec<f64> = (0..g.len()).map(|i| g[i] * chosen(i).slope).collect();
+    let freed: Vec<f64> = candidates.iter().map(|&i| -g[i] * chosen(i).intercept).collect();
+    let mut rows = through.clone();
+    for &i in candidates {
+        for part in [g[i], 0.0] {
+            let start = rows.len();
+            rows.extend_from_slice(&through);
+            rows[start + i] = part;
+        }
+    }
+    let lines = LowerLines::Slope(LowerSlope::Chord);
+    let found = back_substitute_with(layers, bounds, prepared, k - 1, rows, g.len(), lines, None);
+    let whole = found[0].value;
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(c, &i)| {
+            let gain = |part: usize| found[1 + 2 * c + part].value + freed[c] - whole;
+            (i, gain(0).min(gain(1)))
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::boxed;
+    use crate::deadline::Deadline;
+    use crate::falsify::SplitMix;
+    use crate::interval::network_bounds;
+    use crate::test_support::{boxed, random_network};
+    use crate::tighten::{Slopes, meet, tighten};
+
+    #[test]
+    fn a_candidates_gain_is_what_the_bound_of_its_worse_part_gains() {
+        // FSB's shortcut (only the relu's own coefficient changes, nothing above its layer)
+        // against each part bounded on its own: the part's bounds, the relu's input cut to
+        // one sign, prepared afresh. They differ only by rounding charges.
+        let mut rng = SplitMix::new(41);
+        let chord = LowerLines::Slope(LowerSlope::Chord);
+        let mut compared = 0;
+        for _ in 0..20 {
+            let layers = random_network(&mut rng, 3, 8, 3);
+            let last = layers.len() - 1;
+            let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
+            let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+            let mut prepared = PreparedLayers::new(layers.len());
+            tighten(&layers, &mut bounds, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
+            let row = vec![1.0, -1.0];
+            let mut prepared = PreparedLayers::new(layers.len());
+            let mut trace = Vec::new();
+            let whole =
+                back_substitute_with(&layers, &bounds, &mut prepared, last, row.clone(), 2, chord, Some(&mut trace))[0]
+                    .value;
+            let part_bound = |k: usize, i: usize, side: Interval| {
+                let mut part = bounds.clone();
+                part.layers[k - 1][i] = meet(part.layers[k - 1][i], side).unwrap();
+                let mut fresh = PreparedLayers::new(layers.len());
+                back_substitute_with(&layers, &part, &mut fresh, last, row.clone(), 2, chord, None)[0].value
+            };
+            for k in (1..layers.len()).filter(|&k| layers[k].splits_at_zero()) {
+                let unstable: Vec<usize> =
+                    (0..8).filter(|&i| bounds.layers[k - 1][i].lo < 0.0 && bounds.layers[k - 1][i].hi > 0.0).collect();
+                for (i, gain) in part_gains(&layers, &bounds, &mut prepared, k, &trace[k], &unstable) {
+                    let positive = part_bound(k, i, Interval::new(0.0, f64::INFINITY)) - whole;
+                    let negative = part_bound(k, i, Interval::new(f64::NEG_INFINITY, 0.0)) - whole;
+                    let actual = positive.min(negative);
+                    assert!((gain - actual).abs() <= 1e-9 * (1.0 + whole.abs()), "relu {k}/{i}: {gain} vs {actual}");
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared >= 40, "only {compared} unstable relus compared");
+    }
 
     #[test]
     fn auto_splits_relus_beyond_sixteen_inputs() {

@@ -1,10 +1,16 @@
 //! Networks and properties written out for the verifier's unit tests (`falsify_tests.rs`,
-//! `bab/tests.rs`, `split.rs`, `clip.rs`).
+//! `bab/tests.rs`, `split.rs`, `clip.rs`, `tighten.rs`).
 
 use knn_semantics::syntax::{Grammar, parse_program};
 
+use std::sync::Arc;
+
+use knn_engine::tensor::Matrix;
+
 use super::Target;
+use super::falsify::SplitMix;
 use super::float::Interval;
+use super::operator::Layer;
 use super::property::Property;
 use super::vnnlib::parse_vnnlib;
 
@@ -37,4 +43,20 @@ pub fn property_2d(lo: [&str; 2], hi: [&str; 2], unsafe_when: &str) -> String {
 /// The box with these sides.
 pub fn boxed(sides: &[(f64, f64)]) -> Vec<Interval> {
     sides.iter().map(|&(lo, hi)| Interval::new(lo, hi)).collect()
+}
+
+/// `depth` dense layers of `width` with weights and biases uniform in `[−1, 1]`, each followed
+/// by a relu, then a dense layer of two outputs without bias.
+pub fn random_network(rng: &mut SplitMix, inputs: usize, width: usize, depth: usize) -> Vec<Layer> {
+    let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
+    let mut layers = Vec::new();
+    let mut cols = inputs;
+    for _ in 0..depth {
+        let w = Arc::new(Matrix::new(width, cols, random(width * cols)));
+        layers.push(Layer::dense(w, random(width).into_iter().map(Some).collect()));
+        layers.push(Layer::relu());
+        cols = width;
+    }
+    layers.push(Layer::dense(Arc::new(Matrix::new(2, cols, random(2 * cols))), vec![None, None]));
+    layers
 }

@@ -148,21 +148,8 @@ mod tests {
     use super::*;
     use crate::falsify::SplitMix;
     use crate::interval::network_bounds;
+    use crate::test_support::random_network;
     use knn_engine::tensor::Matrix;
-
-    fn random_network(rng: &mut SplitMix, inputs: usize, width: usize, depth: usize) -> Vec<Layer> {
-        let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
-        let mut layers = Vec::new();
-        let mut cols = inputs;
-        for _ in 0..depth {
-            let w = Arc::new(Matrix::new(width, cols, random(width * cols)));
-            layers.push(Layer::dense(w, random(width).into_iter().map(Some).collect()));
-            layers.push(Layer::relu());
-            cols = width;
-        }
-        layers.push(Layer::dense(Arc::new(Matrix::new(2, cols, random(2 * cols))), vec![None, None]));
-        layers
-    }
 
     /// Every layer's value at 300 points sampled from the box lies inside its bounds.
     fn assert_hold_at_samples(layers: &[Layer], bounds: &Bounds, rng: &mut SplitMix) {

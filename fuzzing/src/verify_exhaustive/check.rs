@@ -9,7 +9,7 @@ use super::case::{Ask, Case, ClassClaim};
 use super::exact::{Rational, count, of_f64, points};
 use super::oracle::{AtPoint, Reference, first_violation, violation};
 use knn::QuestionText;
-use knn::{Conclusion, Semantics, VerifyOptions, load_source};
+use knn::{Conclusion, Semantics, Split, VerifyOptions, load_source};
 use knn_verify::Question;
 use knn_verify::vnnlib::parse_vnnlib;
 
@@ -26,11 +26,20 @@ pub struct Settings {
     /// run every point of these small regions itself, or its falsifier would find what a wrong
     /// bound claims is not there, and its bounds would never be tested here).
     pub bounds_only: bool,
+    /// What branch and bound splits (the default chooses inputs on these small networks; relu
+    /// splits are the default past 16 inputs, and are held to every point here when asked).
+    pub split: Split,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
-        Settings { timeout: Duration::from_secs(10), threads: Some(1), point_limit: 1 << 13, bounds_only: false }
+        Settings {
+            timeout: Duration::from_secs(10),
+            threads: Some(1),
+            point_limit: 1 << 13,
+            bounds_only: false,
+            split: Split::Auto,
+        }
     }
 }
 
@@ -67,6 +76,7 @@ pub fn check(case: &Case, settings: Settings) -> Result<Decided, Wrong> {
         timeout: Some(settings.timeout),
         threads: settings.threads,
         bounds_only: settings.bounds_only,
+        split: settings.split,
         ..VerifyOptions::default()
     };
     let report = match catch_unwind(AssertUnwindSafe(|| program.verify(&question, options))) {

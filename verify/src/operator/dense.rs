@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use knn_engine::bigstep::ops::Op;
-use knn_engine::tensor::{Epilogue, Matrix, Precision, matmul_lanes};
+use knn_engine::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, matmul_lanes, matvec};
 
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{ETA, Interval, NonNegativeSum, add_down, add_up, engine_sum, gamma, mul_up, sub_down, sum_up};
@@ -62,15 +62,13 @@ impl Dense {
 
 /// What back-substitution through a dense layer needs on one box: the weight per output of
 /// the charges (1) and (2) of [`crate::linear`], the underflow charge of a row, and the weights
-/// restricted to the inputs that are not exactly zero on the box (`live`): a coefficient of an
-/// input that is 0 contributes exactly 0, and so does its rounding error, so it need not be
-/// computed.
+/// inputs that are not exactly zero on the box (`live`): a coefficient of an input that is 0
+/// contributes exactly 0, and so does its rounding error, so it is set to 0.
 struct Charges {
     charge: Vec<f64>,
     underflow: f64,
     sums: NonNegativeSum,
     live: Vec<usize>,
-    live_weights: Vec<f64>,
 }
 
 impl Operator for Dense {
@@ -96,8 +94,16 @@ impl Operator for Dense {
     }
 
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
+        let ends = all_row_ends(self.transposed(), v, &self.bias);
         (0..self.w.rows())
-            .map(|i| row_interval(self.w.row(i).iter().copied().zip(v.iter().copied()), self.bias[i]))
+            .map(|i| {
+                let end = ends[i];
+                // Finite ends: no product and no partial sum was infinite or NaN ([`row_interval`]).
+                if end.lo.is_finite() && end.hi.is_finite() {
+                    return Some(end);
+                }
+                row_interval(self.w.row(i).iter().copied().zip(v.iter().copied()), self.bias[i])
+            })
             .collect()
     }
 
@@ -122,38 +128,38 @@ impl Operator for Dense {
         // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
         let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
         let live: Vec<usize> = (0..n).filter(|&j| magnitude[j] != 0.0).collect();
-        let mut live_weights = Vec::with_capacity(m * live.len());
-        for i in 0..m {
-            let row = w.row(i);
-            live_weights.extend(live.iter().map(|&j| row[j]));
-        }
-        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), live, live_weights })
+        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), live })
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
-        let Charges { charge, underflow, sums, live, live_weights } =
-            prepared.downcast_ref().expect("prepared by Dense::prepare");
-        let (m, n, width) = (self.w.rows(), self.w.cols(), live.len());
-        let add_rows = row_kernel();
-        let mut next = vec![0.0; pass.count * n];
-        let mut sums_live = vec![0.0; width];
+        let Charges { charge, underflow, sums, live } = prepared.downcast_ref().expect("prepared by Dense::prepare");
+        let (m, n) = (self.w.rows(), self.w.cols());
+        // G·W as Wᵀ·Gᵀ on the engine's kernels in fast mode (fused multiply-adds, each sum in
+        // order): the error bound γ_m of (2) holds for any such sum.
+        let mut next = if self.w.skips_zero_inputs() {
+            wt_times_rows(self.transposed(), &pass.g, pass.count)
+        } else {
+            // A weight is infinite or NaN: a zero coefficient must not meet it (0·∞ is NaN).
+            rows_times_w(&self.w, &pass.g, pass.count)
+        };
+        let mut dead = vec![true; n];
+        for &j in live {
+            dead[j] = false;
+        }
         for r in 0..pass.count {
             let gr = &pass.g[r * m..(r + 1) * m];
-            sums_live.fill(0.0);
             let (mut through_bias, mut charged) = (0.0, 0.0);
             for (i, &gi) in gr.iter().enumerate() {
                 if gi == 0.0 {
                     continue;
                 }
-                add_rows(&mut sums_live, gi, &live_weights[i * width..(i + 1) * width]);
                 if let Some(b) = self.bias[i] {
                     through_bias += gi * b;
                 }
                 charged += gi.abs() * charge[i];
             }
-            let out = &mut next[r * n..(r + 1) * n];
-            for (&j, v) in live.iter().zip(&sums_live) {
-                out[j] = *v;
+            for (out, _) in next[r * n..(r + 1) * n].iter_mut().zip(&dead).filter(|(_, dead)| **dead) {
+                *out = 0.0;
             }
             let charged = add_up(sums.bound(charged), *underflow);
             pass.acc[r] = sub_down(add_down(pass.acc[r], through_bias), charged);
@@ -186,8 +192,11 @@ impl Operator for Dense {
         back
     }
 
+    /// The engine's vectorised product in fast mode (it only steers the slopes).
     fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
-        (0..self.w.rows()).map(|i| dot(self.w.row(i), &d) + self.bias[i].unwrap_or(0.0)).collect()
+        let mut out = vec![0.0; self.w.rows()];
+        matvec(&self.w, &d, &mut out, Precision::Fast, Epilogue { bias: Some(&self.bias), relu: None });
+        out
     }
 }
 
@@ -258,103 +267,72 @@ pub(super) fn product(w: f64, x: Interval) -> Option<Interval> {
     Some(if w >= 0.0 { Interval::new(a, b) } else { Interval::new(b, a) })
 }
 
-/// `a·b` in eight independent partial sums (the slope optimiser only steers, so the order of
-/// the sum is free): a sequential sum waits on each addition's latency.
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut partial = [0.0; 8];
-    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = a_chunks.remainder().iter().zip(b_chunks.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for k in 0..8 {
-            partial[k] += x[k] * y[k];
+/// The rows `g` (`count` of them, row-major) times `W`, given `wt = Wᵀ`: `count × cols(W)`,
+/// row-major. Many rows go through the batched kernel, feature-major; a few one at a time.
+fn wt_times_rows(wt: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
+    let (n, m) = (wt.rows(), wt.cols());
+    let mut next = vec![0.0; count * n];
+    if count < LANE_GROUP / 2 {
+        for r in 0..count {
+            let out = &mut next[r * n..(r + 1) * n];
+            matvec(wt, &g[r * m..(r + 1) * m], out, Precision::Fast, Epilogue::default());
+        }
+        return next;
+    }
+    let lanes = count.next_multiple_of(LANE_GROUP);
+    let mut rows = vec![0.0; m * lanes];
+    for r in 0..count {
+        for (i, gi) in g[r * m..(r + 1) * m].iter().enumerate() {
+            rows[i * lanes + r] = *gi;
         }
     }
-    partial.iter().sum::<f64>() + tail
-}
-
-/// `out += g·row`, the inner step of `G·W`: with fused multiply-adds where the CPU has them
-/// (one rounding per step instead of two: the error bound `γ_m` of (2) still holds).
-type RowKernel = fn(&mut [f64], f64, &[f64]);
-
-fn row_kernel() -> RowKernel {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        return add_row_fma;
+    let mut out = vec![0.0; n * lanes];
+    matmul_lanes(wt, &rows, &mut out, lanes, Precision::Fast, Epilogue::default());
+    for j in 0..n {
+        for r in 0..count {
+            next[r * n + j] = out[j * lanes + r];
+        }
     }
-    add_row
+    next
 }
 
-fn add_row(out: &mut [f64], g: f64, row: &[f64]) {
-    for (o, w) in out.iter_mut().zip(row) {
-        *o += g * w;
+/// The rows `g` times `W` term by term, skipping zero coefficients.
+fn rows_times_w(w: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
+    let (m, n) = (w.rows(), w.cols());
+    let mut next = vec![0.0; count * n];
+    for r in 0..count {
+        let out = &mut next[r * n..(r + 1) * n];
+        for (i, &gi) in g[r * m..(r + 1) * m].iter().enumerate().filter(|(_, gi)| **gi != 0.0) {
+            for (o, wij) in out.iter_mut().zip(w.row(i)) {
+                *o += gi * wij;
+            }
+        }
     }
+    next
 }
 
-#[cfg(target_arch = "x86_64")]
-fn add_row_fma(out: &mut [f64], g: f64, row: &[f64]) {
-    // SAFETY: chosen by `row_kernel` only where the CPU has AVX2 and FMA.
-    unsafe { add_row_avx2(out, g, row) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn add_row_avx2(out: &mut [f64], g: f64, row: &[f64]) {
-    for (o, w) in out.iter_mut().zip(row) {
-        *o = g.mul_add(*w, *o);
+/// [`row_ends`] of every row at once, given `wt = Wᵀ`: each row's sums in the same order, with
+/// the same operations (so the same bits), vectorised across the rows.
+fn all_row_ends(wt: &Matrix, v: &[Interval], bias: &[Option<f64>]) -> Vec<Interval> {
+    let m = wt.cols();
+    let (mut lo, mut hi) = (vec![0.0; m], vec![0.0; m]);
+    for (j, x) in v.iter().enumerate() {
+        for ((l, h), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(wt.row(j)) {
+            // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
+            let (a, b) = (w * x.lo, w * x.hi);
+            let positive = w >= 0.0;
+            *l += if positive { a } else { b };
+            *h += if positive { b } else { a };
+        }
     }
+    (0..m)
+        .map(|i| match bias[i] {
+            Some(b) => Interval::new(lo[i] + b, hi[i] + b),
+            None => Interval::new(lo[i], hi[i]),
+        })
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::float::UNIT_ROUNDOFF;
-
-    fn charges(layer: &Dense, input: &[Interval]) -> Charges {
-        let prepared = layer.prepare(input);
-        *prepared.downcast::<Charges>().expect("a dense layer is prepared as one")
-    }
-
-    #[test]
-    fn a_dense_layers_charge_is_the_documented_bound() {
-        // One output, weights (3, 0.5), bias 4, inputs bounded by |u| ≤ (2, 4): a = 3·2 + 0.5·4
-        // = 8, a + |b| = 12; n = 2 inputs, m = 1 output. docs/verification.md: the engine's
-        // error γ_{n+1}(a + |b|) + (n+1)η = γ_3·12 + 3η, ours γ_m(a + |b|) = γ_1·12, with
-        // γ_k = k·u/(1 − k·u): 12·(3u/(1 − 3u) + u/(1 − u)) ≈ 48u, u = 2^-53.
-        let layer = Dense::new(Arc::new(Matrix::new(1, 2, vec![3.0, 0.5])), vec![Some(4.0)]);
-        let Charges { charge, underflow, live, .. } =
-            charges(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)]);
-        let u = UNIT_ROUNDOFF;
-        let expected = 12.0 * (3.0 * u / (1.0 - 3.0 * u) + u / (1.0 - u));
-        assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
-        // The underflow of G·W and G·b: m·η·(Σ|u| + 1) = 7η.
-        assert!((7.0 * ETA..=8.0 * ETA).contains(&underflow), "{underflow}");
-        assert_eq!(live, vec![0, 1]);
-    }
-
-    #[test]
-    fn inputs_that_are_exactly_zero_are_left_out_of_the_product() {
-        let layer = Dense::new(Arc::new(Matrix::new(2, 3, vec![1.0; 6])), vec![None, None]);
-        let Charges { live, live_weights, .. } =
-            charges(&layer, &[Interval::new(0.0, 0.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 0.0)]);
-        assert_eq!(live, vec![1]);
-        assert_eq!(live_weights, vec![1.0, 1.0]);
-    }
-
-    #[test]
-    fn both_row_kernels_add_a_multiple_of_a_row() {
-        // out += g·row, exactly here (small dyadic numbers): the plain kernel is the one used
-        // on CPUs without FMA, so it is checked on its own.
-        let row = [1.0, -2.0, 0.5, 4.0, 0.0, 3.0, -1.5, 2.0, 8.0];
-        let expected: Vec<f64> = row.iter().enumerate().map(|(j, w)| j as f64 + 2.5 * w).collect();
-        let mut kernels: Vec<RowKernel> = vec![add_row, row_kernel()];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-            kernels.push(add_row_fma);
-        }
-        for kernel in kernels {
-            let mut out: Vec<f64> = (0..row.len()).map(|j| j as f64).collect();
-            kernel(&mut out, 2.5, &row);
-            assert_eq!(out, expected);
-        }
-    }
-}
+#[path = "dense_tests.rs"]
+mod tests;

@@ -1,0 +1,78 @@
+use super::*;
+use crate::float::UNIT_ROUNDOFF;
+use crate::relax::LowerSlope;
+
+fn charges(layer: &Dense, input: &[Interval]) -> Charges {
+    let prepared = layer.prepare(input);
+    *prepared.downcast::<Charges>().expect("a dense layer is prepared as one")
+}
+
+#[test]
+fn a_dense_layers_charge_is_the_documented_bound() {
+    // One output, weights (3, 0.5), bias 4, inputs bounded by |u| ≤ (2, 4): a = 3·2 + 0.5·4
+    // = 8, a + |b| = 12; n = 2 inputs, m = 1 output. docs/verification.md: the engine's
+    // error γ_{n+1}(a + |b|) + (n+1)η = γ_3·12 + 3η, ours γ_m(a + |b|) = γ_1·12, with
+    // γ_k = k·u/(1 − k·u): 12·(3u/(1 − 3u) + u/(1 − u)) ≈ 48u, u = 2^-53.
+    let layer = Dense::new(Arc::new(Matrix::new(1, 2, vec![3.0, 0.5])), vec![Some(4.0)]);
+    let Charges { charge, underflow, live, .. } = charges(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)]);
+    let u = UNIT_ROUNDOFF;
+    let expected = 12.0 * (3.0 * u / (1.0 - 3.0 * u) + u / (1.0 - u));
+    assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
+    // The underflow of G·W and G·b: m·η·(Σ|u| + 1) = 7η.
+    assert!((7.0 * ETA..=8.0 * ETA).contains(&underflow), "{underflow}");
+    assert_eq!(live, vec![0, 1]);
+}
+
+#[test]
+fn inputs_that_are_exactly_zero_get_no_coefficient() {
+    // W = [[1, 2, 3], [4, 5, 6]], g = (1, −1): g·W = (−3, −3, −3), but inputs 0 and 2 are
+    // exactly zero on the box, so only input 1 keeps its coefficient.
+    let layer = Dense::new(Arc::new(Matrix::new(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])), vec![None, None]);
+    let input = [Interval::new(0.0, 0.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 0.0)];
+    let prepared = layer.prepare(&input);
+    assert_eq!(charges(&layer, &input).live, vec![1]);
+    let mut pass = Pass { g: vec![1.0, -1.0], width: 2, count: 1, acc: vec![0.0] };
+    layer.substitute(&prepared, &mut pass, LowerChoice::Prepared(LowerSlope::Chord));
+    assert_eq!((pass.g, pass.width), (vec![0.0, -3.0, 0.0], 3));
+    assert!(pass.acc[0] <= 0.0 && pass.acc[0] > -1e-12, "only the rounding charge: {}", pass.acc[0]);
+}
+
+#[test]
+fn rows_times_the_weights_are_the_same_one_at_a_time_batched_and_term_by_term() {
+    // Small integers: every product and sum is exact, so each way gives g·W exactly.
+    let (m, n) = (5, 7);
+    let w: Vec<f64> = (0..m * n).map(|k| ((k * 7) % 11) as f64 - 5.0).collect();
+    let w = Matrix::new(m, n, w);
+    let layer = Dense::new(Arc::new(w.clone()), vec![None; m]);
+    for count in [1, 3, 20] {
+        let g: Vec<f64> = (0..count * m).map(|k| ((k * 5) % 9) as f64 - 4.0).collect();
+        let expected: Vec<f64> = (0..count)
+            .flat_map(|r| {
+                let g = &g;
+                let w = &w;
+                (0..n).map(move |j| (0..m).map(|i| g[r * m + i] * w.row(i)[j]).sum::<f64>())
+            })
+            .collect();
+        assert_eq!(wt_times_rows(layer.transposed(), &g, count), expected, "{count} rows");
+        assert_eq!(rows_times_w(&w, &g, count), expected, "{count} rows, term by term");
+    }
+}
+
+#[test]
+fn every_row_end_at_once_has_the_bits_of_each_row_alone() {
+    let mut rng = crate::falsify::SplitMix::new(5);
+    let (m, n) = (9, 13);
+    let w: Vec<f64> = (0..m * n).map(|_| (rng.unit() - 0.5) * 3.0).collect();
+    let layer = Dense::new(Arc::new(Matrix::new(m, n, w)), (0..m).map(|i| (i % 2 == 0).then_some(0.25)).collect());
+    let input: Vec<Interval> = (0..n)
+        .map(|_| {
+            let (a, b) = (rng.unit() - 0.5, rng.unit() - 0.5);
+            Interval::new(a.min(b), a.max(b))
+        })
+        .collect();
+    let all = all_row_ends(layer.transposed(), &input, &layer.bias);
+    for (i, end) in all.iter().enumerate() {
+        let alone = row_ends(layer.w.row(i).iter().copied().zip(input.iter().copied()), layer.bias[i]);
+        assert_eq!((end.lo.to_bits(), end.hi.to_bits()), (alone.lo.to_bits(), alone.hi.to_bits()), "row {i}");
+    }
+}
