@@ -8,6 +8,10 @@
 //! back-substitution ([`back_substitute_with`]) with the slopes chosen, which charges all
 //! rounding; the gradient only steers the choice.
 
+mod rows;
+
+pub use self::rows::optimise_rows;
+
 use super::float::Interval;
 use super::interval::Bounds;
 use super::linear::{LowerBound, LowerLines, back_substitute_with};

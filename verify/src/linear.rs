@@ -78,6 +78,9 @@ pub enum LowerLines<'a> {
     /// monotone: `fl(g − s) ≤ g` for `s > 0`): so `c_i·v_i ≥ 0` on the part, and the bound holds
     /// there (only there).
     Constrained(&'a [Vec<Line>], &'a [Vec<f64>]),
+    /// Lines given per layer and per row (row-major; empty for layers that are not
+    /// activations), each below the activation on its input's range.
+    PerRow(&'a [Vec<Line>]),
 }
 
 /// Lower bounds of `rows[r]·v` with one choice of lower lines. `rows` is row-major, `width`
@@ -117,6 +120,7 @@ pub(super) fn back_substitute_with(
         let lower = match lines {
             LowerLines::Slope(slope) => LowerChoice::Prepared(slope),
             LowerLines::Given(given) | LowerLines::Constrained(given, _) => LowerChoice::Given(&given[k]),
+            LowerLines::PerRow(given) => LowerChoice::PerRow(&given[k]),
         };
         let prepared = prepared.get(layers, bounds, k);
         layers[k].substitute(prepared, &mut pass, lower);

@@ -4,7 +4,7 @@
 //! re-derived from the tightened ones. Every bound is one of [`super::linear`]'s rigorous
 //! ones, so any choice of slopes keeps this sound; the choice only decides how tight it is.
 
-use super::alpha::optimise_row;
+use super::alpha::optimise_rows;
 use super::deadline::Deadline;
 use super::float::Interval;
 use super::interval::{Bounds, layer_bounds};
@@ -113,20 +113,27 @@ pub fn tighten_from(
             bounds.layers[k][i] = meet(bounds.layers[k][i], Interval::new(lo, hi))?;
         }
         if relu && slopes == Slopes::Optimised {
-            for (r, &i) in chosen.iter().enumerate() {
-                // The lower end first (row e_i), then the upper (row −e_i), each only while
-                // the element can still have both signs: the goal is a bound past 0.
-                for (end, sign) in [(2 * r, 1.0), (2 * r + 1, -1.0)] {
-                    if !unstable(bounds.layers[k][i]) {
-                        break;
-                    }
-                    if deadline.passed() {
-                        return Err(NoBound::OutOfTime);
-                    }
-                    let mut row = vec![0.0; width];
-                    row[i] = sign;
-                    let start = found[end].clone();
-                    let better = optimise_row(layers, bounds, prepared, k, &row, LowerSlope::Chord, start, 0.0, &[]);
+            // Both ends of each element that can still have both signs, all rows of a block
+            // optimised together; the goal is a bound past 0.
+            let ends: Vec<(usize, f64)> = chosen
+                .iter()
+                .enumerate()
+                .flat_map(|(r, &i)| [(2 * r, i, 1.0), (2 * r + 1, i, -1.0)])
+                .filter(|&(_, i, _)| unstable(bounds.layers[k][i]))
+                .map(|(end, _, sign)| (end, sign))
+                .collect();
+            for block in ends.chunks(2 * BLOCK) {
+                if deadline.passed() {
+                    return Err(NoBound::OutOfTime);
+                }
+                let mut rows = vec![0.0; block.len() * width];
+                for (r, &(end, sign)) in block.iter().enumerate() {
+                    rows[r * width + chosen[end / 2]] = sign;
+                }
+                let starts = block.iter().map(|&(end, _)| found[end].clone()).collect();
+                let better = optimise_rows(layers, bounds, prepared, k, &rows, width, LowerSlope::Chord, starts, 0.0);
+                for (&(end, sign), better) in block.iter().zip(better) {
+                    let i = chosen[end / 2];
                     let side = if sign > 0.0 {
                         Interval::new(better.value, f64::INFINITY)
                     } else {

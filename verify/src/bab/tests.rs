@@ -131,3 +131,24 @@ fn the_volume_cut_away_by_the_bounds_counts_as_proved() {
         assert!(reports.iter().all(|p| (-1e-9..=1.0 + 1e-9).contains(&p.proved_share)), "{split:?}: {reports:?}");
     }
 }
+
+#[test]
+fn a_box_examines_only_the_conjunctions_its_box_left_open() {
+    // Two conjunctions: "y0 ≥ 0.001" (never: y0 = 0, but only narrow boxes show it) and
+    // "y0 ≥ 5" (refuted by the intervals of the whole box). A part whose box left only the
+    // second open is proved at once; one whose box left the first open is not.
+    let (target, property) =
+        setup(TWIN_RELUS, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], "(assert (or (>= Y_0 0.001) (>= Y_0 5.0)))"));
+    let case = &property.cases[0];
+    assert_eq!(case.unsafe_when.len(), 2, "two conjunctions");
+    let search = CaseSearch::new(&target.net, &target.plan, case).expect("points in the box");
+    let root = search.root().to_vec();
+    let from = |open: &'static [usize]| Inherited { open: Some(open), ..Inherited::default() };
+    assert!(matches!(search.examine_until(&root, from(&[1]), 0, Deadline::NEVER), Examined::Proved));
+    let undecided = search.examine_until(&root, from(&[0]), 0, Deadline::NEVER);
+    match undecided {
+        Examined::Split { open: Some(open), .. } => assert_eq!(*open, vec![0], "what it passes on"),
+        other => panic!("y0 ≥ 0.001 needs splitting: {other:?}"),
+    }
+    assert!(!matches!(search.examine(&root, None, 0, &[]), Examined::Proved));
+}

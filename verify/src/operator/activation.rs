@@ -79,11 +79,12 @@ pub fn substitute(prepared: &Prepared, pass: &mut Pass, lower: LowerChoice<'_>) 
     let relaxed: &Relaxed = prepared.downcast_ref().expect("prepared by activation::prepare");
     let Relaxed { upper, magnitude, sums, gamma, underflow, .. } = relaxed;
     let m = magnitude.len();
-    let lower: &[Line] = match lower {
-        LowerChoice::Prepared(slope) => relaxed.lower(slope),
-        LowerChoice::Given(given) => given,
-    };
     for r in 0..pass.count {
+        let lower: &[Line] = match lower {
+            LowerChoice::Prepared(slope) => relaxed.lower(slope),
+            LowerChoice::Given(given) => given,
+            LowerChoice::PerRow(given) => &given[r * m..(r + 1) * m],
+        };
         let gr = &mut pass.g[r * m..(r + 1) * m];
         // Σ g·c over the lines' intercepts (fast, its error charged below), and
         // Σ|fl(g·s)|·|z|, Σ|z| over rounded slope products, for (2).

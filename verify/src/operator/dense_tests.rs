@@ -53,7 +53,7 @@ fn rows_times_the_weights_are_the_same_one_at_a_time_batched_and_term_by_term() 
                 (0..n).map(move |j| (0..m).map(|i| g[r * m + i] * w.row(i)[j]).sum::<f64>())
             })
             .collect();
-        assert_eq!(wt_times_rows(layer.transposed(), &g, count), expected, "{count} rows");
+        assert_eq!(times_rows(layer.transposed(), &g, count), expected, "{count} rows");
         assert_eq!(rows_times_w(&w, &g, count), expected, "{count} rows, term by term");
     }
 }

@@ -154,6 +154,24 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// optimiser: exact (in any order: it only steers) for affine layers; through the
     /// relaxation `lines` chose for an activation.
     fn relaxed_forward(&self, d: Vec<f64>, lines: &ChosenLines<'_>) -> Vec<f64>;
+
+    /// [`Operator::relaxed_forward`] of `rows` points at once (row-major), each with its own
+    /// coefficients and, for an activation, its own lower lines (`lines`: row-major too; the
+    /// upper lines are shared).
+    fn relaxed_forward_rows(&self, d: Vec<f64>, rows: usize, lines: &ChosenLines<'_>) -> Vec<f64> {
+        let (input, output) = (d.len() / rows.max(1), lines.coefficients.len() / rows.max(1));
+        (0..rows)
+            .flat_map(|r| {
+                let lower = if lines.lower.is_empty() { &[][..] } else { &lines.lower[r * output..(r + 1) * output] };
+                let chosen = ChosenLines {
+                    coefficients: &lines.coefficients[r * output..(r + 1) * output],
+                    lower,
+                    upper: lines.upper,
+                };
+                self.relaxed_forward(d[r * input..(r + 1) * input].to_vec(), &chosen)
+            })
+            .collect()
+    }
 }
 
 /// The rows being carried back by back-substitution: `count` rows of coefficients over the
@@ -172,6 +190,9 @@ pub enum LowerChoice<'a> {
     Prepared(LowerSlope),
     /// Lines given for this layer, each below the activation on its input's range.
     Given(&'a [Line]),
+    /// Lines given for each row of the pass (row-major, the layer's width a row), each below
+    /// the activation on its input's range.
+    PerRow(&'a [Line]),
 }
 
 /// The relaxation a linear bound chose at an activation, for [`Operator::relaxed_forward`]:
