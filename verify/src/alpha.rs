@@ -11,11 +11,12 @@
 mod rows;
 
 pub use self::rows::optimise_rows;
+use self::rows::slope_gradients;
 
 use super::float::Interval;
 use super::interval::Bounds;
 use super::linear::{LowerBound, LowerLines, back_substitute_with};
-use super::operator::{ChosenLines, Layer};
+use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
@@ -91,19 +92,8 @@ pub fn optimise_row_from(
     warm: Option<&Warm>,
     steps: Steps,
 ) -> (LowerBound, Warm) {
-    // The lines of every activation layer up to `from`, starting from `start`'s.
-    let mut lines: Vec<Vec<Line>> = (0..=from)
-        .map(|k| {
-            let lines = layers[k].is_activation().then(|| prepared.lower_lines(k, start)).flatten();
-            lines.map(<[Line]>::to_vec).unwrap_or_default()
-        })
-        .collect();
-    let unstable: Vec<Vec<bool>> = (0..=from)
-        .map(|k| {
-            let unstable = |z: &Interval| z.lo < 0.0 && z.hi > 0.0;
-            if layers[k].splits_at_zero() { bounds.input_of(k).iter().map(unstable).collect() } else { Vec::new() }
-        })
-        .collect();
+    let mut lines = start_lines(layers, prepared, from, start);
+    let unstable = unstable_relus(layers, bounds, from);
     if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
         return (start_bound, Warm::default());
     }
@@ -173,7 +163,9 @@ pub fn optimise_row_from(
             }
             best_warm = Some(ended(&lines, &beta));
         }
-        let (gradient, values) = slope_gradient(layers, bounds, prepared, &lines, &trace, &coefficients);
+        // `∂ bound / ∂ α` of the unstable relus that chose their lower line, and each layer's
+        // output at the bound's minimiser (`rows::slope_gradients`, one row).
+        let (gradient, values) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, 1);
         // ∂ bound / ∂ β = −sign·v at the relaxation's minimiser; a step scaled to the size of
         // the coefficients met at that layer.
         for (c, b) in signs.iter().zip(beta.iter_mut()) {
@@ -188,55 +180,47 @@ pub fn optimise_row_from(
             }
         }
         set_shifts(&mut shifts, &beta);
-        for (k, g) in gradient.iter().enumerate() {
-            for (i, d) in g.iter().enumerate() {
-                // Only an unstable relu has a slope to choose (tanh and sigmoid have none).
-                if unstable[k].get(i) == Some(&true) && *d != 0.0 {
-                    let slope = &mut lines[k][i].slope;
-                    *slope = (*slope + step * d.signum()).clamp(0.0, 1.0);
-                }
-            }
-        }
+        step_slopes(&mut lines, &gradient, &unstable, step);
         step *= 0.6;
     }
     (best, best_warm.unwrap_or_else(|| ended(&lines, &beta)))
 }
 
-/// `∂ bound / ∂ α` for every relu's lower slope, by one pass from the input up: `d` is the
-/// bound's derivative with respect to the coefficients over a layer's input, carried to its
-/// output's (`trace[k]`) by the layer's transpose, and each unstable relu whose coefficient
-/// chose the lower line (`g ≥ 0`) gets `d_i·g_i`.
-///
-/// Also returns each layer's output at the input the bound's minimum is at, through the lines
-/// (`d` after the layer), for the gradient of the multipliers.
-fn slope_gradient(
-    layers: &[Layer],
-    bounds: &Bounds,
-    prepared: &PreparedLayers,
-    lines: &[Vec<Line>],
-    trace: &[Vec<f64>],
-    input_coefficients: &[f64],
-) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-    // The bound's input term is Σ_j min(G_j·lo_j, G_j·hi_j).
-    let mut d: Vec<f64> =
-        input_coefficients.iter().zip(&bounds.input).map(|(&c, x)| if c >= 0.0 { x.lo } else { x.hi }).collect();
-    let mut gradient: Vec<Vec<f64>> = lines.iter().map(|l| vec![0.0; l.len()]).collect();
-    let mut values = Vec::with_capacity(trace.len());
-    for (k, layer) in layers.iter().enumerate().take(trace.len()) {
-        let g = &trace[k];
-        if layer.splits_at_zero() {
-            // The bound's derivative in the slope of an unstable relu that chose its lower line.
-            for (i, &gi) in g.iter().enumerate() {
-                if gi >= 0.0 {
-                    gradient[k][i] = d[i] * gi;
-                }
+/// The lines of every activation layer up to `from`, as `start` chooses them (empty for the
+/// other layers).
+fn start_lines(layers: &[Layer], prepared: &PreparedLayers, from: usize, start: LowerSlope) -> Vec<Vec<Line>> {
+    (0..=from)
+        .map(|k| {
+            let lines = layers[k].is_activation().then(|| prepared.lower_lines(k, start)).flatten();
+            lines.map(<[Line]>::to_vec).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Which inputs of each relu layer up to `from` can have both signs (empty for other layers):
+/// only their slopes are free.
+fn unstable_relus(layers: &[Layer], bounds: &Bounds, from: usize) -> Vec<Vec<bool>> {
+    (0..=from)
+        .map(|k| {
+            let unstable = |z: &Interval| z.lo < 0.0 && z.hi > 0.0;
+            if layers[k].splits_at_zero() { bounds.input_of(k).iter().map(unstable).collect() } else { Vec::new() }
+        })
+        .collect()
+}
+
+/// One sign-gradient step of size `step` for the slope of every unstable relu (`unstable[k]`
+/// per element of layer `k`), in `lines` laid out as `gradient` is (rows of layer `k`'s width,
+/// one row or many). Tanh and sigmoid have no slope to choose.
+fn step_slopes(lines: &mut [Vec<Line>], gradient: &[Vec<f64>], unstable: &[Vec<bool>], step: f64) {
+    for (k, g) in gradient.iter().enumerate() {
+        let width = unstable[k].len();
+        for (index, d) in g.iter().enumerate() {
+            if width > 0 && unstable[k][index % width] && *d != 0.0 {
+                let slope = &mut lines[k][index].slope;
+                *slope = (*slope + step * d.signum()).clamp(0.0, 1.0);
             }
         }
-        let upper = prepared.upper_lines(k).unwrap_or_default();
-        d = layer.relaxed_forward(d, &ChosenLines { coefficients: g, lower: &lines[k], upper });
-        values.push(d.clone());
     }
-    (gradient, values)
 }
 
 #[cfg(test)]

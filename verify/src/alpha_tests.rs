@@ -138,7 +138,7 @@ fn the_slope_gradient_is_the_bounds_derivative() {
                 derivatives.push((k, i, (up - down) / (2.0 * h)));
             }
         }
-        let (gradient, _) = slope_gradient(&layers, &bounds, &prepared, &lines, &trace, &found.coefficients);
+        let (gradient, _) = slope_gradients(&layers, &bounds, &prepared, &lines, &trace, &found.coefficients, 1);
         for (k, i, fd) in derivatives {
             if !layers[k].splits_at_zero() {
                 // Tanh and sigmoid have no slope to choose: no gradient.
@@ -267,4 +267,59 @@ fn a_warm_start_resumes_where_the_optimisation_ended() {
         }
     }
     assert!(resumed_better >= 5, "resuming improved only {resumed_better} of 30 bounds");
+}
+
+#[test]
+fn rows_optimised_together_get_each_rows_own_optimisation() {
+    // `optimise_rows` carries every row at once, with its own slopes; each row must end where
+    // `optimise_row` alone ends (up to the order of the products' sums), and every bound must
+    // still hold at points of the box.
+    let mut rng = SplitMix::new(7);
+    let mut improved = 0;
+    for _ in 0..20 {
+        let layers = crate::test_support::random_network(&mut rng, 3, 10, 3);
+        let last = layers.len() - 1;
+        let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
+        let (bounds, mut prepared, _) = start(&layers, input.clone(), &[1.0, 0.0]);
+        let rows = [1.0, 0.0, 0.0, 1.0, 1.0, -1.0, -2.0, 0.5];
+        let starts = back_substitute(&layers, &bounds, &mut prepared, last, rows.to_vec(), 2);
+        let together = optimise_rows(
+            &layers,
+            &bounds,
+            &mut prepared,
+            last,
+            &rows,
+            2,
+            LowerSlope::Chord,
+            starts.clone(),
+            f64::INFINITY,
+        );
+        for (r, (both, start)) in together.iter().zip(&starts).enumerate() {
+            let row = &rows[2 * r..2 * r + 2];
+            let alone = optimise_row(
+                &layers,
+                &bounds,
+                &mut prepared,
+                last,
+                row,
+                LowerSlope::Chord,
+                start.clone(),
+                f64::INFINITY,
+                &[],
+            );
+            assert!(
+                (both.value - alone.value).abs() <= 1e-9 * (1.0 + alone.value.abs()),
+                "row {r}: {both:?} vs {alone:?}"
+            );
+            assert!(both.value >= start.value, "row {r} lost: {} < {}", both.value, start.value);
+            improved += usize::from(both.value > start.value);
+            for _ in 0..50 {
+                let x: Vec<f64> = input.iter().map(|i| i.lo + rng.unit() * (i.hi - i.lo)).collect();
+                let y = layers.iter().fold(x, |v, layer| layer.apply(&v));
+                let value = row[0] * y[0] + row[1] * y[1];
+                assert!(value >= both.value, "row {r}: {value} below the bound {}", both.value);
+            }
+        }
+    }
+    assert!(improved >= 20, "the optimisation improved only {improved} of 80 rows");
 }

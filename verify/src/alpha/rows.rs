@@ -7,8 +7,7 @@
 //! As for one row, soundness does not depend on this file: every bound returned is computed by
 //! the rigorous back-substitution with the slopes chosen.
 
-use super::Steps;
-use crate::float::Interval;
+use super::{Steps, start_lines, step_slopes, unstable_relus};
 use crate::interval::Bounds;
 use crate::linear::{LowerBound, LowerLines, back_substitute_with};
 use crate::operator::{ChosenLines, Layer};
@@ -31,18 +30,8 @@ pub fn optimise_rows(
     goal: f64,
 ) -> Vec<LowerBound> {
     let mut best = starts;
-    let base: Vec<Vec<Line>> = (0..=from)
-        .map(|k| {
-            let lines = layers[k].is_activation().then(|| prepared.lower_lines(k, start)).flatten();
-            lines.map(<[Line]>::to_vec).unwrap_or_default()
-        })
-        .collect();
-    let unstable: Vec<Vec<bool>> = (0..=from)
-        .map(|k| {
-            let unstable = |z: &Interval| z.lo < 0.0 && z.hi > 0.0;
-            if layers[k].splits_at_zero() { bounds.input_of(k).iter().map(unstable).collect() } else { Vec::new() }
-        })
-        .collect();
+    let base = start_lines(layers, prepared, from, start);
+    let unstable = unstable_relus(layers, bounds, from);
     if unstable.iter().all(|u| !u.contains(&true)) {
         return best;
     }
@@ -66,21 +55,14 @@ pub fn optimise_rows(
             LowerLines::PerRow(&lines),
             Some(&mut trace),
         );
-        let gradient = slope_gradients(layers, bounds, prepared, &lines, &trace, &found);
+        let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
+        let (gradient, _) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, n);
         for (&r, bound) in active.iter().zip(found) {
             if bound.value > best[r].value {
                 best[r] = bound;
             }
         }
-        for (k, g) in gradient.iter().enumerate() {
-            let w = unstable[k].len();
-            for (index, d) in g.iter().enumerate() {
-                if w > 0 && unstable[k][index % w] && *d != 0.0 {
-                    let slope = &mut lines[k][index].slope;
-                    *slope = (*slope + step * d.signum()).clamp(0.0, 1.0);
-                }
-            }
-        }
+        step_slopes(&mut lines, &gradient, &unstable, step);
         // The rows past the goal are done: keep the others' lines only.
         let keep: Vec<bool> = active.iter().map(|&r| best[r].value <= goal).collect();
         if keep.contains(&false) {
@@ -98,26 +80,34 @@ pub fn optimise_rows(
     best
 }
 
-/// `∂ bound / ∂ α` of every row for every relu's lower slope (row-major per layer), as
-/// `super::slope_gradient` computes it for one row, with every row carried up at once.
-fn slope_gradients(
+/// `∂ bound / ∂ α` of every row for every relu's lower slope, and every layer's output at the
+/// input each row's bound has its minimum at (row-major per layer), every row carried up at once. `input_coefficients`: the rows' coefficients
+/// over the input.
+pub(super) fn slope_gradients(
     layers: &[Layer],
     bounds: &Bounds,
     prepared: &PreparedLayers,
     lines: &[Vec<Line>],
     trace: &[Vec<f64>],
-    found: &[LowerBound],
-) -> Vec<Vec<f64>> {
-    let n = found.len();
+    input_coefficients: &[f64],
+    rows: usize,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     // Each row's bound has its input term at Σ_j min(G_j·lo_j, G_j·hi_j).
-    let mut d: Vec<f64> = found
+    let width = bounds.input.len();
+    let mut d: Vec<f64> = input_coefficients
         .iter()
-        .flat_map(|f| f.coefficients.iter().zip(&bounds.input).map(|(&c, x)| if c >= 0.0 { x.lo } else { x.hi }))
+        .enumerate()
+        .map(|(index, &c)| {
+            let x = bounds.input[index % width];
+            if c >= 0.0 { x.lo } else { x.hi }
+        })
         .collect();
     let mut gradient: Vec<Vec<f64>> = lines.iter().map(|l| vec![0.0; l.len()]).collect();
+    let mut values = Vec::with_capacity(trace.len());
     for (k, layer) in layers.iter().enumerate().take(trace.len()) {
         let g = &trace[k];
         if layer.splits_at_zero() {
+            // The bound's derivative in the slope of an unstable relu that chose its lower line.
             for (index, &gi) in g.iter().enumerate() {
                 if gi >= 0.0 {
                     gradient[k][index] = d[index] * gi;
@@ -125,7 +115,8 @@ fn slope_gradients(
             }
         }
         let upper = prepared.upper_lines(k).unwrap_or_default();
-        d = layer.relaxed_forward_rows(d, n, &ChosenLines { coefficients: g, lower: &lines[k], upper });
+        d = layer.relaxed_forward_rows(d, rows, &ChosenLines { coefficients: g, lower: &lines[k], upper });
+        values.push(d.clone());
     }
-    gradient
+    (gradient, values)
 }
