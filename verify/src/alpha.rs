@@ -215,7 +215,8 @@ fn step_slopes(lines: &mut [Vec<Line>], gradient: &[Vec<f64>], unstable: &[Vec<b
     for (k, g) in gradient.iter().enumerate() {
         let width = unstable[k].len();
         for (index, d) in g.iter().enumerate() {
-            if width > 0 && unstable[k][index % width] && *d != 0.0 {
+            // A NaN derivative (weights near overflow) says nothing: the slope stays.
+            if width > 0 && unstable[k][index % width] && *d != 0.0 && !d.is_nan() {
                 let slope = &mut lines[k][index].slope;
                 *slope = (*slope + step * d.signum()).clamp(0.0, 1.0);
             }

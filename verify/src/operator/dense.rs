@@ -61,8 +61,8 @@ impl Dense {
 }
 
 /// What back-substitution through a dense layer needs on one box: the weight per output of
-/// the charges (1) and (2) of [`crate::linear`], the underflow charge of a row, and the weights
-/// inputs that are not exactly zero on the box (`live`): a coefficient of an input that is 0
+/// the charges (1) and (2) of [`crate::linear`], the underflow charge of a row, and the inputs
+/// that are not exactly zero on the box (`live`): a coefficient of an input that is 0
 /// contributes exactly 0, and so does its rounding error, so it is set to 0.
 struct Charges {
     charge: Vec<f64>,
