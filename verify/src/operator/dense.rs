@@ -62,13 +62,13 @@ impl Dense {
 
 /// What back-substitution through a dense layer needs on one box: the weight per output of
 /// the charges (1) and (2) of [`crate::linear`], the underflow charge of a row, and the inputs
-/// that are not exactly zero on the box (`live`): a coefficient of an input that is 0
-/// contributes exactly 0, and so does its rounding error, so it is set to 0.
+/// that are exactly zero on the box (`dead`): a coefficient of such an input contributes exactly
+/// 0, and so does its rounding error, so it is set to 0.
 struct Charges {
     charge: Vec<f64>,
     underflow: f64,
     sums: NonNegativeSum,
-    live: Vec<usize>,
+    dead: Vec<usize>,
 }
 
 impl Operator for Dense {
@@ -127,12 +127,13 @@ impl Operator for Dense {
             .collect();
         // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
         let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
-        let live: Vec<usize> = (0..n).filter(|&j| magnitude[j] != 0.0).collect();
-        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), live })
+        let dead: Vec<usize> = (0..n).filter(|&j| magnitude[j] == 0.0).collect();
+        Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), dead })
     }
 
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
-        let Charges { charge, underflow, sums, live } = prepared.downcast_ref().expect("prepared by Dense::prepare");
+        let Charges { charge, underflow, sums, dead, .. } =
+            prepared.downcast_ref().expect("prepared by Dense::prepare");
         let (m, n) = (self.w.rows(), self.w.cols());
         // G·W as Wᵀ·Gᵀ on the engine's kernels in fast mode (fused multiply-adds, each sum in
         // order): the error bound γ_m of (2) holds for any such sum.
@@ -142,11 +143,6 @@ impl Operator for Dense {
             // A weight is infinite or NaN: a zero coefficient must not meet it (0·∞ is NaN).
             rows_times_w(&self.w, &pass.g, pass.count)
         };
-        let mut live_input = vec![false; n];
-        for &j in live {
-            live_input[j] = true;
-        }
-        let dead: Vec<usize> = (0..n).filter(|&j| !live_input[j]).collect();
         for r in 0..pass.count {
             let gr = &pass.g[r * m..(r + 1) * m];
             let (mut through_bias, mut charged) = (0.0, 0.0);
@@ -159,7 +155,7 @@ impl Operator for Dense {
                 }
                 charged += gi.abs() * charge[i];
             }
-            for &j in &dead {
+            for &j in dead {
                 next[r * n + j] = 0.0;
             }
             let charged = add_up(sums.bound(charged), *underflow);

@@ -14,13 +14,13 @@ fn a_dense_layers_charge_is_the_documented_bound() {
     // error γ_{n+1}(a + |b|) + (n+1)η = γ_3·12 + 3η, ours γ_m(a + |b|) = γ_1·12, with
     // γ_k = k·u/(1 − k·u): 12·(3u/(1 − 3u) + u/(1 − u)) ≈ 48u, u = 2^-53.
     let layer = Dense::new(Arc::new(Matrix::new(1, 2, vec![3.0, 0.5])), vec![Some(4.0)]);
-    let Charges { charge, underflow, live, .. } = charges(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)]);
+    let Charges { charge, underflow, dead, .. } = charges(&layer, &[Interval::new(-2.0, 1.0), Interval::new(0.0, 4.0)]);
     let u = UNIT_ROUNDOFF;
     let expected = 12.0 * (3.0 * u / (1.0 - 3.0 * u) + u / (1.0 - u));
     assert!(charge[0] >= expected && charge[0] <= expected * (1.0 + 1e-12), "{} vs {expected}", charge[0]);
     // The underflow of G·W and G·b: m·η·(Σ|u| + 1) = 7η.
     assert!((7.0 * ETA..=8.0 * ETA).contains(&underflow), "{underflow}");
-    assert_eq!(live, vec![0, 1]);
+    assert_eq!(dead, Vec::<usize>::new(), "both inputs are live");
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn inputs_that_are_exactly_zero_get_no_coefficient() {
     let layer = Dense::new(Arc::new(Matrix::new(2, 3, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])), vec![None, None]);
     let input = [Interval::new(0.0, 0.0), Interval::new(-1.0, 1.0), Interval::new(0.0, 0.0)];
     let prepared = layer.prepare(&input);
-    assert_eq!(charges(&layer, &input).live, vec![1]);
+    assert_eq!(charges(&layer, &input).dead, vec![0, 2], "only input 1 is live");
     let mut pass = Pass { g: vec![1.0, -1.0], width: 2, count: 1, acc: vec![0.0] };
     layer.substitute(&prepared, &mut pass, LowerChoice::Prepared(LowerSlope::Chord));
     assert_eq!((pass.g, pass.width), (vec![0.0, -3.0, 0.0], 3));
