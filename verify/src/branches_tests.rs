@@ -95,7 +95,7 @@ fn element_wise_functions_of_a_constant_are_per_element_layers() {
         ("subTensor(r, C)", vec!["Bias [Some(-0.5), Some(4.0)]"]),
         ("subTensor(C, r)", vec!["Scale by [Some(-1.0), Some(-1.0)]", "Bias [Some(0.5), Some(-4.0)]"]),
         ("mulTensor(C, r)", vec!["Scale by [Some(0.5), Some(-4.0)]"]),
-        ("divTensor(r, C)", vec!["Scale by [Some(2.0), Some(-0.25)]"]),
+        ("divTensor(r, C)", vec!["Divide by [Some(0.5), Some(-4.0)]"]),
     ] {
         let source = format!("{c}let r = reluTensor(x) in let y = {body} in y");
         let net = computes_the_engines_results(&source, 2);
@@ -108,10 +108,12 @@ fn what_no_operator_bounds_is_refused_by_name() {
     for (body, what) in [
         ("mulTensor(r, x)", "`mulTensor` of two tensors computed from the input"),
         ("divTensor(r, x)", "`divTensor` of two tensors computed from the input"),
-        ("divTensor(r, C)", "not powers of two"),
+        ("divTensor(r, Z)", "`divTensor` of a computed tensor by 0, ±∞ or NaN"),
         ("divTensor(C, r)", "`divTensor` of a constant by a computed tensor"),
     ] {
-        let source = format!("let C = initTensor(2)[3.0, 2.0] in let r = reluTensor(x) in let y = {body} in y");
+        let source = format!(
+            "let C = initTensor(2)[3.0, 2.0] in let Z = initTensor(2)[3.0, -0.0] in let r = reluTensor(x) in let y = {body} in y"
+        );
         let refused = Network::from_plan(&plan(&source, &[2])).expect_err(body);
         assert!(refused.what.contains(what), "{body}: {refused}");
         assert!(refused.span.is_some(), "{body}: the refusal points at the function");

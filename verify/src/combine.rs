@@ -4,9 +4,8 @@
 //! - with a constant operand, as the per-element operators that compute the same IEEE
 //!   operation: `x + c` and `c + x` a `Bias` layer (`+` commutes), `x − c` the bias `−c` (IEEE
 //!   defines `x − c` as `x + (−c)`, and `−c` is exact), `c − x` the scaling by `−1` (exact)
-//!   then the bias `c`, `x · c` and `c · x` a [`Scale`], `x / c` the scaling by `1/c` when `c`
-//!   is a power of two whose reciprocal is a binary64 (then `x/c` and `x·(1/c)` round the same
-//!   real number); other divisions, and `c / x`, are refused by name;
+//!   then the bias `c`, `x · c` and `c · x` a [`Scale`], `x / c` a [`Divide`] layer (for `c`
+//!   finite and not 0); a division by `0`, `±∞` or NaN, and `c / x`, are refused by name;
 //! - with two computed operands, their sum or difference as a sparse layer over both segments
 //!   (`fl((0 + a) + (±1)·b)` is `fl(a ± b)`, the engine's one rounding), the operands kept
 //!   when they are read again; a product or quotient of two computed tensors is bilinear:
@@ -16,7 +15,7 @@ use knn_engine::bigstep::ops::{Arith, BufId, CombineOperand, Op};
 use knn_semantics::syntax::Span;
 
 use crate::branches::{Branches, Segment, Sign, computed};
-use crate::operator::{Layer, Lift, Scale, Sparse};
+use crate::operator::{Divide, Layer, Lift, Scale, Sparse};
 use crate::unsupported::{Unsupported, unsupported};
 
 /// Reads the `k`-th operation of the plan, a `Combine`.
@@ -65,14 +64,9 @@ fn with_constants(
         (Arith::Sub, true) => vec![Layer::bias(all(&|v| -v))],
         (Arith::Sub, false) => vec![Layer::scale(Scale::new(vec![Some(-1.0); len])), Layer::bias(all(&|v| v))],
         (Arith::Mul, _) => vec![Layer::scale(Scale::new(all(&|v| v)))],
-        (Arith::Div, true) if c.iter().all(|&v| exact_reciprocal(v).is_some()) => {
-            vec![Layer::scale(Scale::new(all(&|v| exact_reciprocal(v).expect("checked"))))]
-        }
+        (Arith::Div, true) if c.iter().all(|&v| Divide::reads(v)) => vec![Layer::divide(all(&|v| v))],
         (Arith::Div, true) => {
-            return Err(unsupported(
-                "`divTensor` of a computed tensor by constants that are not powers of two (no operator bounds a division yet)",
-                Some(span),
-            ));
+            return Err(unsupported("`divTensor` of a computed tensor by 0, ±∞ or NaN", Some(span)));
         }
         _ => {
             return Err(unsupported(format!("`{}` of a constant by a computed tensor", keyword(arith)), Some(span)));
@@ -89,14 +83,6 @@ fn with_constants(
         chain.current = out;
         Ok(())
     })
-}
-
-/// `1/c` when `x/c` and `x·(1/c)` are the same binary64 for every `x`: `c = ±2^e` with `2^−e`
-/// a binary64 (then both round the real `x·2^−e`).
-fn exact_reciprocal(c: f64) -> Option<f64> {
-    let r = 1.0 / c;
-    let power_of_two = c.is_finite() && c != 0.0 && c.abs().to_bits() & ((1u64 << 52) - 1) == 0 && c.is_normal();
-    (power_of_two && r.is_finite() && r * c == 1.0 && (1.0 / r) == c).then_some(r)
 }
 
 /// `a ± b` of two tensors on the vector: a sparse layer over the whole vector, appended after
@@ -150,26 +136,4 @@ fn join(
     let (kept_positions, kept) = branches.kept(&live);
     branches.push(Lift::new(Some(sum), 0..width, kept_positions), kept, Segment { buf: out, len, sign: Sign::Any });
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::exact_reciprocal;
-
-    #[test]
-    fn only_powers_of_two_with_binary64_reciprocals_divide_as_a_scaling() {
-        assert_eq!(exact_reciprocal(4.0), Some(0.25));
-        assert_eq!(exact_reciprocal(-0.5), Some(-2.0));
-        assert_eq!(exact_reciprocal(2f64.powi(1023)), Some(2f64.powi(-1023)), "a subnormal reciprocal is exact");
-        for c in [3.0, 0.1, 0.0, -0.0, f64::INFINITY, f64::NAN, f64::from_bits(1), 2f64.powi(-1060)] {
-            assert_eq!(exact_reciprocal(c), None, "{c:e}");
-        }
-        // The property it stands for: x / c and x * (1/c) are the same bits.
-        for x in [1.0, 3.0, -7.5e300, 1e-310, f64::MAX, f64::MIN_POSITIVE, 0.1] {
-            for c in [4.0, 0.25, -2f64.powi(1023), 2f64.powi(-1022)] {
-                let r = exact_reciprocal(c).expect("a power of two");
-                assert_eq!((x / c).to_bits(), (x * r).to_bits(), "{x:e} / {c:e}");
-            }
-        }
-    }
 }

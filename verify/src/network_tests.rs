@@ -192,10 +192,10 @@ fn reductions_are_unsupported() {
 }
 
 #[test]
-fn subtractions_of_constants_are_bias_layers_and_divisions_are_unsupported_by_name() {
+fn subtractions_of_constants_are_bias_layers_and_divisions_divide_layers() {
     // Ext-7's `- c` and `/ c` on the elements of a computed vector: the engine fuses each
     // element's chain into one `Elementwise` operation. `x - c` is read as the bias `x + (-c)`
-    // (the same IEEE operation); `/ c` is refused naming the step, never read without it.
+    // (the same IEEE operation), `/ c` as a Divide layer; `/ 0.0` is refused naming the step.
     let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
     let sub = plan(&format!("{dense}let h[0] = h[0] - 0.5 in let h[1] = h[1] - -Infinity in h"), &[2]);
     let added = plan(&format!("{dense}let h[0] = h[0] + -0.5 in let h[1] = h[1] + Infinity in h"), &[2]);
@@ -206,8 +206,23 @@ fn subtractions_of_constants_are_bias_layers_and_divisions_are_unsupported_by_na
         let bits = |v: Vec<f64>| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(sub.eval(&x)), bits(added.eval(&x)), "{x:?}");
     }
-    let div = format!("{dense}let h[0] = h[0] / 3.0 in let h[1] = h[1] / 3.0 in h");
-    assert!(refusal(&plan(&div, &[2])).contains("division by a constant (`/ c`)"), "{}", refusal(&plan(&div, &[2])));
+    let div = plan(&format!("{dense}let h[0] = h[0] / 3.0 in let h[1] = (h[1] - 1.0) / -0.1 in h"), &[2]);
+    let div = Network::from_plan(&div).unwrap();
+    assert_eq!(
+        describe(&div),
+        [
+            "Dense 2x2 [None, None]",
+            "Divide by [Some(3.0), None]",
+            "Bias [None, Some(-1.0)]",
+            "Divide by [None, Some(-0.1)]"
+        ]
+    );
+    for x in [[1.0, -2.0], [0.1, 0.7], [f64::MAX, 1e-310]] {
+        let by_hand = [(x[0] + 2.0 * x[1]) / 3.0, ((3.0 * x[0] + 4.0 * x[1]) - 1.0) / -0.1];
+        assert_eq!(div.eval(&x), by_hand, "{x:?}");
+    }
+    let zero = format!("{dense}let h[0] = h[0] / 0.0 in h");
+    assert!(refusal(&plan(&zero, &[2])).contains("division by 0 (`/ c` with c 0"), "{}", refusal(&plan(&zero, &[2])));
 }
 
 #[test]

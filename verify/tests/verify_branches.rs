@@ -3,7 +3,7 @@
 //! skip taken before a relu (carried across it as a sign pair), after it, or from the input;
 //! a tensor read by two products; a computed `[1]` broadcast against a vector — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
-//! `divTensor` by a power of two, `addTensor` of a bias). Whenever the verifier says `holds`,
+//! `divTensor` by constants, tiny ones included, `addTensor` of a bias). Whenever the verifier says `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -50,8 +50,9 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
         0 => format!("let C = {c} in let k = mulTensor(j, C) in "),
         1 => format!("let C = {c} in let k = subTensor(C, j) in "),
         2 => {
-            let powers: Vec<String> = (0..m).map(|_| format!("{:?}", [0.5, 2.0, -4.0, 0.125][below(rng, 4)])).collect();
-            format!("let P = initTensor({m})[{}] in let k = divTensor(j, P) in ", powers.join(", "))
+            let divisors: Vec<String> =
+                (0..m).map(|_| format!("{:?}", [0.5, 2.0, -4.0, 0.125, 3.0, -0.1, 1e-300][below(rng, 7)])).collect();
+            format!("let P = initTensor({m})[{}] in let k = divTensor(j, P) in ", divisors.join(", "))
         }
         3 => format!("let C = {c} in let k = addTensor(j, C) in "),
         _ => "let k = reluTensor(j) in ".to_string(),

@@ -231,8 +231,8 @@ impl Layer {
         Layer(Arc::new(layer))
     }
 
-    /// `out[i] = x[i] / divisor[i]`.
-    pub fn divide(divisor: Vec<f64>) -> Layer {
+    /// `out[i] = x[i] / d` where `divisor[i]` is `Some(d)` (finite, not 0).
+    pub fn divide(divisor: Vec<Option<f64>>) -> Layer {
         Layer(Arc::new(Divide::new(divisor)))
     }
 

@@ -17,7 +17,7 @@ use knn_engine::bigstep::ops::{ElementStep, Op};
 
 use super::dense::product;
 use super::per_element::ElementCharges;
-use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};
+use super::{Chain, ChosenLines, Divide, Layer, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{ETA, Interval, UNIT_ROUNDOFF, add_up, mul_up};
 use crate::unsupported::{Unsupported, unsupported};
 
@@ -43,7 +43,8 @@ impl Scale {
         }
         let longest = steps.iter().map(Vec::len).max().unwrap_or(0);
         for j in 0..longest {
-            let (mut factors, mut adds) = (vec![None; chain.len], vec![None; chain.len]);
+            let (mut factors, mut divisors, mut adds) =
+                (vec![None; chain.len], vec![None; chain.len], vec![None; chain.len]);
             for (k, element) in steps.iter().enumerate() {
                 match element.get(j) {
                     Some(ElementStep::Mul(c)) => factors[at + k] = Some(*c),
@@ -52,12 +53,11 @@ impl Scale {
                     // of the negation (signed zeros, infinities and NaN included), and `-c` is
                     // exact, so a bias layer computes the same bits.
                     Some(ElementStep::Sub(c)) => adds[at + k] = Some(-*c),
-                    // No operator of the verifier bounds a division by any constant yet (the
-                    // `Divide` layer is for window counts), so the network is not read rather
-                    // than read wrongly.
-                    Some(ElementStep::Div(_)) => {
+                    // Ext-7's `x / c`: a Divide layer computes the same IEEE division.
+                    Some(ElementStep::Div(c)) if Divide::reads(*c) => divisors[at + k] = Some(*c),
+                    Some(ElementStep::Div(c)) => {
                         return Err(unsupported(
-                            "a division by a constant (`/ c`) of elements of a computed tensor",
+                            format!("a division by {c} (`/ c` with c 0, ±∞ or NaN) of elements of a computed tensor"),
                             None,
                         ));
                     }
@@ -66,6 +66,9 @@ impl Scale {
             }
             if factors.iter().any(Option::is_some) {
                 chain.layers.push(Layer::scale(Scale::new(factors)));
+            }
+            if divisors.iter().any(Option::is_some) {
+                chain.layers.push(Layer::divide(divisors));
             }
             if adds.iter().any(Option::is_some) {
                 chain.layers.push(Layer::bias(adds));

@@ -46,7 +46,7 @@ pub fn read_pool2d(op: &Op, chain: &mut Chain) -> Result<(), Unsupported> {
             }
             let windows = (0..outputs).map(|k| pool_taps(geometry, k).collect());
             chain.layers.push(Layer::sparse(Sparse::window_sums(input_len, windows)));
-            chain.layers.push(Layer::divide(counts));
+            chain.layers.push(Layer::divide(counts.into_iter().map(Some).collect()));
         }
     }
     chain.current = *out;

@@ -126,7 +126,7 @@ fn pool_layers_compute_the_engines_bits_and_max_fails_where_it_does() {
         let max = MaxPool::new(g, Span::default()).expect("no window wholly in the padding");
         let windows = (0..outputs).map(|k| knn_engine::bigstep::window_ops::pool_taps(&g, k).collect());
         let sums = Layer::sparse(Sparse::window_sums(input_len, windows));
-        let counts = (0..outputs).map(|k| knn_engine::bigstep::window_ops::pool_count(&g, k)).collect();
+        let counts = (0..outputs).map(|k| knn_engine::bigstep::window_ops::pool_count(&g, k)).map(Some).collect();
         let divide = Layer::divide(counts);
         for _ in 0..50 {
             let x: Vec<f64> = (0..input_len).map(|_| special(&mut rng)).collect();
@@ -247,7 +247,12 @@ fn an_average_pool_is_bounded_at_every_point_despite_its_divisions() {
     let counts = (0..4).map(|k| knn_engine::bigstep::window_ops::pool_count(&g, k)).collect::<Vec<_>>();
     assert_eq!(counts, vec![2.0, 3.0, 3.0, 2.0]);
     let dense = Layer::dense(Arc::new(Matrix::new(1, 4, vec![1.0, -3.0, 3.0, 0.7])), vec![Some(-0.1)]);
-    let layers = [Layer::relu(), Layer::sparse(Sparse::window_sums(4, windows)), Layer::divide(counts), dense];
+    let layers = [
+        Layer::relu(),
+        Layer::sparse(Sparse::window_sums(4, windows)),
+        Layer::divide(counts.into_iter().map(Some).collect()),
+        dense,
+    ];
     bounds_hold_everywhere(&layers, &[run_from(0.1, 3), run_from(1e16, 4), run_from(-0.3, 2), run_from(1e-310, 3)]);
     bounds_hold_everywhere(&layers, &[run_from(-1e-300, 2), run_from(0.3, 3), run_from(0.2, 3), run_from(7.0, 2)]);
 }
@@ -289,10 +294,37 @@ fn a_divisions_rounding_is_charged_where_the_coefficients_cancel() {
     // As above, the products exact this time (x a multiple of 1/8, w a power of two), then
     // each divided by 3: the quotients round by up to half an ulp of ~1.5e16.
     let difference = Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]);
-    let layers = [Layer::sparse(cancelling(2f64.powi(56))), Layer::divide(vec![3.0, 3.0]), difference];
+    let layers = [Layer::sparse(cancelling(2f64.powi(56))), Layer::divide(vec![Some(3.0), Some(3.0)]), difference];
     let eighths: Vec<f64> = (0..64).map(|k| 0.25 + f64::from(k) / 8.0).collect();
     bounds_hold_everywhere(&layers, std::slice::from_ref(&eighths));
-    bounds_hold_everywhere(&[Layer::relu(), Layer::divide(vec![3.0])], &[eighths.iter().map(|x| x * 1e16).collect()]);
+    bounds_hold_everywhere(
+        &[Layer::relu(), Layer::divide(vec![Some(3.0)])],
+        &[eighths.iter().map(|x| x * 1e16).collect()],
+    );
+}
+
+#[test]
+fn a_division_by_any_finite_constant_is_bounded_at_every_point() {
+    // Ext-7's `x / c` and `divTensor` by constants: negative, not a power of two (x/0.1 is not
+    // x·10), quotients in the subnormal range, elements left as they are, a bias after.
+    let difference = Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]);
+    let eighths: Vec<f64> = (0..64).map(|k| 0.25 + f64::from(k) / 8.0).collect();
+    for d in [-3.0, 0.1, -7.0 / 3.0] {
+        let layers =
+            [Layer::sparse(cancelling(2f64.powi(56))), Layer::divide(vec![Some(d), Some(d)]), difference.clone()];
+        bounds_hold_everywhere(&layers, std::slice::from_ref(&eighths));
+    }
+    let layers = [Layer::divide(vec![Some(7e307), None, Some(-0.1)]), Layer::bias(vec![None, Some(0.5), Some(-1e16)])];
+    bounds_hold_everywhere(&layers, &[run_from(1.5, 40), run_from(-1e-300, 3), run_from(1e15, 4)]);
+    bounds_hold_everywhere(&[Layer::relu(), Layer::divide(vec![Some(-7e307)])], &[run_from(-1e-300, 20)]);
+    // As the last layer, where no later layer's charge covers its rounding.
+    let large: Vec<f64> = eighths.iter().map(|x| x * 1e16).collect();
+    bounds_hold_everywhere(&[Layer::relu(), Layer::divide(vec![Some(-3.0)])], &[large]);
+    // A quotient that overflows on part of the box: the ends are the engine's `MAX` and `∞`.
+    let x = f64::MAX * 2f64.powi(-1000);
+    let divide = Layer::divide(vec![Some(2f64.powi(-1000))]);
+    assert_eq!(divide.apply(&[x.next_up()]), [f64::INFINITY]);
+    assert_eq!(divide.interval(&[Interval::new(x, x.next_up())]).unwrap(), [Interval::new(f64::MAX, f64::INFINITY)]);
 }
 
 #[test]
