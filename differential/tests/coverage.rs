@@ -33,7 +33,7 @@ fn generated_programs_fire_every_revised_rule() {
 /// properties hold the fusions to the reference and not only the element-by-element path.
 #[test]
 fn generated_programs_reach_every_fused_operation() {
-    use knn_engine::bigstep::ops::{CombineOperand, Op};
+    use knn_engine::bigstep::ops::{Activation, CombineOperand, Op};
     use knn_engine::bigstep::{Binding, InputData, compile};
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
     for seed in 0..3000 {
@@ -47,7 +47,14 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::MatVec { .. } => "MatVec",
                     Op::AddBias { .. } => "AddBias",
                     Op::Elementwise { .. } => "Elementwise",
-                    Op::Activate { .. } => "Activate",
+                    // Each function one `Activate` computes: Ext-9's exp and log included.
+                    Op::Activate { activation, .. } => match activation {
+                        Activation::Relu => "Activate(relu)",
+                        Activation::Tanh => "Activate(tanh)",
+                        Activation::Sigmoid => "Activate(sigmoid)",
+                        Activation::Exp => "Activate(exp)",
+                        Activation::Log => "Activate(log)",
+                    },
                     Op::Conv2d { .. } => "Conv2d",
                     Op::Pool2d { .. } => "Pool2d",
                     Op::Copy { .. } => "Copy",
@@ -72,7 +79,11 @@ fn generated_programs_reach_every_fused_operation() {
         "MatVec",
         "AddBias",
         "Elementwise",
-        "Activate",
+        "Activate(relu)",
+        "Activate(tanh)",
+        "Activate(sigmoid)",
+        "Activate(exp)",
+        "Activate(log)",
         "Conv2d",
         "Pool2d",
         "Copy",

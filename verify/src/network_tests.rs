@@ -153,31 +153,39 @@ fn a_failed_result_is_unsupported_as_failing() {
 }
 
 #[test]
-fn exp_log_and_softmax_are_unsupported_by_name() {
-    // A softmax of a tensor written element by element (not one buffer) is element operations:
-    // refused by its `expItem`.
-    let scattered = "let t = initTensor(2) in let t[0] = x[1] in let t[1] = x[0] in let p = softmax(t, 0) in p";
-    assert!(refusal(&plan(scattered, &[2])).contains("`expItem`"));
-    // Ext-9 after a dense layer: each is refused, naming the fused `softmax`/`logSoftmax` or
-    // the `expItem`/`logItem` of single elements, never bounded.
+fn exp_and_log_are_layers_and_softmax_is_read_only_before_its_argmax() {
+    // A softmax or exp of a tensor written element by element (not one buffer) is element
+    // operations: refused by its `expItem`.
+    let scattered = "let t = initTensor(2) in let t[0] = x[1] in let t[1] = x[0] in ";
+    for f in ["softmax(t, 0)", "expTensor(t)"] {
+        assert!(refusal(&plan(&format!("{scattered}let p = {f} in p"), &[2])).contains("`expItem`"), "{f}");
+    }
+    // Ext-9 after a dense layer: `expTensor`, `logTensor` are the plan's `Activate` of the whole
+    // vector, read as Exp and Log layers computing the engine's values; a softmax is refused by
+    // name, but read right before its ArgMax (the class from the scores).
     let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
-    for (f, item) in [
-        ("softmax(h, 0)", "`softmax`"),
-        ("logSoftmax(h, 0)", "`logSoftmax`"),
-        ("expTensor(h)", "`expItem`"),
-        ("logTensor(h)", "`logItem`"),
-    ] {
+    for (f, layer) in [("expTensor(h)", "Exp"), ("logTensor(h)", "Log")] {
+        let net = Network::from_plan(&plan(&format!("{dense}let p = {f} in p"), &[2])).unwrap();
+        assert_eq!(describe(&net), ["Dense 2x2 [None, None]", layer], "{f}");
+        for x in [[1.0, -2.0], [300.0, 100.0], [0.25, 0.0]] {
+            let h: [f64; 2] = [x[0] + 2.0 * x[1], 3.0 * x[0] + 4.0 * x[1]];
+            let by_hand: Vec<f64> = h.iter().map(|v| if layer == "Exp" { v.exp() } else { v.ln() }).collect();
+            let computed = net.eval(&x);
+            for (c, e) in computed.iter().zip(&by_hand) {
+                // std's exp and ln are within an ulp of the correctly rounded values.
+                assert!(
+                    c == e || (c - e).abs() <= e.abs() * 4.0 * f64::EPSILON || c.is_nan() && e.is_nan(),
+                    "{f} at {x:?}"
+                );
+            }
+        }
+    }
+    for (f, item) in [("softmax(h, 0)", "`softmax`"), ("logSoftmax(h, 0)", "`logSoftmax`")] {
         let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
         assert!(what.contains(item) && what.contains("no operator bounds"), "{f}: {what}");
         let before_argmax = plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]);
-        if f.contains("oftmax") {
-            // A softmax right before its ArgMax is read: the class from the scores.
-            let net = Network::from_plan(&before_argmax).unwrap_or_else(|u| panic!("{f} then ArgMax: {u}"));
-            assert_eq!(net.result, ResultKind::SoftmaxArgMax { log: f.starts_with("log") });
-        } else {
-            let what = refusal(&before_argmax);
-            assert!(what.contains(item), "{f} then ArgMax: {what}");
-        }
+        let net = Network::from_plan(&before_argmax).unwrap_or_else(|u| panic!("{f} then ArgMax: {u}"));
+        assert_eq!(net.result, ResultKind::SoftmaxArgMax { log: f.starts_with("log") });
     }
 }
 

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use knn_semantics::errors::ErrorKind;
-use knn_semantics::numeric::{float_words, revised_tanh, sigmoid};
+use knn_semantics::numeric::{exp_float, float_words, log_float, revised_tanh, sigmoid};
 use knn_semantics::syntax::Span;
 
 use super::combine::combine_in;
@@ -268,6 +268,15 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 }
                 Activation::Sigmoid => {
                     map(source, target, sigmoid);
+                    false
+                }
+                // `ext-exp-item`, `ext-log-item`: a NaN in or out is a value, not a failure.
+                Activation::Exp => {
+                    map(source, target, exp_float);
+                    false
+                }
+                Activation::Log => {
+                    map(source, target, log_float);
                     false
                 }
             };

@@ -245,6 +245,8 @@ impl Interpreter<'_> {
                 Activation::Relu => self.arith(Arith::Max, element, Value::Float(0.0), span)?,
                 Activation::Tanh => self.stage.item(Item::Tanh, element, span)?,
                 Activation::Sigmoid => self.stage.item(Item::Sigmoid, element, span)?,
+                Activation::Exp => self.stage.item(Item::Exp, element, span)?,
+                Activation::Log => self.stage.item(Item::Log, element, span)?,
             };
             self.stage.write(target, value, span);
         }

@@ -87,12 +87,15 @@ impl Item {
     }
 }
 
-/// An element-wise tensor function.
+/// An element-wise tensor function: the activations, and Ext-9's `expTensor`, `logTensor`
+/// of one run of a buffer (`expFloat`, `logFloat`: never an error on a Float).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
     Relu,
     Tanh,
     Sigmoid,
+    Exp,
+    Log,
 }
 
 /// A run-time error of one row: the kind the reference reports, where, and why.

@@ -21,7 +21,7 @@ use knn_semantics::term::MathFn;
 use super::functions::{row_major_index, tensor_name};
 use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, Item, Op, error};
+use super::ops::{Activation, Arith, Eval, Item, Op, error};
 use super::scope::Scope;
 use super::store::Value;
 use super::window_ops::MaxOfNaN;
@@ -84,8 +84,14 @@ impl Interpreter<'_> {
     /// `logItem(Y[idx])` in row-major order (`ext-exp-item`, `ext-log-item`; a value that is not
     /// a Float, `ext-math-item-invalid`).
     fn exp_log(&mut self, f: TensorMath, y_loc: usize, x_root: usize, dims: &[usize], span: Span) -> Eval<()> {
-        let item = if f == TensorMath::ExpTensor { Item::Exp } else { Item::Log };
+        let (item, activation) =
+            if f == TensorMath::ExpTensor { (Item::Exp, Activation::Exp) } else { (Item::Log, Activation::Log) };
         let targets = self.stage.store.leaves(x_root, dims);
+        // One run of a buffer: one `Activate` computes every element's item in the same order
+        // (an element of a buffer is a Float, so `ext-math-item-invalid` cannot apply).
+        if fuse::activate(self.stage, activation, y_loc, &targets, dims, span) {
+            return Ok(());
+        }
         for (k, target) in targets.into_iter().enumerate() {
             let y = self.stage.read(y_loc, span);
             let element = self.index(y, &row_major_index(k, dims), span)?;

@@ -137,13 +137,19 @@ pub fn monotone_interval(f: fn(f64) -> f64, v: &[Interval]) -> Vec<Interval> {
 /// A band of two parallel lines around a non-decreasing function, from its values at the
 /// ends of `PIECES` pieces of the range only: on a piece `[t, t']`, `f̂(z) − s·z` lies in
 /// `[f̂(t) − s·t', f̂(t') − s·t]` for `s ≥ 0`. Sound for any non-decreasing `f̂`; the engine's
-/// tanh and sigmoid are (docs/verification.md, "Monotone activations").
+/// tanh, sigmoid, exp and log are (docs/verification.md, "Monotone activations"). Where an end
+/// or the width is infinite (`exp` past 709.78, `log(0)`), the band is the two constant lines
+/// of the interval bounds.
 pub fn monotone_band(f: fn(f64) -> f64, z: Interval) -> (Line, Line) {
     let (flo, fhi) = (f(z.lo), f(z.hi));
-    if z.lo == z.hi || !(z.hi - z.lo).is_finite() {
+    if z.lo == z.hi || !(z.hi - z.lo).is_finite() || !flo.is_finite() || !fhi.is_finite() {
         return (Line { slope: 0.0, intercept: flo }, Line { slope: 0.0, intercept: fhi });
     }
     let slope = ((fhi - flo) / (z.hi - z.lo)).max(0.0);
+    if !slope.is_finite() {
+        // A steep rise over a subnormal width (`log` near 0): the constant lines.
+        return (Line { slope: 0.0, intercept: flo }, Line { slope: 0.0, intercept: fhi });
+    }
     let width = z.hi - z.lo;
     let point = |k: usize| if k == PIECES { z.hi } else { (z.lo + width * (k as f64 / PIECES as f64)).min(z.hi) };
     let (mut low, mut high) = (f64::INFINITY, f64::NEG_INFINITY);

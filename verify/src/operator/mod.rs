@@ -17,6 +17,9 @@ mod activation;
 mod bias;
 mod dense;
 mod divide;
+mod exp_log;
+#[cfg(test)]
+mod exp_log_tests;
 mod gather;
 mod lift;
 mod max_pool;
@@ -50,6 +53,7 @@ pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
+pub use exp_log::ExpLog;
 pub use gather::Gather;
 pub use lift::Lift;
 pub use max_pool::MaxPool;
@@ -287,6 +291,8 @@ impl Layer {
             Activation::Relu => Layer::relu(),
             Activation::Tanh => Layer::tanh(),
             Activation::Sigmoid => Layer::sigmoid(),
+            Activation::Exp => Layer(Arc::new(ExpLog::exp())),
+            Activation::Log => Layer(Arc::new(ExpLog::log())),
         }
     }
 }
