@@ -151,6 +151,14 @@ pub enum Step {
         op: Option<TensorOp>,
         output: Vec<usize>,
     },
+    /// The current tensor becomes a constant of shape `dims`, its elements `values` in
+    /// row-major order: a tensor literal (Ext-2), `let W3 = initTensor(2, 3)[…] in`. An ONNX
+    /// `Gemm` whose constant operand is not the matrix of a `linear` (a constant matrix times a
+    /// computed matrix) reads it so, as an operand of `matmul`.
+    Literal {
+        dims: Vec<usize>,
+        values: Arc<[f64]>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -215,7 +223,10 @@ impl Network {
                 | Step::Reduce { output: shape, .. }
                 | Step::Slice { output: shape, .. }
                 | Step::ConcatKept { output: shape, .. }
-                | Step::Pad { output: shape, .. } => shapes.push(shape.clone()),
+                | Step::Pad { output: shape, .. }
+                | Step::MatmulKept { output: shape, .. }
+                | Step::ArithKept { output: shape, .. }
+                | Step::Literal { dims: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -242,7 +253,7 @@ impl Network {
         self.steps
             .iter()
             .map(|s| match s {
-                Step::Linear { weights, .. } => weights.len(),
+                Step::Linear { weights, .. } | Step::Literal { values: weights, .. } => weights.len(),
                 Step::Add(c) | Step::Mul(c) | Step::Div(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),
