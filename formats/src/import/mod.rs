@@ -151,10 +151,8 @@ pub enum Step {
         op: Option<TensorOp>,
         output: Vec<usize>,
     },
-    /// The current tensor becomes a constant of shape `dims`, its elements `values` in
-    /// row-major order: a tensor literal (Ext-2), `let W3 = initTensor(2, 3)[…] in`. An ONNX
-    /// `Gemm` whose constant operand is not the matrix of a `linear` (a constant matrix times a
-    /// computed matrix) reads it so, as an operand of `matmul`.
+    /// The current tensor becomes the constant `values` of shape `dims` (row-major), a tensor
+    /// literal (Ext-2): a `Gemm`'s constant operand of `matmul` (`onnx/gemm.rs`).
     Literal {
         dims: Vec<usize>,
         values: Arc<[f64]>,
