@@ -36,7 +36,7 @@ use shape::{flatten, reshape_node};
 use slice::slice;
 use transpose::transpose;
 
-const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm (any transA, transB; of computed values too), MatMul, Add, Sub, Mul, Div (not of a constant by a computed value), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds), Concat (of two computed values)";
+const SUPPORTED: &str = "Conv, MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool, Gemm, MatMul, Add, Sub, Mul, Div (not of a constant by a computed value), BatchNormalization (inference), Relu, Sigmoid, Tanh, Flatten, Reshape, Transpose, Pad (constant), Softmax, LogSoftmax, ReduceSum, ReduceMean, ReduceMax, ReduceMin, Identity, Dropout (inference), Constant, Slice (forward, constant bounds), Concat (of two computed values)";
 
 /// Whether an operator reads a `(1, C, H, W)` image, so that the program's input is the
 /// `(C, H, W)` tensor rather than a vector.
