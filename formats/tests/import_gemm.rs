@@ -162,3 +162,31 @@ fn beta_zero_adds_no_c_and_alpha_scales_the_product() {
     let expected: Vec<f64> = linear(&wide(&w), 3, &x).iter().map(|v| v * -2.0).collect();
     assert_eq!(bits(&onnx_support::run(&bytes, &x)), bits(&expected));
 }
+
+#[test]
+fn a_dense_layer_plus_its_own_input_as_c() {
+    // y = alpha · x W + beta · x, x (1, 3), W (3, 3): the product by `linear`, then x scaled
+    // and added by `addTensor` (each element: (sum · 2) + (x · 0.5), each operation rounded).
+    let w = [0.5f32, -1.25, 2.0, 0.1, 3.0, -0.75, 1.5, 0.25, -2.0];
+    let gemm = with_float(with_float(node("Gemm", "g", &["input.1", "W", "input.1"], "y"), "alpha", 2.0), "beta", 0.5);
+    let bytes = model(&[Some(1), Some(3)], "y", vec![gemm], vec![floats("W", &[3, 3], &w)]);
+    let x = [1.0, 0.3, -3.0];
+    // x W: column j of W (3, 3) row-major is w[j], w[3 + j], w[6 + j].
+    let expected: Vec<f64> =
+        (0..3).map(|j| (0..3).fold(0.0, |acc, k| acc + x[k] * f64::from(w[k * 3 + j])) * 2.0 + x[j] * 0.5).collect();
+    assert_eq!(bits(&onnx_support::run(&bytes, &x)), bits(&expected));
+    let steps = onnx_support::import_bytes(&bytes).unwrap().steps;
+    assert!(matches!(steps[..], [Step::Keep(0), Step::Linear { .. }, ..]), "{steps:?}");
+    assert!(steps.iter().any(|s| matches!(s, Step::ArithKept { op: None, .. })), "{steps:?}");
+}
+
+#[test]
+fn a_value_times_its_own_transpose() {
+    // Gemm(x, x, transB = 1) of x (2, 3): the Gram matrix x xᵀ, (2, 2), each element from 0.0.
+    let gemm = with_int(node("Gemm", "g", &["input.1", "input.1"], "y"), "transB", 1);
+    let bytes = model(&[Some(2), Some(3)], "y", vec![gemm], vec![]);
+    let x = [1.0, 0.3, -3.0, 0.7, 2.5, 1.0 / 3.0];
+    let expected: Vec<f64> =
+        (0..4).map(|o| (0..3).fold(0.0, |acc, k| acc + x[(o / 2) * 3 + k] * x[(o % 2) * 3 + k])).collect();
+    assert_eq!(bits(&onnx_support::run(&bytes, &x)), bits(&expected));
+}

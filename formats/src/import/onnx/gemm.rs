@@ -38,6 +38,12 @@ pub(super) fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
         Some(name) if beta != 0.0 => Some(lookup(graph, name)?),
         _ => None,
     };
+    // A computed C that is the current value (`Gemm(x, W, x)`) is read after the product: kept.
+    if let Some(Value::Vector { generation, .. }) = &c
+        && *generation == graph.generation
+    {
+        graph.keep_current();
+    }
     let is_vector = |graph: &Graph, value: &Value| match value {
         Value::Vector { generation, .. } => graph.tensor_of(*generation).is_some_and(|t| t.len() == 1),
         Value::Constant(_) => false,
