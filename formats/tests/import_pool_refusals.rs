@@ -41,10 +41,18 @@ fn pools_outside_the_language_are_refused_naming_the_node() {
     let refused = |node: NodeProto| error_of(&image(vec![node], vec![]));
     let e = refused(node("MaxPool", "p", &["input.1"], "y"));
     assert_eq!(e, "node \"p\" (MaxPool): kernel_shape is required");
-    let e = refused(with_int(max_pool("p", "input.1", "y"), "ceil_mode", 1));
-    assert!(e.starts_with("node \"p\" (MaxPool): ceil_mode = 1 is not supported"), "{e}");
-    let e = refused(with_int(average_pool("a", "input.1", "y"), "ceil_mode", 1));
-    assert!(e.starts_with("node \"a\" (AveragePool): ceil_mode = 1 is not supported"), "{e}");
+    let e = refused(with_int(max_pool("p", "input.1", "y"), "ceil_mode", 2));
+    assert_eq!(e, "node \"p\" (MaxPool): ceil_mode = 2 is not 0 or 1");
+    // 4 columns, a window of 2, stride 3: ceil adds a window of one column, which ONNX divides
+    // by 1 with count_include_pad = 1 (its part inside the padded image), K-NN by 2.
+    let partial = with_int(with_ints(average_pool("a", "input.1", "y"), "strides", &[3, 3]), "ceil_mode", 1);
+    let e = refused(with_int(partial, "count_include_pad", 1));
+    assert!(
+        e.starts_with(
+            "node \"a\" (AveragePool): ceil_mode = 1 with count_include_pad = 1 makes a last, partial window"
+        ),
+        "{e}"
+    );
     let e = refused(with_int(max_pool("p", "input.1", "y"), "storage_order", 1));
     assert!(e.starts_with("node \"p\" (MaxPool): storage_order = 1 is not supported"), "{e}");
     let mut indices = max_pool("p", "input.1", "y");

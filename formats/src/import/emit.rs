@@ -52,6 +52,7 @@ pub fn skeleton(mut network: Network) -> (String, Vec<Elements>) {
                 literals.extend(conv.bias.as_mut().map(|b| Elements::Floats(std::mem::take(b))));
                 literals
             }
+            Step::Literal { values, .. } => vec![Elements::Floats(std::mem::take(values))],
             _ => Vec::new(),
         })
         .collect();
@@ -170,6 +171,7 @@ fn is_tensor_step(step: &Step) -> bool {
             | Step::Pad { .. }
             | Step::MatmulKept { .. }
             | Step::ArithKept { .. }
+            | Step::Literal { .. }
     )
 }
 
@@ -245,6 +247,7 @@ impl Emitter<'_> {
                 self.slice(network, [*axis, *begin, *end, *step], output, name_as_output)
             }
             Step::Pad { value, pads, output } => self.pad(network, *value, pads, output, name_as_output),
+            Step::Literal { dims, values } => self.constant(dims, values),
             Step::Activation(activation) => {
                 let target = if name_as_output { network.output.clone() } else { format!("h{}", self.copies) };
                 self.copies += 1;

@@ -1,12 +1,14 @@
 //! The steps of a graph that branches: a value kept for a later reader, a branch taken up from
 //! it, and the sum of two branches, `let h4 = addTensor(z3, h1) in` (Ext-1; in the element-`let`
-//! style, which any grammar reads, a fresh tensor written element by element).
+//! style, which any grammar reads, a fresh tensor written element by element). Also the
+//! constant operand of a product (`Step::Literal`), a tensor literal.
 
 use knn_semantics::broadcast::operand_index;
 use knn_semantics::matmul::{inner_extent, left_index, right_index};
 use knn_semantics::syntax::TensorOp;
+use knn_semantics::syntax::print::float_literal;
 
-use super::{Emitter, Style, shape_words};
+use super::{Emitter, Style, literal, shape_words};
 use crate::import::{Network, Step};
 
 /// Which elements are known not to be `-0.0` after a run of element-wise steps, given `flags`
@@ -210,5 +212,37 @@ impl Emitter<'_> {
         self.shape = output.to_vec();
         // Which elements may be -0.0 is not tracked through two operands: none is known not to.
         vec![false; output.iter().product()]
+    }
+}
+
+impl Emitter<'_> {
+    /// A constant tensor as the current one (`Step::Literal`): `let W3 = initTensor(dims)[…] in`,
+    /// or, in the element-`let` style, `initTensor(dims)` and one `let` per element that is not
+    /// `+0.0`. Its elements may be anything, `-0.0` included.
+    pub(super) fn constant(&mut self, dims: &[usize], values: &[f64]) -> Vec<bool> {
+        let w = format!("W{}", self.linears);
+        self.linears += 1;
+        let words = dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let _ = writeln!(self.out, "\n// A constant matrix, {}", shape_words(dims));
+        let row = dims.last().copied().unwrap_or(1).max(1);
+        match self.style {
+            Style::Skeleton => {
+                let _ = writeln!(self.out, "let {w} = initTensor({words})[…] in");
+            }
+            Style::Literals => literal(self.out, &w, dims, row, values),
+            Style::ElementLets => {
+                let _ = writeln!(self.out, "let {w} = initTensor({words}) in");
+                self.current = w.clone();
+                self.shape = dims.to_vec();
+                for (i, &v) in values.iter().enumerate() {
+                    if v.to_bits() != 0f64.to_bits() {
+                        let _ = writeln!(self.out, "let {w}[{}] = {} in", self.index(i), float_literal(v));
+                    }
+                }
+            }
+        }
+        self.current = w;
+        self.shape = dims.to_vec();
+        values.iter().map(|v| v.to_bits() != (-0f64).to_bits()).collect()
     }
 }

@@ -66,6 +66,7 @@ pub(super) fn element(
             | Step::ConcatKept { .. }
             | Step::MatmulKept { .. }
             | Step::ArithKept { .. }
+            | Step::Literal { .. }
             | Step::Softmax { .. }
             | Step::Reduce { .. }
             | Step::Slice { .. }

@@ -66,6 +66,7 @@ pub fn non_finite_values(network: &Network) -> Vec<String> {
             | Step::MatmulKept { .. }
             | Step::ArithKept { .. } => continue,
             Step::Softmax { .. } | Step::Reduce { .. } | Step::Slice { .. } | Step::Pad { .. } => continue,
+            Step::Literal { values, .. } => ("a constant matrix that a product reads".into(), vec![&values[..]]),
         };
         let all = || values.iter().flat_map(|v| v.iter());
         let count = all().filter(|x| !x.is_finite()).count();

@@ -151,6 +151,12 @@ pub enum Step {
         op: Option<TensorOp>,
         output: Vec<usize>,
     },
+    /// The current tensor becomes the constant `values` of shape `dims` (row-major), a tensor
+    /// literal (Ext-2): a `Gemm`'s constant operand of `matmul` (`onnx/gemm.rs`).
+    Literal {
+        dims: Vec<usize>,
+        values: Arc<[f64]>,
+    },
 }
 
 /// The reductions of Ext-10.
@@ -215,7 +221,10 @@ impl Network {
                 | Step::Reduce { output: shape, .. }
                 | Step::Slice { output: shape, .. }
                 | Step::ConcatKept { output: shape, .. }
-                | Step::Pad { output: shape, .. } => shapes.push(shape.clone()),
+                | Step::Pad { output: shape, .. }
+                | Step::MatmulKept { output: shape, .. }
+                | Step::ArithKept { output: shape, .. }
+                | Step::Literal { dims: shape, .. } => shapes.push(shape.clone()),
                 Step::Keep(slot) => kept.push((*slot, shapes.last().cloned().unwrap_or_default())),
                 Step::Resume(slot) => {
                     let shape = kept.iter().rev().find(|(k, _)| k == slot).map(|(_, s)| s.clone());
@@ -242,7 +251,7 @@ impl Network {
         self.steps
             .iter()
             .map(|s| match s {
-                Step::Linear { weights, .. } => weights.len(),
+                Step::Linear { weights, .. } | Step::Literal { values: weights, .. } => weights.len(),
                 Step::Add(c) | Step::Mul(c) | Step::Div(c) => c.len(),
                 Step::Clip { low, high } => low.len() + high.len(),
                 Step::Conv(conv) => conv.weights.len() + conv.bias.as_ref().map_or(0, |b| b.len()),

@@ -78,7 +78,7 @@ impl Graph {
 
     /// Whether a node at `from` or after it, or the graph's output, reads the value of
     /// `generation` (under any of its names: `Identity` and reshapes of a vector give it more).
-    fn read_from(&self, generation: usize, from: usize) -> bool {
+    pub(super) fn read_from(&self, generation: usize, from: usize) -> bool {
         self.values.iter().any(|(name, value)| {
             matches!(value, Value::Vector { generation: g, .. } if *g == generation)
                 && self.last_read.get(name).is_some_and(|&last| last >= from)

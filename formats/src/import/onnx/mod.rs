@@ -1,7 +1,7 @@
 //! ONNX models whose graph is an MLP or a network of convolutions and pools: one float input,
 //! `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul`, `Add`/`Sub` with constants or of two
 //! computed values, `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (constant: folded into a window, or `pad`),
-//! `Conv`, `MaxPool`, `AveragePool`, `Gemm`, `MatMul` (by a constant, or of two computed values:
+//! `Conv`, `MaxPool`, `AveragePool`, `Gemm` (a dense layer, or Ext-15's `matmul`: `gemm.rs`), `MatMul` (by a constant, or of two computed values:
 //! Ext-15's `matmul`), `Add`/`Sub`/`Mul`/`Div` with constants or of two computed values (Ext-8's
 //! broadcasting functions where the shapes differ: `arith.rs`), `Relu`, `Sigmoid`, `Tanh`, `Flatten`, `Reshape`, `Pad` (of zeros, folded),
 //! `Identity`, `Constant` nodes, one output. Any other operator is an error that names it and

@@ -12,6 +12,8 @@ use crate::import::{Activation, Conv, Step};
 mod classifier;
 #[path = "conv.rs"]
 mod conv;
+#[path = "gemm.rs"]
+mod gemm;
 #[path = "pad.rs"]
 mod pad;
 #[path = "pool.rs"]
@@ -26,6 +28,7 @@ mod slice;
 mod transpose;
 use classifier::{reduce, softmax};
 use conv::conv;
+use gemm::gemm;
 use pad::pad;
 use pool::pool;
 use scale::{batch_normalization, div, global_pool, mul};
@@ -303,64 +306,6 @@ fn matmul(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
         return Err(format!("the matrix expects {cols} inputs, the vector has shape {input_shape:?}"));
     }
     graph.steps.push(Step::Linear { rows, cols, weights: w });
-    Ok(graph.next_tensor(output_shape, vec![rows]))
-}
-
-/// `Gemm(A, B, C) = alpha * A' B' + beta * C`, one of `A`, `B` the vector, `A'` and `B'`
-/// transposed or not (`transA`, `transB`): a `linear`, then the product scaled by `alpha`
-/// (left out when it is 1), then `beta * C` added as a bias (`beta * C` computed when
-/// importing, exactly: the product of two float32 values is a binary64 value).
-fn gemm(graph: &mut Graph, node: &NodeProto) -> Result<Value, String> {
-    let (alpha, beta) = (float_attribute(node, "alpha", 1.0)?, float_attribute(node, "beta", 1.0)?);
-    let (trans_a, trans_b) = (int_attribute(node, "transA", 0)? != 0, int_attribute(node, "transB", 0)? != 0);
-    if !(2..=3).contains(&node.input.len()) {
-        return Err(format!("expected 2 or 3 inputs, found {}", node.input.len()));
-    }
-    let has_bias = node.input.len() == 3 && !node.input[2].is_empty();
-    let a = lookup(graph, &node.input[0])?;
-    let b = lookup(graph, &node.input[1])?;
-    let (rows, cols, w, output_shape) = match (&a, &b) {
-        // x'(1, K) B'(K, N): the weights are B'ᵀ, of shape (N, K).
-        (Value::Vector { .. }, Value::Constant(m)) => {
-            let shape = graph.vector(&a, node)?;
-            if !matches!((trans_a, &shape[..]), (false, [1, _]) | (true, [_, 1])) {
-                return Err(format!("A has shape {shape:?}; expected one row (1, K) (after transA)"));
-            }
-            let (rows, cols, w) = weights(m, !trans_b)?;
-            (rows, cols, w, vec![1, rows])
-        }
-        // A'(M, K) x'(K, 1): the weights are A', of shape (M, K).
-        (Value::Constant(m), Value::Vector { .. }) => {
-            let shape = graph.vector(&b, node)?;
-            if !matches!((trans_b, &shape[..]), (false, [_, 1]) | (true, [1, _])) {
-                return Err(format!("B has shape {shape:?}; expected one column (K, 1) (after transB)"));
-            }
-            let (rows, cols, w) = weights(m, trans_a)?;
-            (rows, cols, w, vec![rows, 1])
-        }
-        _ => return Err("knn imports products of the vector and a constant matrix only".into()),
-    };
-    graph.expect_vector()?;
-    let len = match (&a, &b) {
-        (Value::Vector { shape, .. }, _) | (_, Value::Vector { shape, .. }) => shape.iter().product::<usize>(),
-        _ => 0,
-    };
-    if len != cols {
-        return Err(format!("the weight matrix expects {cols} inputs, the vector has {len}"));
-    }
-    graph.steps.push(Step::Linear { rows, cols, weights: w });
-    if alpha != 1.0 {
-        graph.steps.push(Step::Mul(vec![f64::from(alpha); rows]));
-    }
-    if has_bias {
-        let Value::Constant(c) = lookup(graph, &node.input[2])? else {
-            return Err("the bias C is not a constant".into());
-        };
-        let bias = broadcast(&c.floats(), &c.dims, &output_shape)
-            .ok_or_else(|| format!("the bias of shape {:?} does not broadcast to {output_shape:?}", c.dims))?;
-        let beta = f64::from(beta);
-        graph.steps.push(Step::Add(if beta == 1.0 { bias } else { bias.iter().map(|c| beta * c).collect() }));
-    }
     Ok(graph.next_tensor(output_shape, vec![rows]))
 }
 

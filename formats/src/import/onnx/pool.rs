@@ -20,11 +20,11 @@ pub(super) fn pool(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
         Some(_) => pair(node, "kernel_shape")?,
     };
     let (strides, dilations) = (pair(node, "strides")?, pair(node, "dilations")?);
-    // ceil_mode = 1 adds a last, partial window where the floor leaves one out: K-NN's pools
-    // take whole windows only.
-    if int_attribute(node, "ceil_mode", 0)? != 0 {
-        return Err("ceil_mode = 1 is not supported (K-NN's pools round the output size down, ceil_mode = 0)".into());
-    }
+    let ceil_mode = match int_attribute(node, "ceil_mode", 0)? {
+        0 => false,
+        1 => true,
+        other => return Err(format!("ceil_mode = {other} is not 0 or 1")),
+    };
     if average && dilations != [1, 1] {
         return Err(format!("dilations = {dilations:?}: K-NN's avgPool2d has no dilations"));
     }
@@ -38,7 +38,13 @@ pub(super) fn pool(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
         1 => true,
         other => return Err(format!("count_include_pad = {other} is not 0 or 1")),
     };
-    let pads = spatial_pads(node, [h, w], kernel, strides, dilations)?;
+    let mut pads = spatial_pads(node, [h, w], kernel, strides, dilations)?;
+    if ceil_mode {
+        pads = ceil_pads([h, w], kernel, strides, dilations, pads);
+        if average && count_pad && pads != spatial_pads(node, [h, w], kernel, strides, dilations)? {
+            return Err("ceil_mode = 1 with count_include_pad = 1 makes a last, partial window, which ONNX divides by its taps inside the padded image and K-NN's countPad = 1 by the whole window".into());
+        }
+    }
     // A zero `Pad` node before an average over whole windows is folded into its pads (pad.rs).
     let (input, pads) = graph.unfold_pad([c, h, w], pads, average && count_pad)?;
     let kind = if average { PoolKind::Average { count_pad } } else { PoolKind::Max };
@@ -53,4 +59,34 @@ pub(super) fn pool(graph: &mut Graph, node: &NodeProto) -> Result<Value, String>
     graph.steps.push(Step::Pool(step));
     let [oc, oh, ow] = output;
     Ok(graph.next_tensor(vec![1, oc, oh, ow], output.to_vec()))
+}
+
+/// The pads with which the floor of K-NN's output size is ONNX's `ceil_mode = 1` size: per
+/// axis, `ceil((in + pads - reach) / stride) + 1` windows, less the last when it would start
+/// past the image and its leading pad (ONNX from opset 19, onnxruntime's rule), the end pad
+/// grown to hold the last window. The taps it adds are padding, which both pools skip, as
+/// ONNX skips the part of a window past the input: the max and the average over the taps
+/// inside (`count_include_pad = 0`) are ONNX's.
+fn ceil_pads(
+    [h, w]: [usize; 2],
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    dilations: [usize; 2],
+    pads: [usize; 4],
+) -> [usize; 4] {
+    let mut pads = pads;
+    for (axis, size) in [h, w].into_iter().enumerate() {
+        let (begin, end) = (pads[axis], pads[axis + 2]);
+        let padded = size.saturating_add(begin).saturating_add(end);
+        let reach = (kernel[axis].max(1) - 1).saturating_mul(dilations[axis]).saturating_add(1);
+        let stride = strides[axis].max(1);
+        let Some(span) = padded.checked_sub(reach) else { continue };
+        let mut windows = span.div_ceil(stride) + 1;
+        if windows > span / stride + 1 && (windows - 1).saturating_mul(stride) >= size.saturating_add(begin) {
+            windows -= 1;
+        }
+        let needed = (windows - 1).saturating_mul(stride).saturating_add(reach);
+        pads[axis + 2] = end.saturating_add(needed.saturating_sub(padded));
+    }
+    pads
 }

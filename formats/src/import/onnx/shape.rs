@@ -51,6 +51,12 @@ impl Graph {
 /// ONNX `Reshape`: `0` copies the input's dimension (unless `allowzero`), `-1` is inferred.
 fn reshape(shape: &[usize], target: &[i64], allow_zero: bool) -> Result<Vec<usize>, String> {
     let total: usize = shape.iter().product();
+    if allow_zero && target.contains(&0) && total != 0 {
+        // With allowzero = 1 a 0 is an extent of 0, not a copy: a shape of no element.
+        return Err(format!(
+            "allowzero = 1 makes the 0 in the target shape {target:?} an extent of 0: no element, where the input has {total}"
+        ));
+    }
     let mut resolved = Vec::with_capacity(target.len());
     let mut inferred = None;
     for (axis, &d) in target.iter().enumerate() {
@@ -91,6 +97,8 @@ mod tests {
         assert_eq!(reshape(&[1, 2, 3, 4], &[0, 0, -1], false).unwrap(), vec![1, 2, 12]);
         assert!(reshape(&[1, 5], &[2, -1], false).is_err());
         assert!(reshape(&[1, 5], &[-1, -1], false).is_err());
-        assert!(reshape(&[1, 5], &[0, 5], true).is_err());
+        assert!(reshape(&[1, 5], &[0, 5], true).unwrap_err().starts_with("allowzero = 1 makes the 0"));
+        // allowzero = 1 without a 0 in the shape reads as 0.
+        assert_eq!(reshape(&[1, 2, 3], &[1, -1], true).unwrap(), vec![1, 6]);
     }
 }
