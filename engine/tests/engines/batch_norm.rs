@@ -1,7 +1,7 @@
 //! Ext-14's `batchNorm` on every engine, its input a literal (constants) and copied from an
-//! input (symbolic in the staged engine): each element `((X[I] - M[c]) / sqrt(V[c] + E)) * S[c]
-//! + B[c]` in row-major order (`ext-batch-norm-helper-step`, `ext-sqrt-item`), worked out by
-//! hand; a variance read from the input (the root taken when the plan runs); the plan's copy
+//! input (symbolic in the staged engine): each element, `((X[I] - M[c]) / sqrt(V[c] + E)) *
+//! S[c] + B[c]` in row-major order (`ext-batch-norm-helper-step`, `ext-sqrt-item`), worked out
+//! by hand; a variance read from the input (the root taken when the plan runs); the plan's copy
 //! and one `Elementwise` when the input is one buffer and the parameters constants, row by row
 //! and in lane groups; and each error kind.
 
