@@ -33,7 +33,7 @@ fn generated_programs_fire_every_revised_rule() {
 /// properties hold the fusions to the reference and not only the element-by-element path.
 #[test]
 fn generated_programs_reach_every_fused_operation() {
-    use knn_engine::bigstep::ops::{Activation, CombineOperand, Op};
+    use knn_engine::bigstep::ops::{Activation, CombineOperand, ElementStep, Item, Op};
     use knn_engine::bigstep::{Binding, InputData, compile};
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
     for seed in 0..3000 {
@@ -43,6 +43,15 @@ fn generated_programs_reach_every_fused_operation() {
             let exp = parse_program(&program.source(), Grammar::Relaxed).expect("generated programs parse");
             let binding = Binding { name: input.name.clone(), shape: input.shape.clone(), data: InputData::Symbolic };
             for op in compile(&exp, &[binding]).ops {
+                // Ext-14: a batch normalisation fused, its steps those of ONNX's formula.
+                if let Op::Elementwise { steps, .. } = &op
+                    && steps.iter().any(|s| {
+                        use ElementStep::{Add, Div, Mul, Sub};
+                        matches!(s[..], [Sub(_), Div(_), Mul(_), Add(_)])
+                    })
+                {
+                    *seen.entry("Elementwise(batchNorm)").or_default() += 1;
+                }
                 let kind = match op {
                     Op::MatVec { .. } => "MatVec",
                     Op::AddBias { .. } => "AddBias",
@@ -69,6 +78,8 @@ fn generated_programs_reach_every_fused_operation() {
                     },
                     Op::Pad { .. } => "Pad",
                     Op::MatMul { .. } => "MatMul",
+                    // Ext-14: a variance known only when the plan runs (its root an `Item`).
+                    Op::Item { item: Item::Sqrt, .. } => "Item(sqrt)",
                     _ => continue,
                 };
                 *seen.entry(kind).or_default() += 1;
@@ -93,7 +104,7 @@ fn generated_programs_reach_every_fused_operation() {
         "Pad",
     ];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
-    for kind in kinds.into_iter().chain(combines).chain(["MatMul"]) {
+    for kind in kinds.into_iter().chain(combines).chain(["MatMul", "Elementwise(batchNorm)", "Item(sqrt)"]) {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

@@ -159,6 +159,9 @@ fn check_function(keyword: &str, kind: &FuncKind, output: Option<&str>, scope: &
         // Ext-13: the input names a tensor; the number of pads is checked against its rank
         // when the program runs.
         FuncKind::Pad(x, ..) => tensor_names(keyword, &[x], errors),
+        // Ext-14: the five operands name tensors; their shapes are compared when the program
+        // runs.
+        FuncKind::BatchNorm(xs, _) => tensor_names(keyword, &xs.iter().collect::<Vec<_>>(), errors),
         _ => return,
     };
     for (name, span) in operands {

@@ -7,6 +7,7 @@
 //!
 //! Generation is a function of a seed: a failing case is reproduced from the seed it prints.
 
+mod batch_norm;
 mod matmul;
 mod pad;
 mod rng;

@@ -290,19 +290,26 @@ impl Gen {
                 }
             }
         }
-        // An imported batch normalisation or scaling: `z[i] * a (+ b)` on most elements.
+        // An imported batch normalisation or scaling: `z[i] * a (+ b)` on most elements; or
+        // (Ext-14) a `batchNorm` of the vector, its rows channels of one element.
         if self.rng.chance(20) {
-            // Or (Ext-7) a normalisation `(z[i] - m) / s`, its scale zero at times.
-            let normalise = self.extensions && !self.moderate && self.rng.chance(30);
-            for i in 0..rows {
-                if self.rng.chance(80) {
-                    let factor = self.float();
-                    let add = self.rng.chance(60).then(|| self.float());
-                    let index = i as i64;
-                    self.stmts.push(match add {
-                        Some(shift) if normalise => Stmt::Normalise { tensor: z.clone(), index, shift, scale: factor },
-                        _ => Stmt::Scale { tensor: z.clone(), index, factor, add },
-                    });
+            if self.extensions && self.rng.chance(30) {
+                z = self.batch_norm(z, &[rows]);
+            } else {
+                // Or (Ext-7) a normalisation `(z[i] - m) / s`, its scale zero at times.
+                let normalise = self.extensions && !self.moderate && self.rng.chance(30);
+                for i in 0..rows {
+                    if self.rng.chance(80) {
+                        let factor = self.float();
+                        let add = self.rng.chance(60).then(|| self.float());
+                        let index = i as i64;
+                        self.stmts.push(match add {
+                            Some(shift) if normalise => {
+                                Stmt::Normalise { tensor: z.clone(), index, shift, scale: factor }
+                            }
+                            _ => Stmt::Scale { tensor: z.clone(), index, factor, add },
+                        });
+                    }
                 }
             }
         }

@@ -34,6 +34,8 @@ impl Gen {
             _ if self.rng.chance(30) => self.pad(),
             // Ext-15 drawn where `reshape` was.
             _ if self.rng.chance(30) => self.matmul(),
+            // Ext-14 drawn where `reshape` was (`batch_norm.rs`).
+            _ if self.rng.chance(20) => self.batch_norm_in_scope(),
             _ => self.reshape(),
         }
     }

@@ -108,6 +108,10 @@ pub enum Stmt {
     /// `let out = matmul(a, b) in` (Ext-15): usually names of tensors whose shapes fit,
     /// sometimes not, or a scalar (an error).
     Matmul { out: String, a: Scalar, b: Scalar },
+    /// `let out = batchNorm(x, s, b, m, v, epsilon = e) in` (Ext-14): the operands usually
+    /// names of a tensor and four vectors of its first extent, sometimes not, or a scalar (an
+    /// error).
+    BatchNorm { out: String, xs: Vec<Scalar>, epsilon: f64 },
 }
 
 /// What the program evaluates to.

@@ -21,7 +21,8 @@ impl Stmt {
             | Stmt::Concat { out: name, .. }
             | Stmt::Slice { out: name, .. }
             | Stmt::Pad { out: name, .. }
-            | Stmt::Matmul { out: name, .. } => Some(name),
+            | Stmt::Matmul { out: name, .. }
+            | Stmt::BatchNorm { out: name, .. } => Some(name),
             Stmt::Write { .. }
             | Stmt::Bias { .. }
             | Stmt::Scale { .. }
@@ -48,7 +49,7 @@ impl Stmt {
             | Stmt::TensorMath { x: s, .. }
             | Stmt::Slice { x: s, .. }
             | Stmt::Pad { x: s, .. } => s.names(&mut out),
-            Stmt::Concat { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
+            Stmt::Concat { xs, .. } | Stmt::BatchNorm { xs, .. } => xs.iter().for_each(|x| x.names(&mut out)),
             Stmt::Linear { w, x, .. } => out.extend([w.clone(), x.clone()]),
             Stmt::AddTensor { a, b, .. } | Stmt::Matmul { a, b, .. } => {
                 a.names(&mut out);
@@ -112,6 +113,9 @@ impl Stmt {
                 let_func(out, kind, body)
             }
             Stmt::Matmul { out, a, b } => let_func(out, FuncKind::Matmul(boxed(a.exp()), boxed(b.exp())), body),
+            Stmt::BatchNorm { out, xs, epsilon } => {
+                let_func(out, FuncKind::BatchNorm(xs.iter().map(Scalar::exp).collect(), *epsilon), body)
+            }
             Stmt::AddTensor { out, a, b, op: None } => {
                 let_func(out, FuncKind::AddTensor(boxed(a.exp()), boxed(b.exp())), body)
             }

@@ -166,6 +166,11 @@ impl Interpreter<'_> {
                 // `ext-matmul-shape-mismatch`): `matmul.rs`.
                 self.let_matmul(name, (y, z), body, scope, (call, span), tasks)?;
             }
+            FuncKind::BatchNorm(..) => {
+                // `ext-let-batch-norm` and its errors (`rev-let-func-error`,
+                // `ext-batch-norm-shape-mismatch`): `batch_norm.rs`.
+                self.let_batch_norm(name, func, body, scope, span, tasks)?;
+            }
         }
         Ok(())
     }

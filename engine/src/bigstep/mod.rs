@@ -1,6 +1,7 @@
 //! The big-step engine: compiles a revised program once into a [`Plan`] (what does not depend on
 //! the inputs is computed there), then runs the plan on one input or on many in parallel.
 
+mod batch_norm;
 mod broadcast;
 mod combine;
 mod compile;

@@ -73,6 +73,8 @@ pub enum Item {
     Sigmoid,
     Exp,
     Log,
+    /// `sqrtFloat` (Ext-14's `sqrtItem`, `batchNorm`'s divisor).
+    Sqrt,
 }
 
 impl Item {
@@ -83,6 +85,7 @@ impl Item {
             Item::Sigmoid => "sigmoidItem",
             Item::Exp => "expItem",
             Item::Log => "logItem",
+            Item::Sqrt => "sqrtItem",
         }
     }
 }
@@ -163,6 +166,8 @@ pub fn item(item: Item, x: f64) -> f64 {
         Item::Sigmoid => sigmoid(x),
         Item::Exp => exp_float(x),
         Item::Log => log_float(x),
+        // `ext-sqrt-item`: IEEE's correctly rounded root, NaN below zero.
+        Item::Sqrt => x.sqrt(),
     }
 }
 

@@ -121,7 +121,7 @@ impl Interpreter<'_> {
     }
 
     /// `Y`'s element at `index`, read through the indexing.
-    fn element(&mut self, y_loc: usize, index: &[i64], span: Span) -> Eval<Value> {
+    pub(super) fn element(&mut self, y_loc: usize, index: &[i64], span: Span) -> Eval<Value> {
         let y = self.stage.read(y_loc, span);
         self.index(y, index, span)
     }

@@ -3,6 +3,7 @@
 //! docs/semantics.md §3 and §4, and hand-written programs around every construct; errors (their
 //! kind, words and `<env>`) in `errors.rs`, the extensions' constructs in `extensions.rs`.
 
+mod batch_norm;
 mod broadcast;
 mod concat;
 mod conv;

@@ -7,7 +7,7 @@
 //! add constructs K-NN lacks. A patch's
 //! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-13: `pad`), which add constructs K-NN lacks. A patch's
 //! `softmax`, `logSoftmax`; Ext-10: the reductions; Ext-15: `matmul`), which add constructs
-//! K-NN lacks. A patch's
+//! K-NN lacks; Ext-14: `batchNorm`. A patch's
 //! rules are written like the published ones: ID (`rev-…`, `ext-…`), K text, apply function.
 //!
 //! Where a patch's first draft left a choice open (its K was never compiled), the choice follows
@@ -34,6 +34,7 @@ pub mod ext10_reduce;
 pub mod ext11_concat;
 pub mod ext12_slice;
 pub mod ext13_pad;
+pub mod ext14_batch_norm;
 pub mod ext15_matmul;
 pub mod ext1_add_tensor;
 pub mod ext2_tensor_literal;
@@ -91,6 +92,7 @@ pub static PATCHES: &[&Patch] = &[
     &ext12_slice::PATCH,
     &ext13_pad::PATCH,
     &ext15_matmul::PATCH,
+    &ext14_batch_norm::PATCH,
 ];
 
 /// `L |-> tensor(T, N)`: the header stored at `l`, as `(T, N)`.

@@ -151,7 +151,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         | FuncTerm::TensorMath { x, .. }
         | FuncTerm::Slice { x, .. }
         | FuncTerm::Pad { x, .. } => vec![x],
-        FuncTerm::Concat { xs, .. } => xs.iter().collect(),
+        FuncTerm::Concat { xs, .. } | FuncTerm::BatchNorm { xs, .. } => xs.iter().collect(),
     };
     let keyword = match func {
         FuncTerm::InitTensor(_) | FuncTerm::TensorLiteral(..) => "initTensor",
@@ -169,6 +169,7 @@ fn diagnose(r: &Rewrite<'_>, target: &Term, func: &FuncTerm) -> (ErrorKind, Stri
         FuncTerm::Slice { .. } => "slice",
         FuncTerm::Pad { .. } => "pad",
         FuncTerm::Matmul(..) => "matmul",
+        FuncTerm::BatchNorm { .. } => "batchNorm",
     };
     for operand in operands {
         match operand.as_id() {

@@ -61,10 +61,12 @@ pub enum Head {
     PadHelper,
     /// `matmulHelper` (Ext-15).
     MatmulHelper,
+    /// `batchNormHelper` (Ext-14).
+    BatchNormHelper,
 }
 
 impl Head {
-    pub const COUNT: usize = Head::MatmulHelper as usize + 1;
+    pub const COUNT: usize = Head::BatchNormHelper as usize + 1;
 
     /// Heads on which a value sits (and cooling may apply).
     pub const VALUES: &'static [Head] = &[Head::Float, Head::Int, Head::Tensor];
@@ -121,6 +123,7 @@ impl Head {
                 Node::SliceHelper { .. } => Head::SliceHelper,
                 Node::PadHelper(_) => Head::PadHelper,
                 Node::MatmulHelper(_) => Head::MatmulHelper,
+                Node::BatchNormHelper(_) => Head::BatchNormHelper,
                 // `node()` never returns a pending substitution.
                 Node::Subst(_) => Head::Frozen,
             },

@@ -133,7 +133,13 @@ pub enum FuncKind {
     Pad(Box<Exp>, f64, IntList),
     /// `matmul(A, B)` (Ext-15, relaxed grammar only): NumPy's matrix product of two tensors.
     Matmul(Box<Exp>, Box<Exp>),
+    /// `batchNorm(X, S, B, M, V, epsilon = E)` (Ext-14, relaxed grammar only): the input, the
+    /// scale, the bias, the mean and the variance, then `epsilon` (`1e-05` when not written).
+    BatchNorm(Vec<Exp>, f64),
 }
+
+/// `batchNorm`'s epsilon when the program does not write it: ONNX's default (Ext-14).
+pub const BATCH_NORM_EPSILON: f64 = 1e-05;
 
 /// An identifier in an `Id`-sorted position (the arguments of `linear`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -237,7 +243,7 @@ fn take_children(kind: ExpKind, stack: &mut Vec<Exp>) {
                 | FuncKind::TensorMath(_, x, _)
                 | FuncKind::Slice(x, _)
                 | FuncKind::Pad(x, ..) => stack.push(*x),
-                FuncKind::Concat(xs, _) => stack.extend(xs),
+                FuncKind::Concat(xs, _) | FuncKind::BatchNorm(xs, _) => stack.extend(xs),
                 FuncKind::InitTensor(_) | FuncKind::TensorLiteral(..) | FuncKind::Linear(..) => {}
             }
         }
@@ -308,6 +314,7 @@ impl Exp {
                     FuncKind::Slice(_, ints) => FuncKind::Slice(kid(), ints.clone()),
                     FuncKind::Pad(_, v, pads) => FuncKind::Pad(kid(), *v, pads.clone()),
                     FuncKind::Matmul(..) => FuncKind::Matmul(kid(), kid()),
+                    FuncKind::BatchNorm(xs, e) => FuncKind::BatchNorm(xs.iter().map(|_| *kid()).collect(), *e),
                 };
                 let func = Func { kind, span: func.span };
                 ExpKind::LetFunc { target, func, body: kid() }
@@ -379,6 +386,9 @@ fn shallow_eq(a: &Exp, b: &Exp) -> bool {
             (FuncKind::Concat(_, a1), FuncKind::Concat(_, a2)) => a1 == a2,
             (FuncKind::Slice(_, i1), FuncKind::Slice(_, i2)) => i1 == i2,
             (FuncKind::Pad(_, v1, p1), FuncKind::Pad(_, v2, p2)) => v1.to_bits() == v2.to_bits() && p1 == p2,
+            (FuncKind::BatchNorm(x1, e1), FuncKind::BatchNorm(x2, e2)) => {
+                x1.len() == x2.len() && e1.to_bits() == e2.to_bits()
+            }
             (f, g) => std::mem::discriminant(f) == std::mem::discriminant(g),
         },
         _ => false,

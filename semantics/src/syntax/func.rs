@@ -24,7 +24,7 @@ impl Func {
             | FuncKind::Transpose(..)
             | FuncKind::TensorArith(..) => None,
             FuncKind::TensorMath(..) | FuncKind::Concat(..) | FuncKind::Slice(..) | FuncKind::Pad(..) => None,
-            FuncKind::Matmul(..) => None,
+            FuncKind::Matmul(..) | FuncKind::BatchNorm(..) => None,
         }
     }
 
@@ -44,7 +44,7 @@ impl Func {
             | FuncKind::Reshape(x, _)
             | FuncKind::Transpose(x, _)
             | FuncKind::TensorMath(_, x, _) => Children::from_slice(&[x]),
-            FuncKind::Concat(xs, _) => xs.iter().collect(),
+            FuncKind::Concat(xs, _) | FuncKind::BatchNorm(xs, _) => xs.iter().collect(),
             FuncKind::Slice(x, _) | FuncKind::Pad(x, ..) => Children::from_slice(&[x]),
             _ => self.argument().into_iter().collect(),
         }
@@ -73,6 +73,7 @@ impl Func {
             FuncKind::Slice(..) => "slice",
             FuncKind::Pad(..) => "pad",
             FuncKind::Matmul(..) => "matmul",
+            FuncKind::BatchNorm(..) => "batchNorm",
         }
     }
 }
@@ -101,6 +102,7 @@ impl Clone for Func {
             FuncKind::Slice(x, ints) => FuncKind::Slice(x.clone(), ints.clone()),
             FuncKind::Pad(x, v, pads) => FuncKind::Pad(x.clone(), *v, pads.clone()),
             FuncKind::Matmul(a, b) => FuncKind::Matmul(a.clone(), b.clone()),
+            FuncKind::BatchNorm(xs, epsilon) => FuncKind::BatchNorm(xs.clone(), *epsilon),
         };
         Func { kind, span: self.span }
     }

@@ -2,7 +2,7 @@
 //! where K's priorities require them, floats print in the shortest form that reads back to the
 //! same bits, so `parse(to_source(p)) == p` for every program `p` the parser can produce.
 
-use super::ast::{Exp, ExpKind, Func, FuncKind};
+use super::ast::{BATCH_NORM_EPSILON, Exp, ExpKind, Func, FuncKind};
 use super::elements::{Elements, Number};
 
 /// K's priority groups, loosest first: how loosely an expression binds. A position that needs
@@ -165,6 +165,12 @@ fn push_func<'e>(func: &'e Func, out: &mut Vec<Piece<'e>>) {
             if let FuncKind::Pad(_, value, pads) = &func.kind {
                 out.push(Piece::Owned(format!(", {}, {}", float_literal(*value), ints_text(pads))));
             }
+            // Ext-14: the default epsilon is left out, as a program may leave it out.
+            if let FuncKind::BatchNorm(_, epsilon) = &func.kind
+                && epsilon.to_bits() != BATCH_NORM_EPSILON.to_bits()
+            {
+                out.push(Piece::Owned(format!(", epsilon = {}", float_literal(*epsilon))));
+            }
         }
     }
     out.push(Piece::Text(")"));
@@ -325,6 +331,20 @@ mod tests {
         let zero = parse_program("let y = pad(x, 0.0, 1, 0, 2, 3) in y", Grammar::Relaxed).unwrap();
         assert!(e != zero, "the value is part of the function, -0.0 is not 0.0");
         assert!(zero != parse_program("let y = pad(x, 0.0, 1, 0, 3, 2) in y", Grammar::Relaxed).unwrap());
+    }
+
+    #[test]
+    fn batch_norm_round_trips_with_its_epsilon() {
+        let e = parse_program("let y = batchNorm( x,s , b,m,v ,epsilon=0.5) in y", Grammar::Relaxed).unwrap();
+        let printed = to_source(&e);
+        assert_eq!(printed, "let y = batchNorm(x, s, b, m, v, epsilon = 0.5) in y");
+        assert!(parse_program(&printed, Grammar::Relaxed).unwrap() == e);
+        // ONNX's default `1e-05` is left out, and reads back as itself.
+        let default = parse_program("let y = batchNorm(x, s, b, m, v, epsilon = 0.00001) in y", Grammar::Relaxed);
+        let default = default.unwrap();
+        assert_eq!(to_source(&default), "let y = batchNorm(x, s, b, m, v) in y");
+        assert!(parse_program("let y = batchNorm(x, s, b, m, v) in y", Grammar::Relaxed).unwrap() == default);
+        assert!(e != default, "the epsilon is part of the function");
     }
 
     #[test]

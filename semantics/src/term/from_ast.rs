@@ -53,6 +53,10 @@ pub fn term_of_program(program: &Exp) -> Term {
                             FuncKind::AddTensor(..) => FuncTerm::AddTensor(next(), next()),
                             FuncKind::TensorArith(op, ..) => FuncTerm::TensorArith(*op, next(), next()),
                             FuncKind::Matmul(..) => FuncTerm::Matmul(next(), next()),
+                            FuncKind::BatchNorm(xs, epsilon) => FuncTerm::BatchNorm {
+                                xs: xs.iter().map(|_| next()).collect(),
+                                epsilon_bits: epsilon.to_bits(),
+                            },
                             FuncKind::Conv2d(_, _, b, attrs) => {
                                 let (x, w) = (next(), next());
                                 FuncTerm::Conv2d { x, w, b: b.as_ref().map(|_| next()), attrs: attrs.clone() }

@@ -145,6 +145,12 @@ pub enum FuncTerm {
     },
     /// `matmul(Exp, Exp)` (Ext-15): the operands, names of tensors when the program is right.
     Matmul(Term, Term),
+    /// `batchNorm(Exp, Exp, Exp, Exp, Exp, epsilon = Float)` (Ext-14): the input, scale, bias,
+    /// mean and variance, names of tensors when the program is right, and epsilon's bits.
+    BatchNorm {
+        xs: Vec<Term>,
+        epsilon_bits: u64,
+    },
 }
 
 /// `conv2dHelper(X, W, B, Y, As, K ... N, Os)` (Ext-3): the output positions `from..to`
@@ -277,5 +283,22 @@ pub struct MatmulHelper {
     pub inner: i64,
     pub y_dims: Ints,
     pub z_dims: Ints,
+    pub dims: Ints,
+}
+
+/// `batchNormHelper(X, S, B, M, V, Y, E, K ... N, Is)` (Ext-14): the positions `from..to`
+/// (row-major) of `Y`, of shape `dims` = `Is` (`X`'s), still to write, each from `X`'s element
+/// and the parameters of its channel (its first index), with epsilon's bits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BatchNormHelper {
+    pub x: Sym,
+    pub s: Sym,
+    pub b: Sym,
+    pub m: Sym,
+    pub v: Sym,
+    pub y: Sym,
+    pub epsilon_bits: u64,
+    pub from: i64,
+    pub to: i64,
     pub dims: Ints,
 }

@@ -25,6 +25,8 @@ pub enum MathFn {
         max: f64,
         sum: f64,
     },
+    /// `sqrtFloat(F)` (Ext-14: `batchNorm`'s divisor, `sqrtItem(V[c] + E)`).
+    Sqrt,
 }
 
 impl MathFn {
@@ -35,13 +37,14 @@ impl MathFn {
             MathFn::ExpShift { .. } => "expShiftItem",
             MathFn::Softmax { .. } => "softmaxItem",
             MathFn::LogSoftmax { .. } => "logSoftmaxItem",
+            MathFn::Sqrt => "sqrtItem",
         }
     }
 
     /// The Floats after the operand, in the order they print.
     pub fn carried(self) -> Vec<f64> {
         match self {
-            MathFn::Exp | MathFn::Log => Vec::new(),
+            MathFn::Exp | MathFn::Log | MathFn::Sqrt => Vec::new(),
             MathFn::ExpShift { max } => vec![max],
             MathFn::Softmax { max, sum } | MathFn::LogSoftmax { max, sum } => vec![max, sum],
         }
@@ -56,6 +59,9 @@ impl MathFn {
             MathFn::ExpShift { max } => exp_float(f - max),
             MathFn::Softmax { max, sum } => exp_float(f - max) / sum,
             MathFn::LogSoftmax { max, sum } => (f - max) - log_float(sum),
+            // IEEE's square root, correctly rounded (K's `sqrtFloat`): NaN below zero, -0.0 of
+            // -0.0 (`ext-sqrt-item`).
+            MathFn::Sqrt => f.sqrt(),
         }
     }
 
@@ -66,6 +72,7 @@ impl MathFn {
             MathFn::ExpShift { max } => (2, max.to_bits(), 0),
             MathFn::Softmax { max, sum } => (3, max.to_bits(), sum.to_bits()),
             MathFn::LogSoftmax { max, sum } => (4, max.to_bits(), sum.to_bits()),
+            MathFn::Sqrt => (5, 0, 0),
         }
     }
 }

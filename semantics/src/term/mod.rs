@@ -29,8 +29,8 @@ use crate::syntax::Span;
 pub use atoms::{Ints, Sym};
 pub use from_ast::term_of_program;
 pub use funcs::{
-    Act, ArithHole, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs, MatmulHelper, PadHelper,
-    Pool2dHelper,
+    Act, ArithHole, BatchNormHelper, BroadcastHelper, Conv2dHelper, ElementOp, FuncName, FuncTerm, HelperArgs,
+    MatmulHelper, PadHelper, Pool2dHelper,
 };
 pub use math::MathFn;
 pub use subst::SubstMap;
@@ -240,6 +240,8 @@ pub enum Node {
     Subst(Box<subst::Lazy>),
     /// `matmulHelper(…)` (Ext-15): see [`MatmulHelper`].
     MatmulHelper(Box<MatmulHelper>),
+    /// `batchNormHelper(…)` (Ext-14): see [`BatchNormHelper`].
+    BatchNormHelper(Box<BatchNormHelper>),
 }
 
 struct TermData {

@@ -164,6 +164,10 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                     call("pad", vec![inner(x), text(k_float(f64::from_bits(*value_bits))), text(ints_text(pads))])
                 }
                 FuncTerm::Matmul(y, z) => call("matmul", vec![inner(y), inner(z)]),
+                FuncTerm::BatchNorm { xs, epsilon_bits } => {
+                    let epsilon = format!("epsilon = {}", k_float(f64::from_bits(*epsilon_bits)));
+                    call("batchNorm", xs.iter().map(inner).chain([text(epsilon)]).collect())
+                }
             });
             v.extend([text(" in "), inner(body)]);
             v
@@ -309,6 +313,11 @@ fn pieces_of(term: &Term) -> Vec<Piece> {
                 text(format!("( {} )", ints_text(&h.dims))),
             ],
         ),
+        Node::BatchNormHelper(h) => {
+            let names = [&h.x, &h.s, &h.b, &h.m, &h.v, &h.y].map(|n| text(n.as_str()));
+            let rest = [text(k_float(f64::from_bits(h.epsilon_bits))), range(h.from, h.to), text(ints_text(&h.dims))];
+            call("batchNormHelper", names.into_iter().chain(rest).collect())
+        }
         Node::Subst(_) => {
             // `node()` never returns a pending substitution; print the children defensively.
             let mut v = Vec::new();

@@ -31,7 +31,8 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
         | Node::PadHelper(_)
         | Node::Skip
         | Node::Error { .. }
-        | Node::MatmulHelper(_) => {}
+        | Node::MatmulHelper(_)
+        | Node::BatchNormHelper(_) => {}
         Node::Index { base: a, .. }
         | Node::ArgMax(a)
         | Node::LinearChecked { body: a, .. }
@@ -87,7 +88,7 @@ pub fn for_each_child(node: &Node, mut f: impl FnMut(&Term)) {
                 | FuncTerm::TensorMath { x, .. }
                 | FuncTerm::Slice { x, .. }
                 | FuncTerm::Pad { x, .. } => f(x),
-                FuncTerm::Concat { xs, .. } => xs.iter().for_each(&mut f),
+                FuncTerm::Concat { xs, .. } | FuncTerm::BatchNorm { xs, .. } => xs.iter().for_each(&mut f),
             }
             f(body);
         }
@@ -162,6 +163,9 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
                 v1 == v2 && p1 == p2
             }
             (FuncTerm::Matmul(..), FuncTerm::Matmul(..)) => true,
+            (FuncTerm::BatchNorm { xs: x1, epsilon_bits: e1 }, FuncTerm::BatchNorm { xs: x2, epsilon_bits: e2 }) => {
+                x1.len() == x2.len() && e1 == e2
+            }
             _ => false,
         },
         (N::DefineTensorHelper { x, from, to, rest }, N::DefineTensorHelper { x: x2, from: f2, to: t2, rest: r2 }) => {
@@ -206,6 +210,7 @@ fn shallow_eq(a: &Node, b: &Node) -> bool {
             N::ArgMaxHelper { x: x2, from: f2, to: t2, max: m2, index: i2 },
         ) => (x, from, to, index) == (x2, f2, t2, i2) && max.to_bits() == m2.to_bits(),
         (N::MatmulHelper(h1), N::MatmulHelper(h2)) => h1 == h2,
+        (N::BatchNormHelper(h1), N::BatchNormHelper(h2)) => h1 == h2,
         _ => mem::discriminant(a) == mem::discriminant(b),
     }
 }
@@ -238,6 +243,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             FuncTerm::Slice { ints, .. } => (8u8, ints).hash(state),
             FuncTerm::Pad { value_bits, pads, .. } => (7u8, value_bits, pads).hash(state),
             FuncTerm::Matmul(..) => 7u8.hash(state),
+            FuncTerm::BatchNorm { xs, epsilon_bits } => (9u8, xs.len(), epsilon_bits).hash(state),
         },
         Node::DefineTensorHelper { x, from, to, rest } => (x, from, to, rest).hash(state),
         Node::LinearHelper { y, i, j, w, x } => (y, i, j, w, x).hash(state),
@@ -258,6 +264,7 @@ fn shallow_hash<H: Hasher>(node: &Node, state: &mut H) {
             (x, y, axis, begin, step, from, to, dims).hash(state)
         }
         Node::MatmulHelper(h) => h.hash(state),
+        Node::BatchNormHelper(h) => h.hash(state),
         _ => {}
     }
 }
@@ -326,6 +333,7 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
         | Node::Skip
         | Node::Error { .. }
         | Node::MatmulHelper(_)
+        | Node::BatchNormHelper(_)
         | Node::Subst(_) => node.clone(),
         Node::PoolMean { count, .. } => Node::PoolMean { sum: next(), count: *count },
         Node::MathItem { f, .. } => Node::MathItem { f: *f, arg: next() },
@@ -380,6 +388,9 @@ pub fn rebuild(node: &Node, children: &mut impl Iterator<Item = Term>) -> Node {
                     FuncTerm::Pad { x: next(), value_bits: *value_bits, pads: pads.clone() }
                 }
                 FuncTerm::Matmul(..) => FuncTerm::Matmul(next(), next()),
+                FuncTerm::BatchNorm { xs, epsilon_bits } => {
+                    FuncTerm::BatchNorm { xs: xs.iter().map(|_| next()).collect(), epsilon_bits: *epsilon_bits }
+                }
             };
             Node::LetFunc { target, func, func_span: *func_span, body: next() }
         }

@@ -250,3 +250,41 @@ fn ext15_matmul() {
         "let a = initTensor(1)[4611686018427387903] in let b = initTensor(1)[3] in (let c = matmul(a, b) in c)";
     assert_eq!(outcome(Profile::revised(), overflow), Error(ErrorKind::IntegerOverflow));
 }
+
+/// Ext-14 (docs/semantics.md, "Deviations"): no `batchNorm` in K. `x = [[3, 5], [1, 0]]` (two
+/// channels of two elements), scale `[2, 1]`, bias `[0.5, 0]`, mean `[1, 1]`, variance
+/// `[3, 0]`, epsilon `1`: channel 0 is `((xi - 1) / sqrt(3 + 1)) * 2 + 0.5`, so `x[0, 1] = 5`
+/// gives `(4 / 2) * 2 + 0.5 = 4.5`; channel 1 `((xi - 1) / 1) * 1 + 0`, so `x[1, 1] = 0` gives
+/// `-1.0`. A variance below `-epsilon` is a NaN (IEEE's square root), no error; Int elements
+/// meet the Float divisor and are widened (`3 - 1` is the Int `2`, `2 / 2.0 = 1.0`); the default
+/// epsilon is ONNX's `1e-05` (`1 / sqrt(1e-05) = 316.2277660168379` by Python's `math.sqrt`); a
+/// parameter of another shape than `(C)` is `shape-mismatch`.
+#[test]
+fn ext14_batch_norm() {
+    let params = "let s = initTensor(2)[2.0, 1.0] in let b = initTensor(2)[0.5, 0.0] in \
+                  let m = initTensor(2)[1.0, 1.0] in let v = initTensor(2)[3.0, 0.0] in ";
+    let x = "let x = initTensor(2, 2)[3.0, 5.0, 1.0, 0.0] in ";
+    let at = |at: &str| format!("{x}{params}(let y = batchNorm(x, s, b, m, v, epsilon = 1.0) in y[{at}])");
+    assert!(parse_program(&at("0, 1"), Profile::published().grammar).is_err(), "K has no batchNorm");
+    assert_eq!(outcome(Profile::revised(), &at("0, 1")), Float(4.5));
+    assert_eq!(outcome(Profile::revised(), &at("0, 0")), Float(2.5));
+    assert_eq!(outcome(Profile::revised(), &at("1, 0")), Float(0.0));
+    assert_eq!(outcome(Profile::revised(), &at("1, 1")), Float(-1.0));
+    let one = |x: &str, p: &str, call: &str| {
+        let source = format!("let x = initTensor(1)[{x}] in let p = initTensor(1)[{p}] in (let y = {call} in y[0])");
+        outcome(Profile::revised(), &source)
+    };
+    assert!(matches!(one("3.0", "-2.0", "batchNorm(x, p, p, p, p, epsilon = 1.0)"), Float(r) if r.is_nan()));
+    // x = 3, every parameter 1, all Ints, epsilon 3.0: ((3 - 1) / sqrt(1 + 3.0)) * 1 + 1 =
+    // (2 / 2.0) * 1 + 1 = 2.0.
+    assert_eq!(one("3", "1", "batchNorm(x, p, p, p, p, epsilon = 3.0)"), Float(2.0));
+    let default = "let x = initTensor(1)[1.0] in let s = initTensor(1)[1.0] in let z = initTensor(1)[0.0] in \
+                   (let y = batchNorm(x, s, z, z, z) in y[0])";
+    assert_eq!(outcome(Profile::revised(), default), Float(316.2277660168379));
+    let mismatch = format!("{x}{params}let w = initTensor(3) in (let y = batchNorm(x, s, b, w, v) in y)");
+    assert_eq!(outcome(Profile::revised(), &mismatch), Error(ErrorKind::ShapeMismatch));
+    // -2^63 - 1 does not fit in an Int: the mean is subtracted before the division widens.
+    let overflow = "let x = initTensor(1)[0] in let x[0] = (0 - 4611686018427387903) * 2 - 2 in \
+                    let p = initTensor(1)[1] in (let y = batchNorm(x, p, p, p, p) in y[0])";
+    assert_eq!(outcome(Profile::revised(), overflow), Error(ErrorKind::IntegerOverflow));
+}

@@ -186,6 +186,10 @@ const EXT_PROGRAMS: &[&str] = &[
     "let y = initTensor(2, 2)[1.0, 2, 3.0, 4.0] in let z = initTensor(2)[0.5, -1.0] in let x = matmul(y, z) in let w = matmul(z, y) in w",
     "let y = initTensor(2, 1, 2)[1.0, 2.0, 3.0, 4.0] in let z = initTensor(2, 1)[1.0, 2.0] in let x = matmul(y, z) in x",
     "let y = initTensor(2, 3) in let z = initTensor(2) in let x = matmul(y, z) in x",
+    "let x = initTensor(2, 2)[3.0, 5, 1.0, 0.0] in let p = initTensor(2)[1.0, 2.0] in \
+     let v = initTensor(2)[-3.0, 0.0] in let y = batchNorm(x, p, p, p, v, epsilon = 1.0) in let y[0, 0] = 9.0 in x",
+    "let x = initTensor(2, 2) in let p = initTensor(3) in let y = batchNorm(x, p, p, p, p) in y",
+    "let x = initTensor(2) in let p = initTensor(2) in let y = batchNorm(x, p, p, 1.0, p) in y",
 ];
 
 /// Explores the whole state space of `initial` under the revised profile with `priorities`,

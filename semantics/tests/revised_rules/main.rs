@@ -16,6 +16,7 @@
 //! `0 |-> tensor(1, 2)`, row 0 at 3 (`3 |-> tensor(4, 3)`, `4 .. 6`), row 1 at 7
 //! (`7 |-> tensor(8, 3)`, `8 .. 10`), with `1 |-> tensor(4, 3)` and `2 |-> tensor(8, 3)`.
 
+mod batch_norm;
 mod broadcast;
 #[path = "../common/mod.rs"]
 mod common;
@@ -299,6 +300,12 @@ const COVERED: &[&str] = &[
     "ext-matmul-shape-mismatch",
     "ext-matmul-helper-step",
     "ext-matmul-helper-done",
+    // Ext-14
+    "ext-let-batch-norm",
+    "ext-batch-norm-shape-mismatch",
+    "ext-batch-norm-helper-step",
+    "ext-batch-norm-helper-done",
+    "ext-sqrt-item",
 ];
 
 /// `COVERED` is exactly the set of `rev-…` and `ext-…` rules of the revised profile that can fire, and each
@@ -334,6 +341,7 @@ fn every_revised_rule_has_a_test() {
         include_str!("slice.rs"),
         include_str!("pad.rs"),
         include_str!("matmul.rs"),
+        include_str!("batch_norm.rs"),
     ]
     .concat();
     for id in COVERED {

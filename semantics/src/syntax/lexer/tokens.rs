@@ -49,10 +49,12 @@ pub enum Keyword {
     Pad,
     /// `matmul` (Ext-15): a keyword of the relaxed grammar only, as `addTensor`.
     Matmul,
+    /// `batchNorm` (Ext-14): a keyword of the relaxed grammar only, as `addTensor`.
+    BatchNorm,
 }
 
 impl Keyword {
-    pub const ALL: [Keyword; 35] = [
+    pub const ALL: [Keyword; 36] = [
         Keyword::Let,
         Keyword::In,
         Keyword::Max,
@@ -88,6 +90,7 @@ impl Keyword {
         Keyword::Slice,
         Keyword::Pad,
         Keyword::Matmul,
+        Keyword::BatchNorm,
     ];
 
     pub fn text(self) -> &'static str {
@@ -120,6 +123,7 @@ impl Keyword {
             Keyword::Slice => "slice",
             Keyword::Pad => "pad",
             Keyword::Matmul => "matmul",
+            Keyword::BatchNorm => "batchNorm",
         }
     }
 
@@ -162,6 +166,7 @@ impl Keyword {
             "slice" => Keyword::Slice,
             "pad" => Keyword::Pad,
             "matmul" => Keyword::Matmul,
+            "batchNorm" => Keyword::BatchNorm,
             _ => return None,
         })
     }
@@ -177,7 +182,7 @@ impl Keyword {
     /// `KNN-SYNTAX`, so K reads them as identifiers.
     /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `pad`, Ext-13) are not in `KNN-SYNTAX`, so K reads
     /// `transpose`, Ext-6; Ext-9's and Ext-10's functions; `matmul`, Ext-15) are not in `KNN-SYNTAX`, so K reads
-    /// them as identifiers.
+    /// them as identifiers; nor is `batchNorm`, Ext-14.
     pub fn in_grammar(self, grammar: Grammar) -> bool {
         grammar == Grammar::Relaxed
             || !matches!(
@@ -197,6 +202,7 @@ impl Keyword {
                     | Keyword::Slice
                     | Keyword::Pad
                     | Keyword::Matmul
+                    | Keyword::BatchNorm
             )
     }
 }

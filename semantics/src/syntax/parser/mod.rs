@@ -363,7 +363,8 @@ impl<'s> Parser<'s> {
             | Keyword::TensorMath(_)
             | Keyword::Concat
             | Keyword::Slice
-            | Keyword::Pad => {
+            | Keyword::Pad
+            | Keyword::BatchNorm => {
                 let operands = Vec::new();
                 self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
                 Ok(Mode::Expect(Level::Any))

@@ -1,5 +1,5 @@
 //! Unit tests of the parser for the extensions Ext-11 … Ext-15 (`concat`, `slice`, `pad`,
-//! `matmul`): relaxed grammar only, read back as written.
+//! `batchNorm`, `matmul`): relaxed grammar only, read back as written.
 
 use super::*;
 use crate::syntax::print::to_source;
@@ -85,4 +85,35 @@ fn matmul_takes_two_operands() {
     assert!(error(source).message.contains("unexpected `(`"));
     assert!(relaxed("let c = matmul(a) in c").unwrap_err().expected.contains(&"`,`".to_string()));
     assert!(relaxed("matmul(a, b)").unwrap_err().message.contains("is a function"));
+}
+
+#[test]
+fn batch_norm_takes_five_operands_and_an_optional_float_epsilon() {
+    let relaxed = |source: &str| parse_program(source, Grammar::Relaxed);
+    let epsilon_of = |source: &str| {
+        let e = relaxed(source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+        let FuncKind::BatchNorm(xs, epsilon) = &func.kind else { panic!("{func:?}") };
+        let names: Vec<&str> = xs.iter().map(|x| if let ExpKind::Id(x) = &x.kind { x.as_str() } else { "?" }).collect();
+        assert_eq!(names, ["x", "s", "b", "m", "v"]);
+        *epsilon
+    };
+    assert_eq!(epsilon_of("let y = batchNorm(x, s, b, m, v, epsilon = 0.001) in y"), 0.001);
+    assert_eq!(epsilon_of("let y = batchNorm(x, s, b, m, v) in y"), 1e-5, "ONNX's default");
+    let source = "let y = batchNorm(x, s, b, m, v, epsilon = 1e-3) in y";
+    let e = relaxed(source).unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert_eq!(&source[func.span.range()], "batchNorm(x, s, b, m, v, epsilon = 1e-3)");
+    // An operand that is not a name parses (it is `unknown-tensor` when it runs).
+    let e = relaxed("let y = batchNorm(x, 1.0, b, m, v) in y").unwrap();
+    let ExpKind::LetFunc { func, .. } = &e.kind else { panic!("{e:?}") };
+    assert!(matches!(&func.kind, FuncKind::BatchNorm(xs, _) if matches!(xs[1].kind, ExpKind::Float(_))));
+    let message = |source: &str| relaxed(source).unwrap_err().to_string();
+    assert!(message("let y = batchNorm(x, s, b, m) in y").contains("`,`"), "five operands");
+    assert!(message("let y = batchNorm(x, s, b, m, v, w) in y").contains("`epsilon`"), "not six");
+    assert!(message("let y = batchNorm(x, s, b, m, v, epsilon = 1) in y").contains("a float literal"));
+    assert!(message("let y = batchNorm(x, s, b, m, v, eps = 0.1) in y").contains("`epsilon`"));
+    // K's grammar reads `batchNorm` as an identifier.
+    assert!(error("let y = batchNorm(x, s, b, m, v) in y").message.contains("unexpected `(`"));
+    assert!(matches!(parse("let batchNorm = 1.0 in batchNorm").kind, ExpKind::Let { .. }));
 }

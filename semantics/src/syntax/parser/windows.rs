@@ -4,7 +4,7 @@
 
 use smallvec::SmallVec;
 
-use super::super::ast::{Attr, AttrName, Attrs, Exp, Func, FuncKind, Pool, Span};
+use super::super::ast::{Attr, AttrName, Attrs, BATCH_NORM_EPSILON, Exp, Func, FuncKind, Pool, Span};
 use super::super::diagnostic::SyntaxError;
 use super::super::lexer::{Keyword, TokenKind};
 use super::super::tensor_math::{Axes, TensorMath};
@@ -61,6 +61,9 @@ impl<'s> Parser<'s> {
         }
         if keyword == Keyword::Pad {
             return self.pad(start, target, operands, func_start);
+        }
+        if keyword == Keyword::BatchNorm {
+            return self.batch_norm_operand(start, target, operands, func_start);
         }
         let (least, most) = if keyword == Keyword::Conv2d { (2, 3) } else { (1, 1) };
         let mut attrs = Attrs::default();
@@ -170,6 +173,43 @@ impl<'s> Parser<'s> {
         let x = Box::new(operands.into_iter().next().expect("an operand was parsed"));
         let span = Span { start: func_start, end: close.span.end };
         self.let_func_body(start, target, Func { kind: FuncKind::Pad(x, value, pads), span })
+    }
+
+    /// After an operand of `batchNorm` (Ext-14): `, E` for the next of its five operands (the
+    /// input, scale, bias, mean, variance), then `)` or `, epsilon = F)`, `F` a Float literal
+    /// (ONNX's default `1e-05` when it is not written).
+    fn batch_norm_operand(
+        &mut self,
+        start: u32,
+        target: Exp,
+        operands: Vec<Exp>,
+        func_start: u32,
+    ) -> Result<Mode, SyntaxError> {
+        if operands.len() < 5 {
+            self.eat(&TokenKind::Comma, "`,`")?;
+            let keyword = Keyword::BatchNorm;
+            self.frames.push(Frame::WindowOperand { start, target, keyword, operands, func_start });
+            return Ok(Mode::Expect(Level::Any));
+        }
+        let hint = "`batchNorm(X, S, B, M, V)` takes its epsilon as `epsilon = F`, F a Float literal such as `1e-05`";
+        let mut epsilon = BATCH_NORM_EPSILON;
+        if self.peek().kind == TokenKind::Comma {
+            self.advance();
+            let token = *self.peek();
+            if !(token.kind == TokenKind::Id && self.text(&token) == "epsilon") {
+                return Err(self.unexpected(&["`epsilon`"]).hint(hint));
+            }
+            self.advance();
+            self.eat(&TokenKind::Equals, "`=`")?;
+            let TokenKind::Float(value) = self.peek().kind else {
+                return Err(self.unexpected(&["a float literal"]).hint(hint));
+            };
+            self.advance();
+            epsilon = value;
+        }
+        let close = self.eat(&TokenKind::RParen, "`,` or `)`")?;
+        let span = Span { start: func_start, end: close.span.end };
+        self.let_func_body(start, target, Func { kind: FuncKind::BatchNorm(operands, epsilon), span })
     }
 
     /// Whether the next tokens are `name =`: an attribute of a window operator, not an operand.
