@@ -1,8 +1,10 @@
 //! knn-spec-tests: the spec corpus. One K-NN program per file under `programs/<section>/`,
 //! sections following `k-nn.md` (basic, tensor, relu, linear, tanh, sigmoid, minmax, argmax,
 //! utility), `extensions/` (the constructs the extensions add: Ext-1 `addTensor`, Ext-2 tensor
-//! literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-9 `softmax` and
-//! its kin, Ext-10 the reductions, Ext-13 `pad`) plus `authors/`, `errors/`, `parsing/` and `regressions/`.
+//! literals, Ext-3 `conv2d`, Ext-4 pools, Ext-5 `reshape`, Ext-6 `transpose`, Ext-7 `-` and `/`,
+//! Ext-8 the broadcasting functions, Ext-9 `softmax` and its kin, Ext-10 the reductions, Ext-11
+//! `concat`, Ext-12 `slice`, Ext-13 `pad`, Ext-14 `batchNorm`, Ext-15 `matmul`) plus `authors/`,
+//! `errors/`, `parsing/` and `regressions/`.
 //!
 //! This crate loads a program with its header ([`header`]), runs it under each profile on the
 //! small-step engine and under the revised rules on the big-step engine ([`run`]), writes the
