@@ -10,7 +10,7 @@ use super::combine::read_combine;
 use super::judge::PointResult;
 use super::judge::RunError;
 use super::operator::{
-    Bias, Chain, Dense, Gather, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_pool2d,
+    Bias, Chain, Dense, Gather, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_matmul, read_pool2d,
 };
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
@@ -187,17 +187,21 @@ impl Network {
                 Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
-                Op::MatMul { a, b, span, .. } => {
+                Op::MatMul { a, b, span, .. } => match (a.buffer(), b.buffer()) {
                     // Ext-15 fused: a product of two computed tensors is bilinear, which no
-                    // operator bounds; with a constant operand it is linear, but not yet read
-                    // as a dense layer. Refused by name, never bounded.
-                    let what = if a.buffer().is_some() && b.buffer().is_some() {
-                        "`matmul` of two computed tensors (bilinear: no operator bounds it)"
-                    } else {
-                        "`matmul` of a computed tensor by a constant (not read as a dense layer yet)"
-                    };
-                    return Err(unsupported(what, Some(*span)));
-                }
+                    // operator bounds: refused by name, never bounded.
+                    (Some(_), Some(_)) => {
+                        return Err(unsupported(
+                            "`matmul` of two computed tensors (bilinear: no operator bounds it)",
+                            Some(*span),
+                        ));
+                    }
+                    // With one constant operand it is linear: a sparse layer in its order.
+                    (Some(buf), None) | (None, Some(buf)) => branches.read(k, buf, |chain| read_matmul(op, chain))?,
+                    (None, None) => {
+                        return Err(unsupported("`matmul` of two constant tensors (nothing to verify)", Some(*span)));
+                    }
+                },
                 // Ext-11's and Ext-12's copies fused: a selection of the last vector's elements
                 // is read, two branches joined or an element twice refused by name.
                 Op::Gather { from, .. } => match from.first() {

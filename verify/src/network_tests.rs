@@ -264,20 +264,34 @@ fn slices_are_read_and_joined_branches_refused_by_name() {
 }
 
 #[test]
-fn matmul_is_refused_by_name() {
-    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output, and
-    // of a computed tensor by a constant on either side: each refused naming `matmul`, never
-    // bounded.
+fn matmul_by_a_constant_is_a_sparse_layer_and_of_two_computed_tensors_refused() {
+    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output:
+    // refused naming `matmul`, never bounded.
     let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
-    for (f, what) in [
-        ("matmul(h, h)", "two computed tensors"),
-        ("matmul(h, x)", "two computed tensors"),
-        ("matmul(W, h)", "by a constant"),
-        ("matmul(h, W)", "by a constant"),
-    ] {
+    for f in ["matmul(h, h)", "matmul(h, x)"] {
         let refused = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
-        assert!(refused.contains("`matmul`") && refused.contains(what), "{f}: {refused}");
+        assert!(refused.contains("`matmul`") && refused.contains("two computed tensors"), "{f}: {refused}");
         let refused = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
         assert!(refused.contains("`matmul`"), "{f} then ArgMax: {refused}");
     }
+    // By a constant on either side: the products in increasing P from 0.0, worked by hand.
+    let w = [[1.0, 2.0], [3.0, 4.0]];
+    type ByHand = fn([f64; 2], [[f64; 2]; 2]) -> [f64; 2];
+    let cases: [(&str, ByHand); 2] = [
+        ("matmul(W, h)", |h, w| [(0.0 + w[0][0] * h[0]) + w[0][1] * h[1], (0.0 + w[1][0] * h[0]) + w[1][1] * h[1]]),
+        ("matmul(h, W)", |h, w| [(0.0 + h[0] * w[0][0]) + h[1] * w[1][0], (0.0 + h[0] * w[0][1]) + h[1] * w[1][1]]),
+    ];
+    for (f, by_hand) in cases {
+        let net = Network::from_plan(&plan(&format!("{dense}let p = {f} in p"), &[2])).unwrap();
+        assert_eq!(describe(&net), ["Dense 2x2 [None, None]", "MatMul 2x2 (4 terms)"], "{f}");
+        for x in [[1.0, -2.0], [0.1, 1e16], [f64::MAX, 1.0]] {
+            let h = [x[0] + 2.0 * x[1], 3.0 * x[0] + 4.0 * x[1]];
+            assert_eq!(net.eval(&x), by_hand(h, w), "{f} at {x:?}");
+        }
+    }
+    // A batch of rows by a constant: (2, 2) input times (2, 1), four products in all.
+    let batched = "let C = initTensor(2, 1)[0.5, -3.0] in let p = matmul(x, C) in p";
+    let net = Network::from_plan(&plan(batched, &[2, 2])).unwrap();
+    assert_eq!(describe(&net), ["MatMul 2x4 (4 terms)"]);
+    assert_eq!(net.eval(&[1.0, 2.0, 3.0, 4.0]), [0.5 - 6.0, 1.5 - 12.0]);
 }

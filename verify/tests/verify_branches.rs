@@ -3,7 +3,8 @@
 //! skip taken before a relu (carried across it as a sign pair), after it, or from the input;
 //! a tensor read by two products; a computed `[1]` broadcast against a vector — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
-//! `divTensor` by constants, tiny ones included, `addTensor` of a bias). Whenever the verifier says `holds`,
+//! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
+//! matrix on either side, `expTensor`, `logTensor` of a relu's output). Whenever the verifier says `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -46,7 +47,12 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     };
     // A constant step on the sum.
     let c = literal(rng, &[m], -2.0, 2.0);
-    s += &match below(rng, 5) {
+    let square = literal(rng, &[m, m], -2.0, 2.0);
+    s += &match below(rng, 9) {
+        7 => "let k = expTensor(j) in ".to_string(),
+        8 => "let jr = reluTensor(j) in let k = logTensor(jr) in ".to_string(),
+        5 => format!("let C = {square} in let k = matmul(C, j) in "),
+        6 => format!("let C = {square} in let k = matmul(j, C) in "),
         0 => format!("let C = {c} in let k = mulTensor(j, C) in "),
         1 => format!("let C = {c} in let k = subTensor(C, j) in "),
         2 => {
