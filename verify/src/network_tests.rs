@@ -295,3 +295,33 @@ fn matmul_by_a_constant_is_a_sparse_layer_and_of_two_computed_tensors_refused() 
     assert_eq!(describe(&net), ["MatMul 2x4 (4 terms)"]);
     assert_eq!(net.eval(&[1.0, 2.0, 3.0, 4.0]), [0.5 - 6.0, 1.5 - 12.0]);
 }
+
+#[test]
+fn batch_normalisation_is_read_as_its_four_steps() {
+    // Ext-14 of a computed vector with constant parameters: the engine copies it and fuses
+    // `((x − m) / sqrt(v + e)) · s + b` into one `Elementwise`; read as the bias `−m`, the
+    // division, the scaling and the bias, each the engine's IEEE operation.
+    let source = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in \
+        let S = initTensor(2)[2.0, -0.5] in let B = initTensor(2)[0.5, 0.0] in \
+        let M = initTensor(2)[1.0, -3.0] in let V = initTensor(2)[3.0, 0.25] in \
+        let y = batchNorm(h, S, B, M, V, epsilon = 1.0) in y";
+    let net = Network::from_plan(&plan(source, &[2])).unwrap();
+    assert_eq!(
+        describe(&net),
+        [
+            "Dense 2x2 [None, None]",
+            "Bias [Some(-1.0), Some(3.0)]",
+            "Divide by [Some(2.0), Some(1.118033988749895)]",
+            "Scale by [Some(2.0), Some(-0.5)]",
+            "Bias [Some(0.5), Some(0.0)]"
+        ]
+    );
+    for x in [[1.0, -2.0], [0.1, 0.7], [1e300, 1e300]] {
+        let h = [x[0] + 2.0 * x[1], 3.0 * x[0] + 4.0 * x[1]];
+        let by_hand = [((h[0] - 1.0) / 2.0) * 2.0 + 0.5, ((h[1] + 3.0) / 1.25f64.sqrt()) * -0.5 + 0.0];
+        assert_eq!(net.eval(&x), by_hand, "{x:?}");
+    }
+    // A negative variance makes the divisor NaN: refused by name, not read.
+    let nan = source.replace("[3.0, 0.25]", "[3.0, -2.0]");
+    assert!(refusal(&plan(&nan, &[2])).contains("division by NaN"), "{}", refusal(&plan(&nan, &[2])));
+}

@@ -4,7 +4,7 @@
 //! a tensor read by two products; a computed `[1]` broadcast against a vector — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
 //! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
-//! matrix on either side, `expTensor`, `logTensor` of a relu's output). Whenever the verifier says `holds`,
+//! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`). Whenever the verifier says `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -48,7 +48,12 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     // A constant step on the sum.
     let c = literal(rng, &[m], -2.0, 2.0);
     let square = literal(rng, &[m, m], -2.0, 2.0);
-    s += &match below(rng, 9) {
+    let norm = [(-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0), (0.0, 3.0)].map(|(lo, hi)| literal(rng, &[m], lo, hi));
+    s += &match below(rng, 10) {
+        9 => format!(
+            "let S = {} in let B = {} in let M = {} in let V = {} in let k = batchNorm(j, S, B, M, V, epsilon = 0.001) in ",
+            norm[0], norm[1], norm[2], norm[3]
+        ),
         7 => "let k = expTensor(j) in ".to_string(),
         8 => "let jr = reluTensor(j) in let k = logTensor(jr) in ".to_string(),
         5 => format!("let C = {square} in let k = matmul(C, j) in "),
