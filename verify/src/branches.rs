@@ -17,8 +17,8 @@ use knn_engine::bigstep::Plan;
 use knn_engine::bigstep::ops::{BufId, CombineOperand, Op};
 use knn_engine::bigstep::plan::{Leaf, ResultSpec};
 
-use crate::operator::{Chain, Layer, Lift, Sparse};
-use crate::unsupported::{Unsupported, unsupported};
+use crate::operator::{Chain, Layer, Lift, Partial, Sparse};
+use crate::unsupported::Unsupported;
 
 /// What is known of a segment's sign, for carrying it across a relu.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -218,13 +218,12 @@ impl Branches {
             self.lift(None, j, &live, self.segments[j]);
         }
         if self.segments.len() > 1 && !layer.splits_at_zero() {
-            return Err(unsupported(
-                format!(
-                    "{} while another tensor computed from the input is kept for later (only relu is read across branches)",
-                    layer.describe()
-                ),
-                None,
-            ));
+            // A monotone activation acts on its segment only, the kept ones pass unchanged.
+            let j = self.find(acting).expect("the acting segment is on the vector");
+            let start: usize = self.segments[..j].iter().map(|t| t.len).sum();
+            let acting_range = start..start + self.segments[j].len;
+            self.layers.push(Layer::partial(Partial::new(layer, acting_range)));
+            return Ok(j);
         }
         while let Some(i) = self.segments.iter().position(|t| t.buf != acting && t.sign == Sign::Any) {
             self.split_signs(i);

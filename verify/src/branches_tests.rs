@@ -118,10 +118,18 @@ fn what_no_operator_bounds_is_refused_by_name() {
         assert!(refused.what.contains(what), "{body}: {refused}");
         assert!(refused.span.is_some(), "{body}: the refusal points at the function");
     }
-    // Only relu is read while another tensor is kept: tanh would change the kept one.
-    let tanh = "let t = tanhTensor(x) in let y = addTensor(t, x) in y";
-    let refused = Network::from_plan(&plan(tanh, &[2])).expect_err("tanh across a branch");
-    assert!(refused.what.contains("only relu is read across branches"), "{refused}");
+}
+
+#[test]
+fn monotone_activations_across_a_branch_act_on_their_segment_only() {
+    // tanh, sigmoid, exp, log of one tensor while the input is kept for the sum: the kept
+    // segment passes through the identity, element for element the engine's values.
+    for f in ["tanhTensor", "sigmoidTensor", "expTensor", "logTensor"] {
+        let source = format!("let t = {f}(x) in let y = addTensor(t, x) in y");
+        let net = computes_the_engines_results(&source, 2);
+        let layers = describe(&net);
+        assert!(layers.iter().any(|l| l.contains(" on 2..4")), "{f}: {layers:?}");
+    }
 }
 
 #[test]

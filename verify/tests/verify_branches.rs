@@ -1,7 +1,8 @@
 //! Soundness of the verifier on random small networks whose tensors branch and meet again
 //! (`verify/src/branches.rs`): a residual sum or difference of two computed tensors — the
 //! skip taken before a relu (carried across it as a sign pair), after it, or from the input;
-//! a tensor read by two products; a computed `[1]` broadcast against a vector — and the
+//! a tensor read by two products; a computed `[1]` broadcast against a vector; tanh, sigmoid or
+//! exp instead of the first relu, acting on their segment while the skip is kept — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
 //! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
 //! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`). Whenever the verifier says `holds`,
@@ -23,7 +24,10 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     let outputs = 2 + below(rng, 2);
     let mut s =
         format!("let W0 = {} in let B0 = {} in ", literal(rng, &[m, n], -2.0, 2.0), literal(rng, &[m], -1.0, 1.0));
-    s += "let l0 = linear(W0, x) in let h0 = addTensor(l0, B0) in let r0 = reluTensor(h0) in ";
+    // The first activation: mostly a relu, else a monotone one acting on its segment alone
+    // while the skip is kept.
+    let act = ["reluTensor", "reluTensor", "reluTensor", "tanhTensor", "sigmoidTensor", "expTensor"][below(rng, 6)];
+    s += &format!("let l0 = linear(W0, x) in let h0 = addTensor(l0, B0) in let r0 = {act}(h0) in ");
     s += &format!("let W1 = {} in let l1 = linear(W1, r0) in ", literal(rng, &[m, m], -2.0, 2.0));
     // The second branch: the skip before the relu, after it, the input, a second product of
     // the relu's output, or a [1] computed from it and broadcast.

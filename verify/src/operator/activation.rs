@@ -50,12 +50,24 @@ impl Relaxed {
 
 /// The relaxation of `activation` on every element of `input`.
 pub fn prepare(activation: &dyn Operator, input: &[Interval]) -> Prepared {
-    let lines = |z: &Interval, slope| activation.relaxation(*z, slope).expect("an activation has a relaxation");
-    let (adaptive, upper): (Vec<Line>, _) = input.iter().map(|z| lines(z, LowerSlope::Adaptive)).unzip();
-    // Only a relu has a lower slope to choose; tanh's and sigmoid's bands are the same lines
-    // either way, and each costs 32 evaluations of the function: computed once.
-    let chord = if activation.splits_at_zero() {
-        input.iter().map(|z| lines(z, LowerSlope::Chord).0).collect()
+    let lines =
+        |_: usize, z: &Interval, slope| activation.relaxation(*z, slope).expect("an activation has a relaxation");
+    prepare_lines(input, activation.splits_at_zero(), lines)
+}
+
+/// The relaxation given by `lines(i, z_i, slope)` on every element of `input`; only a relu
+/// (`splits_at_zero`) has a lower slope to choose.
+pub fn prepare_lines(
+    input: &[Interval],
+    splits_at_zero: bool,
+    lines: impl Fn(usize, &Interval, LowerSlope) -> (Line, Line),
+) -> Prepared {
+    let (adaptive, upper): (Vec<Line>, _) =
+        input.iter().enumerate().map(|(i, z)| lines(i, z, LowerSlope::Adaptive)).unzip();
+    // tanh's and sigmoid's bands are the same lines either way, and each costs 32 evaluations
+    // of the function: computed once.
+    let chord = if splits_at_zero {
+        input.iter().enumerate().map(|(i, z)| lines(i, z, LowerSlope::Chord).0).collect()
     } else {
         adaptive.clone()
     };

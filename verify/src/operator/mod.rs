@@ -25,6 +25,7 @@ mod lift;
 mod matmul;
 mod max_pool;
 mod pad;
+mod partial;
 mod per_element;
 mod permute;
 mod relu;
@@ -60,6 +61,7 @@ pub use lift::Lift;
 pub use matmul::read_matmul;
 pub use max_pool::MaxPool;
 pub use pad::Pad;
+pub use partial::Partial;
 pub use permute::Permute;
 pub use relu::Relu;
 pub use scale::Scale;
@@ -240,6 +242,11 @@ impl Layer {
     /// `out[i] = x[i] / d` where `divisor[i]` is `Some(d)` (finite, not 0).
     pub fn divide(divisor: Vec<Option<f64>>) -> Layer {
         Layer(Arc::new(Divide::new(divisor)))
+    }
+
+    /// A monotone activation on part of the vector (a branch's).
+    pub fn partial(layer: Partial) -> Layer {
+        Layer(Arc::new(layer))
     }
 
     /// `maxPool2d`.
