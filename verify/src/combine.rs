@@ -9,13 +9,17 @@
 //! - with two computed operands, their sum or difference as a sparse layer over both segments
 //!   (`fl((0 + a) + (±1)·b)` is `fl(a ± b)`, the engine's one rounding), the operands kept
 //!   when they are read again; a product or quotient of two computed tensors is bilinear:
-//!   refused by name.
+//!   refused by name;
+//! - a `Gather` from two tensors on the vector (`concat` of two branches) as a gather over the
+//!   whole vector, lifted.
+
+use std::sync::Arc;
 
 use knn_engine::bigstep::ops::{Arith, BufId, CombineOperand, Op};
 use knn_semantics::syntax::Span;
 
 use crate::branches::{Branches, Segment, Sign, computed};
-use crate::operator::{Divide, Layer, Lift, Scale, Sparse};
+use crate::operator::{Divide, Gather, Layer, Lift, Scale, Sparse};
 use crate::unsupported::{Unsupported, unsupported};
 
 /// Reads the `k`-th operation of the plan, a `Combine`.
@@ -135,5 +139,44 @@ fn join(
     let live = branches.live(k, None);
     let (kept_positions, kept) = branches.kept(&live);
     branches.push(Lift::new(Some(sum), 0..width, kept_positions), kept, Segment { buf: out, len, sign: Sign::Any });
+    Ok(())
+}
+
+/// A `Gather` from two or more tensors on the vector (Ext-11's `concat` of two branches):
+/// a [`Gather`] over the whole vector, moving bits (exact), lifted with the segments still
+/// read; an element taken twice is refused by name, as the gather of one tensor does.
+pub fn read_concat_across(branches: &mut Branches, k: usize, op: &Op) -> Result<(), Unsupported> {
+    let Op::Gather { out, from } = op else { unreachable!("a Gather") };
+    let mut sources: Vec<BufId> = from.iter().map(|&(buf, _)| buf).collect();
+    sources.dedup();
+    for &buf in &sources {
+        let j = branches.find(buf).ok_or_else(|| {
+            unsupported("`concat` of a tensor that is not computed from the input with one that is", None)
+        })?;
+        branches.settle(j);
+    }
+    // Settling one source may move another: positions are read once all are settled.
+    let mut positions = Vec::with_capacity(from.len());
+    for &(buf, at) in from.iter() {
+        let j = branches.find(buf).expect("settled on the vector");
+        if at >= branches.segments[j].len {
+            return Err(unsupported("`concat` reading past a tensor", None));
+        }
+        positions.push(branches.offset(j) + at);
+    }
+    let mut seen = positions.clone();
+    seen.sort_unstable();
+    if seen.windows(2).any(|w| w[0] == w[1]) {
+        return Err(unsupported(
+            "`concat` of a computed tensor with itself (an element read twice: no operator bounds it yet)",
+            None,
+        ));
+    }
+    let width = branches.width();
+    let joined = Layer::gather(Gather::new(Arc::from(positions), width));
+    let live = branches.live(k, None);
+    let (kept_positions, kept) = branches.kept(&live);
+    let segment = Segment { buf: *out, len: from.len(), sign: Sign::Any };
+    branches.push(Lift::new(Some(joined), 0..width, kept_positions), kept, segment);
     Ok(())
 }

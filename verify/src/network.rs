@@ -6,7 +6,7 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::branches::Branches;
-use super::combine::read_combine;
+use super::combine::{read_combine, read_concat_across};
 use super::judge::PointResult;
 use super::judge::RunError;
 use super::operator::{
@@ -209,8 +209,10 @@ impl Network {
                     Some(&(buf, _)) if from.iter().all(|&(b, _)| b == buf) => {
                         branches.read(k, buf, |chain| Gather::read(op, chain))?
                     }
-                    // An empty slice, or two tensors joined: its own reading says which.
-                    _ => Gather::read(op, &mut Chain { layers: Vec::new(), current: u32::MAX, len: 0 })?,
+                    // Two tensors joined: a gather over the segments of both.
+                    Some(_) => read_concat_across(&mut branches, k, op)?,
+                    // An empty slice: its own reading says so.
+                    None => Gather::read(op, &mut Chain { layers: Vec::new(), current: u32::MAX, len: 0 })?,
                 },
                 Op::Pad { x, .. } => branches.read(k, *x, |chain| Pad::read(op, chain))?,
             }

@@ -1,5 +1,6 @@
 //! Soundness of the verifier on random small networks whose tensors branch and meet again
-//! (`verify/src/branches.rs`): a residual sum or difference of two computed tensors — the
+//! (`verify/src/branches.rs`): a residual sum or difference of two computed tensors, or their
+//! concatenation read by a product — the
 //! skip taken before a relu (carried across it as a sign pair), after it, or from the input;
 //! a tensor read by two products; a computed `[1]` broadcast against a vector; tanh, sigmoid or
 //! exp instead of the first relu, acting on their segment while the skip is kept — and the
@@ -44,7 +45,10 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
             "v".to_string()
         }
     };
-    s += &match below(rng, 3) {
+    let skip_len = if skip == "v" { 1 } else { m };
+    let joined = literal(rng, &[m, m + skip_len], -2.0, 2.0);
+    s += &match below(rng, 4) {
+        3 => format!("let c = concat(l1, {skip}, 0) in let WJ = {joined} in let j = linear(WJ, c) in "),
         0 => format!("let j = addTensor(l1, {skip}) in "),
         1 => format!("let j = subTensor(l1, {skip}) in "),
         _ => format!("let j = subTensor({skip}, l1) in "),
