@@ -22,7 +22,9 @@ use std::time::Instant;
 use knn::Split;
 use knn_fuzzing::verify_exhaustive::case::{Ask, Case, ClassClaim, Comparison, Expr, Op, Region};
 use knn_fuzzing::verify_exhaustive::check::{Decided, Settings, Wrong, check};
-use knn_fuzzing::verify_exhaustive::{branched_case_of_seed, case_of_seed, scaled_case_of_seed, window_case_of_seed};
+use knn_fuzzing::verify_exhaustive::{
+    branched_case_of_seed, case_of_seed, exp_log_case_of_seed, scaled_case_of_seed, window_case_of_seed,
+};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().map_or(default, |v| v.parse().unwrap_or_else(|_| panic!("{name}={v}: not a number")))
@@ -117,6 +119,13 @@ fn every_answer_holds_on_networks_that_scale_their_products() {
 #[test]
 fn every_answer_holds_on_networks_that_branch() {
     every_answer_holds(branched_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
+}
+
+/// Networks whose activations are mostly `expTensor` and `logTensor` (with the extremes:
+/// `exp` overflowing, `log` of negative numbers and zeros), decided by the bounds alone.
+#[test]
+fn every_answer_holds_on_networks_with_exp_and_log() {
+    every_answer_holds(exp_log_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
 }
 
 /// The cases `case_of` makes of the seeds, checked on as many threads as there are cores;

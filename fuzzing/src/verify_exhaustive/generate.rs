@@ -171,29 +171,36 @@ fn class_claim(c: &mut Choices, net: &Net, at: &[f64]) -> ClassClaim {
 
 /// A whole case.
 pub fn case(c: &mut Choices) -> Case {
-    case_with(c, false, false, false)
+    case_with(c, false, false, false, false)
 }
 
 /// A whole case whose dense layers scale their products, `z[i] * a + b` (an imported `Mul` or
 /// batch normalisation: the plan's `Elementwise`, the verifier's `Scale`).
 pub fn scaled_case(c: &mut Choices) -> Case {
-    case_with(c, false, true, false)
+    case_with(c, false, true, false, false)
 }
 
 /// A whole case whose network starts with a window front (`front.rs`) on an image of at most
 /// four inputs.
 pub fn window_case(c: &mut Choices) -> Case {
-    case_with(c, true, false, false)
+    case_with(c, true, false, false, false)
 }
 
 /// A whole case whose tensors branch: each layer's output plus the tensor before it where the
 /// lengths allow (a residual connection), and half the `ArgMax` cases through a `softmax` or
 /// `logSoftmax` first (both drawn last).
 pub fn branched_case(c: &mut Choices) -> Case {
-    case_with(c, false, false, true)
+    case_with(c, false, false, true, false)
 }
 
-fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool) -> Case {
+/// A whole case whose activations are mostly Ext-9's `expTensor` and `logTensor` (drawn after
+/// the network, before its anchor), the extremes included: `exp` overflowing, `log` of a
+/// negative number (NaN), of `±0` (`−∞`).
+pub fn exp_log_case(c: &mut Choices) -> Case {
+    case_with(c, false, false, false, true)
+}
+
+fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool, exp_log: bool) -> Case {
     let extreme = c.chance(1, 2);
     let asks_property = c.chance(1, 4);
     let outputs = if asks_property { 1 + c.below(3) } else { c.pick(&[1, 2, 2, 3, 3]) };
@@ -212,6 +219,14 @@ fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool) ->
         }
         false => net,
     };
+    let mut net = net;
+    if exp_log {
+        for layer in net.layers.iter_mut().filter(|l| l.activation.is_some()) {
+            if c.chance(2, 3) {
+                layer.activation = Some(c.pick(&[Activation::Exp, Activation::Log]));
+            }
+        }
+    }
     let at = anchor(c, &net);
     let ask = if asks_property { Ask::Property(property(c, &net, &at)) } else { Ask::Class(class_claim(c, &net, &at)) };
     let region = region(c, &at, asks_property);

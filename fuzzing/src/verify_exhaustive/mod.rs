@@ -55,6 +55,12 @@ pub fn branched_case_of_seed(seed: u64) -> Case {
     generate::branched_case(&mut Choices::from_seed(seed))
 }
 
+/// The case of a seed whose activations are mostly `expTensor` and `logTensor`
+/// ([`generate::exp_log_case`]).
+pub fn exp_log_case_of_seed(seed: u64) -> Case {
+    generate::exp_log_case(&mut Choices::from_seed(seed))
+}
+
 /// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the
 /// fuzz corpus).
 pub fn bytes_of_seed(seed: u64) -> Vec<u8> {

@@ -14,6 +14,8 @@ pub enum Activation {
     Relu,
     Tanh,
     Sigmoid,
+    Exp,
+    Log,
 }
 
 impl Activation {
@@ -22,6 +24,8 @@ impl Activation {
             Activation::Relu => "reluTensor",
             Activation::Tanh => "tanhTensor",
             Activation::Sigmoid => "sigmoidTensor",
+            Activation::Exp => "expTensor",
+            Activation::Log => "logTensor",
         }
     }
 }
@@ -144,6 +148,8 @@ impl Net {
                         }
                         Activation::Tanh => e.tanh(),
                         Activation::Sigmoid => 1.0 / (1.0 + (0.0 - *e).exp()),
+                        Activation::Exp => e.exp(),
+                        Activation::Log => e.ln(),
                     };
                 }
             }
