@@ -69,6 +69,8 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::Copy { .. } => "Copy",
                     Op::Permute { .. } => "Permute",
                     Op::Softmax { .. } => "Softmax",
+                    Op::Reduce { mean: false, .. } => "Reduce(sum)",
+                    Op::Reduce { mean: true, .. } => "Reduce(mean)",
                     Op::Gather { .. } => "Gather",
                     // Each way a Combine reads an operand: a run, a broadcast gather, constants.
                     Op::Combine { a, b, .. } => match (a, b) {
@@ -100,6 +102,8 @@ fn generated_programs_reach_every_fused_operation() {
         "Copy",
         "Permute",
         "Softmax",
+        "Reduce(sum)",
+        "Reduce(mean)",
         "Gather",
         "Pad",
     ];

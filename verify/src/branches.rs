@@ -242,6 +242,7 @@ fn reads(op: &Op) -> Vec<BufId> {
         | Op::Copy { x, .. }
         | Op::Permute { x, .. }
         | Op::Softmax { x, .. }
+        | Op::Reduce { x, .. }
         | Op::Pad { x, .. } => vec![*x],
         Op::AddBias { buf, .. } | Op::Elementwise { buf, .. } | Op::Read { buf, .. } | Op::ArgMaxBuffer { buf, .. } => {
             vec![*buf]

@@ -301,6 +301,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                     Some(Ok(replayed)) => Conclusion::Violated(counterexample(index, x, replayed, class)),
                     Some(Err(NotConfirmed::Bug(why))) => Conclusion::Unknown(Unknown::Bug(why)),
                     Some(Err(NotConfirmed::OutOfTime)) => Conclusion::Unknown(Unknown::Timeout),
+                    Some(Err(NotConfirmed::Limit(why))) => Conclusion::Unknown(Unknown::Limit(why)),
                     None => Conclusion::Unknown(Unknown::Bug(format!("a counterexample at {x:?} was not recorded"))),
                 });
             }

@@ -11,6 +11,7 @@ use super::judge::PointResult;
 use super::judge::RunError;
 use super::operator::{
     Bias, Chain, Dense, Gather, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_matmul, read_pool2d,
+    read_reduce,
 };
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
@@ -124,6 +125,7 @@ impl Network {
                 Op::Permute { x, .. } => branches.read(k, *x, |chain| Permute::read(op, chain))?,
                 Op::Conv2d { x, .. } => branches.read(k, *x, |chain| read_conv2d(op, chain))?,
                 Op::Pool2d { x, .. } => branches.read(k, *x, |chain| read_pool2d(op, chain))?,
+                Op::Reduce { x, .. } => branches.read(k, *x, |chain| read_reduce(op, chain))?,
                 Op::Combine { .. } => read_combine(&mut branches, k, op)?,
                 Op::Softmax { log, out, x, x_at: 0, dims, span, .. } if ahead_of_argmax(plan, k, *out, dims) => {
                     // A softmax of the whole vector right before its ArgMax: the class is read

@@ -190,11 +190,23 @@ fn exp_and_log_are_layers_and_softmax_is_read_only_before_its_argmax() {
 }
 
 #[test]
-fn reductions_are_unsupported() {
-    // Ext-10 reads single elements of the computed vector: refused, never bounded.
-    let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
-    for f in ["reduceSum(h, 0)", "reduceMean(h, 0)", "reduceMax(h, 0)", "reduceMin(h, 0)"] {
-        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
+fn sums_and_means_are_read_and_max_and_min_refused() {
+    // Ext-10's reduceSum and reduceMean of the computed vector: the plan's `Reduce`, read as
+    // window sums (weights 1) and the division by the count, computing the values by hand;
+    // reduceMax and reduceMin read single elements: refused, never bounded.
+    let dense = "let W = initTensor(2, 3)[1.0, 2.0, 3.0, 4.0, -1.0, 0.5] in let h = linear(W, x) in \
+        let m = reshape(h, 1, 2) in ";
+    let (sum, mean) = (format!("{dense}let p = reduceSum(m, 1) in p"), format!("{dense}let p = reduceMean(m, 1) in p"));
+    let (sum, mean) = (Network::from_plan(&plan(&sum, &[3])).unwrap(), Network::from_plan(&plan(&mean, &[3])).unwrap());
+    assert_eq!(describe(&sum)[1..], ["reduceSum 1x2 (2 terms)"]);
+    assert_eq!(describe(&mean)[1..], ["reduceMean 1x2 (2 terms)", "Divide by [Some(2.0)]"]);
+    for x in [[1.0, -2.0, 0.5], [0.1, 0.2, 0.3], [1e308, 1e308, 1e308]] {
+        let h = [(0.0 + x[0]) + 2.0 * x[1] + 3.0 * x[2], (0.0 + 4.0 * x[0]) - x[1] + 0.5 * x[2]];
+        assert_eq!(sum.eval(&x), [(0.0 + h[0]) + h[1]], "{x:?}");
+        assert_eq!(mean.eval(&x), [((0.0 + h[0]) + h[1]) / 2.0], "{x:?}");
+    }
+    for f in ["reduceMax(m, 1)", "reduceMin(m, 1)"] {
+        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[3]));
         assert!(what.contains("single elements"), "{f}: {what}");
     }
 }

@@ -47,6 +47,8 @@ pub enum NotConfirmed {
     Bug(String),
     /// The deadline passed before the reference finished: nothing is known.
     OutOfTime,
+    /// The reference reached a limit of knn's (not the program's error): nothing is known.
+    Limit(String),
 }
 
 /// The program and how its inputs are bound, for replays.
@@ -84,6 +86,9 @@ impl Replayer<'_> {
             .evaluate(self.program, &inputs)
             .map_err(|e| NotConfirmed::Bug(format!("the big-step engine refused the input: {e:?}")))?;
         let replayed = match (&reference, &fast) {
+            (Verdict::Limit, _) => {
+                return Err(NotConfirmed::Limit("the reference reached a limit replaying a candidate".into()));
+            }
             (Verdict::Value(reference), Verdict::Value(fast)) => self.value(reference, fast, x)?,
             (Verdict::Error { .. }, Verdict::Error { .. }) if reference.agrees_with(&fast) => {
                 let failure = RunError::of(&reference).ok_or_else(|| {
@@ -128,7 +133,9 @@ impl Replayer<'_> {
 const POLL_STEPS: u32 = 4096;
 
 /// The reference's verdict (revised rules) on `program` with `inputs`, or `None` when
-/// `deadline` passes first (polled every [`POLL_STEPS`] steps, and at the first).
+/// `deadline` passes first (polled every [`POLL_STEPS`] steps, and at the first). No cap on
+/// the steps: the deadline bounds the replay, and a network of real size (a CIFAR ResNet
+/// takes 50–100 million steps) must not pass for a disagreement of the engines.
 fn reference_until(program: &Exp, inputs: &[TensorInput], deadline: Deadline) -> Result<Option<Verdict>, InputError> {
     let steps = Cell::new(0u32);
     let out_of_time = |_: &_| {
@@ -136,7 +143,8 @@ fn reference_until(program: &Exp, inputs: &[TensorInput], deadline: Deadline) ->
         // The first step polls too: a replay begun after its deadline gives up at once.
         steps.get() % POLL_STEPS == 1 && deadline.passed()
     };
-    Ok(SmallStep::revised().observe_until(program, inputs, out_of_time)?.map(|evaluation| evaluation.verdict))
+    let reference = SmallStep { max_steps: None, ..SmallStep::revised() };
+    Ok(reference.observe_until(program, inputs, out_of_time)?.map(|evaluation| evaluation.verdict))
 }
 
 /// Bit for bit, a NaN as a NaN (K's NaN has no payload, as `Observed::same_bits` says).

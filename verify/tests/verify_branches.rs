@@ -6,7 +6,8 @@
 //! exp instead of the first relu, acting on their segment while the skip is kept — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
 //! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
-//! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`). Whenever the verifier says `holds`,
+//! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`, `reduceSum` and
+//! `reduceMean` of pairs). Whenever the verifier says `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -57,7 +58,12 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     let c = literal(rng, &[m], -2.0, 2.0);
     let square = literal(rng, &[m, m], -2.0, 2.0);
     let norm = [(-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0), (0.0, 3.0)].map(|(lo, hi)| literal(rng, &[m], lo, hi));
-    s += &match below(rng, 10) {
+    let doubled = literal(rng, &[2 * m, m], -2.0, 2.0);
+    let reduce = ["reduceSum", "reduceMean"][below(rng, 2)];
+    s += &match below(rng, 11) {
+        10 => format!(
+            "let WD = {doubled} in let d = linear(WD, j) in let dm = reshape(d, {m}, 2) in let k = {reduce}(dm, 1) in "
+        ),
         9 => format!(
             "let S = {} in let B = {} in let M = {} in let V = {} in let k = batchNorm(j, S, B, M, V, epsilon = 0.001) in ",
             norm[0], norm[1], norm[2], norm[3]

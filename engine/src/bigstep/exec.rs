@@ -357,6 +357,10 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let views = (a.view(&left, lanes), b.view(&right, lanes));
             matmul_apply(geometry, views, &mut f.data[range], lanes);
         }
+        Op::Reduce { mean, out, x, x_at, input_len, outputs, group, from } => {
+            let [input, result] = f.disjoint([(*x, *x_at, *input_len), (*out, 0, *outputs)]);
+            reduce_lanes(*mean, *group, from, input, result, lanes);
+        }
         Op::Softmax { log, out, x, x_at, dims, axis, span } => {
             let len = dims.iter().product::<usize>();
             let [input, result] = f.disjoint([(*x, *x_at, len), (*out, 0, len)]);
@@ -403,6 +407,22 @@ fn add_bias(buffer: &mut [f64], at: usize, values: &[Option<f64>], lanes: usize)
             for x in &mut buffer[(at + k) * lanes..(at + k + 1) * lanes] {
                 *x += b;
             }
+        }
+    }
+}
+
+/// `Reduce` over `lanes` rows (element `k` of lane `l` at `k * lanes + l`): each group's sum
+/// from `0.0` in its order, then divided by its count for a mean (`ext-pool-mean`).
+fn reduce_lanes(mean: bool, group: usize, from: &[usize], input: &[f64], result: &mut [f64], lanes: usize) {
+    for (g, acc) in result.chunks_exact_mut(lanes).enumerate() {
+        acc.fill(0.0);
+        for &j in &from[g * group..(g + 1) * group] {
+            for (a, x) in acc.iter_mut().zip(&input[j * lanes..(j + 1) * lanes]) {
+                *a += x;
+            }
+        }
+        if mean {
+            acc.iter_mut().for_each(|a| *a /= group as f64);
         }
     }
 }

@@ -24,6 +24,7 @@ pub fn buffers_of(op: &Op) -> Vec<BufId> {
         | Op::Copy { out, x, .. }
         | Op::Permute { out, x, .. }
         | Op::Softmax { out, x, .. }
+        | Op::Reduce { out, x, .. }
         | Op::Pad { out, x, .. } => vec![*x, *out],
         Op::Combine { a, b, out, .. } => {
             [operand_buffer(a), operand_buffer(b), Some(*out)].into_iter().flatten().collect()

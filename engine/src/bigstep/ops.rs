@@ -281,6 +281,21 @@ pub enum Op {
     /// `axis` into `out`, slice by slice as `tensor_math::softmax_apply` computes it (the
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
+    /// `out[g] = 0.0 + x[from[g·group]] + … + x[from[g·group + group − 1]]` for each of the
+    /// `outputs` groups, then `/ group` with `mean`: Ext-10's `reduceSum` and `reduceMean` of
+    /// one run of `input_len` slots of a buffer (`ext-reduce-helper-step`, `ext-pool-mean`),
+    /// the groups in the result's row-major order, each in row-major order of the reduced
+    /// indices (never an error: a sum of Floats).
+    Reduce {
+        mean: bool,
+        out: BufId,
+        x: BufId,
+        x_at: usize,
+        input_len: usize,
+        outputs: usize,
+        group: usize,
+        from: Arc<[usize]>,
+    },
     /// `out[k] = from[k].0[from[k].1]` for `k < from.len()`: each element copied from a slot of
     /// any buffer (`concat`: Ext-11, `slice`: Ext-12, copies in the result's row-major order;
     /// `out` none of the sources).

@@ -95,6 +95,7 @@ fn visit_registers(op: &mut Op, f: &mut impl FnMut(Reg, bool) -> Reg) {
         | Op::Permute { .. }
         | Op::Raise { .. }
         | Op::Softmax { .. }
+        | Op::Reduce { .. }
         | Op::Gather { .. }
         | Op::Combine { .. }
         | Op::Pad { .. }

@@ -120,6 +120,34 @@ impl Interpreter<'_> {
         true
     }
 
+    /// A sum or mean of one run of a buffer as one `Reduce` of the plan: every group's sum in
+    /// the helper's order ([`Interpreter::reduce`]). Whether it was.
+    fn reduce_op(
+        &mut self,
+        mean: bool,
+        y_loc: usize,
+        x_root: usize,
+        shape: &[i64],
+        axes: &[i64],
+        x_dims: &[usize],
+    ) -> bool {
+        let y_dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+        let Some((x, x_at, input_len)) = fuse::slot_run(&self.stage.store, y_loc, &y_dims) else { return false };
+        let targets = self.stage.store.leaves(x_root, x_dims);
+        let position =
+            |index: &Vec<i64>| index.iter().zip(shape).fold(0usize, |k, (&i, &d)| k * d as usize + i as usize);
+        let (mut from, mut group) = (Vec::new(), 0);
+        for k in 0..targets.len() {
+            let indices = group_indices(shape, axes, k as i64);
+            group = indices.len();
+            from.extend(indices.iter().map(position));
+        }
+        let outputs = targets.len();
+        let out = fuse::output_buffer(self.stage, &targets);
+        self.stage.record(Op::Reduce { mean, out, x, x_at, input_len, outputs, group, from: Arc::from(from) });
+        true
+    }
+
     /// `Y`'s element at `index`, read through the indexing.
     pub(super) fn element(&mut self, y_loc: usize, index: &[i64], span: Span) -> Eval<Value> {
         let y = self.stage.read(y_loc, span);
@@ -199,6 +227,11 @@ impl Interpreter<'_> {
         x_dims: &[usize],
         span: Span,
     ) -> Eval<()> {
+        if matches!(f, TensorMath::ReduceSum | TensorMath::ReduceMean)
+            && self.reduce_op(f == TensorMath::ReduceMean, y_loc, x_root, shape, axes, x_dims)
+        {
+            return Ok(());
+        }
         let (op, start) = match f {
             TensorMath::ReduceMax => (Arith::Max, f64::NEG_INFINITY),
             TensorMath::ReduceMin => (Arith::Min, f64::INFINITY),

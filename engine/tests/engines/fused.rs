@@ -49,6 +49,7 @@ pub fn fused_ops(plan: &Plan) -> (Fused, bool) {
             | Op::Elementwise { .. }
             | Op::Permute { .. }
             | Op::Softmax { .. }
+            | Op::Reduce { .. }
             | Op::Gather { .. }
             | Op::Combine { .. }
             | Op::Pad { .. }
