@@ -66,6 +66,10 @@ struct Graph {
     last_read: HashMap<String, usize>,
     /// The model's version of the default operator set (`Softmax` changed meaning at 13).
     opset: i64,
+    /// Whether a node reads images (`ops::reads_images`): then a vector `Reshape`d to a
+    /// `(1, C, H, W)` shape becomes the image `(C, H, W)` (`shape.rs`), as VNN-COMP 2022's
+    /// `cifar_biasfield` networks make one from a dense layer before their convolutions.
+    reads_images: bool,
 }
 
 impl Graph {
@@ -81,6 +85,7 @@ impl Graph {
             position: 0,
             last_read: HashMap::new(),
             opset: 0,
+            reads_images: false,
         }
     }
 }
@@ -121,10 +126,14 @@ pub fn import(path: &Path, bytes: prost::bytes::Bytes) -> Result<Network, Import
     let input = graph_input(path, graph, &walk.values)?;
     let (input_len, shape) = input_shape(path, input)?;
     // A graph with a convolution reads a `(1, C, H, W)` image: the program's input is the
-    // `(C, H, W)` tensor. Any other graph reads a vector, the input flattened.
-    walk.tensor = if graph.node.iter().any(|n| ops::reads_images(&n.op_type)) {
+    // `(C, H, W)` tensor. Any other graph reads a vector, the input flattened; so does one
+    // whose input is not an image but which has a `Reshape` that can make one (`shape.rs`).
+    walk.reads_images = graph.node.iter().any(|n| ops::reads_images(&n.op_type));
+    let may_reshape = graph.node.iter().any(|n| n.op_type == "Reshape");
+    walk.tensor = if walk.reads_images {
         match shape[..] {
             [1, c, h, w] => vec![c, h, w],
+            _ if may_reshape => vec![input_len],
             _ => {
                 return Err(ImportError::new(
                     path,

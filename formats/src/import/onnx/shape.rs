@@ -1,5 +1,6 @@
 //! ONNX `Flatten` and `Reshape`. A vector stays a vector whatever its ONNX shape (`[1, 784]`,
-//! `[1, 1, 28, 28]`): no step, the elements stay in C order. An image, or any tensor of rank
+//! `[1, 1, 28, 28]`): no step, the elements stay in C order; except in a graph that reads
+//! images, where a `(1, C, H, W)` shape makes it the image `(C, H, W)` (`reshape`). An image, or any tensor of rank
 //! two or more to K-NN, becomes K-NN's `flatten` when the new shape is a vector (at most one
 //! dimension other than 1: `Flatten` with `axis = 1` of a `(1, C, H, W)` image, the usual
 //! way to a `Gemm`), and `reshape` to the new shape (its leading batch dimension of 1
@@ -31,6 +32,15 @@ impl Graph {
     /// `reshape` step of a tensor.
     pub(super) fn reshaped(&mut self, shape: Vec<usize>) -> Result<Value, String> {
         if self.tensor.len() == 1 {
+            // A vector made an image for the convolutions or pools that follow (a dense layer's
+            // output reshaped to `(1, C, H, W)`, VNN-COMP 2022's `cifar_biasfield`): K-NN's
+            // `reshape` to `(C, H, W)`, the elements in the same C order.
+            if let [1, c, h, w] = shape[..]
+                && self.reads_images
+            {
+                self.steps.push(Step::Reshape(vec![c, h, w]));
+                return Ok(self.next_tensor(shape, vec![c, h, w]));
+            }
             return Ok(Value::Vector { generation: self.generation, shape });
         }
         // The K-NN shape: the ONNX one without its leading dimension of 1 (the batch), so that
