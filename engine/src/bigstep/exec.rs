@@ -12,10 +12,11 @@ use knn_semantics::numeric::{exp_float, float_words, log_float, revised_tanh, si
 use knn_semantics::syntax::Span;
 
 use super::combine::combine_in;
+use super::element_lanes::{add_bias, elementwise, reduce_lanes};
 use super::matmul_op::matmul_apply;
 use super::ops::{
-    Activation, ElementStep, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith,
-    int_arith_error, item, widen,
+    Activation, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
+    widen,
 };
 use super::plan::Plan;
 use super::tensor_math::softmax_lanes;
@@ -381,48 +382,5 @@ fn product(w: &Matrix, x: &[f64], out: &mut [f64], lanes: usize, precision: Prec
         matvec(w, x, out, precision, epilogue)
     } else {
         matmul_lanes(w, x, out, lanes, precision, epilogue)
-    }
-}
-
-/// `buffer[at + k] = buffer[at + k] + values[k]` in every lane, where `values[k]` is given.
-/// Element `at + k` through its steps `steps[k]`, in order, in every lane.
-fn elementwise(buffer: &mut [f64], at: usize, steps: &[Vec<ElementStep>], lanes: usize) {
-    for (k, chain) in steps.iter().enumerate() {
-        for x in &mut buffer[(at + k) * lanes..(at + k + 1) * lanes] {
-            for step in chain {
-                match *step {
-                    ElementStep::Mul(c) => *x *= c,
-                    ElementStep::Add(c) => *x += c,
-                    ElementStep::Sub(c) => *x -= c,
-                    ElementStep::Div(c) => *x /= c,
-                }
-            }
-        }
-    }
-}
-
-fn add_bias(buffer: &mut [f64], at: usize, values: &[Option<f64>], lanes: usize) {
-    for (k, value) in values.iter().enumerate() {
-        if let Some(b) = value {
-            for x in &mut buffer[(at + k) * lanes..(at + k + 1) * lanes] {
-                *x += b;
-            }
-        }
-    }
-}
-
-/// `Reduce` over `lanes` rows (element `k` of lane `l` at `k * lanes + l`): each group's sum
-/// from `0.0` in its order, then divided by its count for a mean (`ext-pool-mean`).
-fn reduce_lanes(mean: bool, group: usize, from: &[usize], input: &[f64], result: &mut [f64], lanes: usize) {
-    for (g, acc) in result.chunks_exact_mut(lanes).enumerate() {
-        acc.fill(0.0);
-        for &j in &from[g * group..(g + 1) * group] {
-            for (a, x) in acc.iter_mut().zip(&input[j * lanes..(j + 1) * lanes]) {
-                *a += x;
-            }
-        }
-        if mean {
-            acc.iter_mut().for_each(|a| *a /= group as f64);
-        }
     }
 }

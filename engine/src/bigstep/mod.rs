@@ -7,6 +7,7 @@ mod combine;
 mod compile;
 mod concat;
 mod conv;
+mod element_lanes;
 pub mod exec;
 mod functions;
 mod fuse;

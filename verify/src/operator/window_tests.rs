@@ -310,8 +310,7 @@ fn a_divisions_rounding_is_charged_where_the_coefficients_cancel() {
 
 #[test]
 fn a_division_by_any_finite_constant_is_bounded_at_every_point() {
-    // Ext-7's `x / c` and `divTensor` by constants: negative, not a power of two (x/0.1 is not
-    // x·10), quotients in the subnormal range, elements left as they are, a bias after.
+    // `x / c`, `divTensor`: negative, not a power of two, subnormal quotients, a bias after.
     let difference = Layer::dense(Arc::new(Matrix::new(1, 2, vec![1.0, -1.0])), vec![None]);
     let eighths: Vec<f64> = (0..64).map(|k| 0.25 + f64::from(k) / 8.0).collect();
     for d in [-3.0, 0.1, -7.0 / 3.0] {
