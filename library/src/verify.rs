@@ -57,16 +57,20 @@ pub struct VerifyOptions<'a> {
     pub bounds_only: bool,
 }
 
-/// A note for a question whose region holds no binary64 point (`--box x=0.2:0.2`: no binary64
-/// number is 0.2, and the box is taken as written), where any claim holds vacuously: which
-/// element's range is empty, in each case of a property (`None` when every region has points).
+/// A note for a property some of whose cases hold no binary64 point (`X_0` between `0.2` and
+/// `0.2`: no binary64 number is 0.2, and bounds are taken as written), where any claim holds
+/// vacuously: which element's range is empty, in each such case (`None` when every region has
+/// points, and when none has: then the answer itself is `unknown: empty region`).
 pub fn empty_region_note(question: &Question) -> Option<String> {
     let empty: Vec<(usize, usize)> = match question {
-        Question::Class { region, .. } => region.first_empty_element().map(|i| (0, i)).into_iter().collect(),
+        Question::Class { .. } => Vec::new(),
         Question::Property(p) => {
             p.cases.iter().enumerate().filter_map(|(k, c)| c.input.first_empty_element().map(|i| (k, i))).collect()
         }
     };
+    if empty.len() == question_cases(question) {
+        return None;
+    }
     let (&(case, element), cases) = (empty.first()?, question_cases(question));
     let whose = if cases > 1 { format!("case {case}'s region") } else { "the region".to_string() };
     let more =

@@ -137,7 +137,7 @@ class VerifyResult:
     answer: Literal["holds", "violated", "unknown"]
     word: str
     """The answer column of an instance list's results: holds, violated, unknown:REASON."""
-    reason: Optional[Literal["timeout", "limit", "bug", "unsupported"]]
+    reason: Optional[Literal["timeout", "limit", "bug", "unsupported", "empty-region"]]
     detail: Optional[str]
     class_: Optional[int]
     counterexample: Optional[Counterexample]

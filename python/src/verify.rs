@@ -99,6 +99,7 @@ fn result(py: Python<'_>, report: Verification) -> PyResult<VerifyResult> {
                 Unknown::Limit(d) => ("limit", Some(d.clone())),
                 Unknown::Bug(d) => ("bug", Some(d.clone())),
                 Unknown::Unsupported(u) => ("unsupported", Some(u.what.clone())),
+                Unknown::EmptyRegion(d) => ("empty-region", Some(d.clone())),
             };
             ("unknown", Some(reason), detail, None, None)
         }

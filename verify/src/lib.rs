@@ -152,6 +152,10 @@ pub enum Unknown {
     Bug(String),
     /// The verifier cannot bound this program (input-dependent indexing, …): what, and where.
     Unsupported(Unsupported),
+    /// The region, as written, holds no binary64 point (`X_0` pinned to a decimal no binary64
+    /// number equals): every claim would hold on it vacuously, which says nothing of the
+    /// network; which element's range is empty.
+    EmptyRegion(String),
 }
 
 /// Options of a verification.
@@ -216,7 +220,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
                 Claim::ArgmaxIs(k) | Claim::ArgmaxIsNot(k) => *k,
                 Claim::ArgmaxStable => match region.inner() {
                     Some(inner) => target.class_at(&inner.iter().map(Interval::midpoint).collect::<Vec<_>>()),
-                    None => return Ok(Conclusion::Holds { class: None }),
+                    None => return Ok(Conclusion::Unknown(Unknown::EmptyRegion(empty_region(region)))),
                 },
             };
             if class >= outputs {
@@ -246,6 +250,12 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
             "the property has {} outputs but the program's result has {outputs}",
             property.outputs
         )));
+    }
+    // A region with no binary64 point at all: `holds` would be vacuous, and a reader who took
+    // the bounds as their nearest binary64 numbers (VNN-COMP's tools do) would see a region
+    // with points: say so rather than answer (docs/verification.md, "Regions").
+    if let Some(first) = property.cases.first().filter(|_| property.cases.iter().all(|c| c.input.inner().is_none())) {
+        return Ok(Conclusion::Unknown(Unknown::EmptyRegion(empty_region(&first.input))));
     }
     let scores = |x: &[f64]| target.net.scores(x);
     let replayer = Replayer {
@@ -384,4 +394,13 @@ fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<Cl
         failure: replayed.failure,
         expected_class: claim.filter(|c| !c.negated).map(|c| c.class),
     }
+}
+
+/// Why `region` holds no binary64 point: its first element whose range, as written, holds none.
+fn empty_region(region: &InputBox) -> String {
+    let element = region.first_empty_element().unwrap_or(0);
+    format!(
+        "the region holds no binary64 point: no binary64 number lies in element {element}'s range as written \
+         (knn takes bounds as written; take them as the nearest binary64 numbers to verify that point)"
+    )
 }

@@ -79,8 +79,8 @@ impl InputBox {
     }
 
     /// The first element whose range as written holds no finite binary64 number (`0.2:0.2`:
-    /// no binary64 number is 0.2), if any: then the box holds no point, and every claim on it
-    /// holds vacuously.
+    /// no binary64 number is 0.2), if any: then the box holds no point, every claim on it
+    /// holds vacuously, and a question with no other case is `unknown: empty region`.
     pub fn first_empty_element(&self) -> Option<usize> {
         (0..self.len()).find(|&i| {
             let single = InputBox { lower: vec![self.lower[i].clone()], upper: vec![self.upper[i].clone()] };

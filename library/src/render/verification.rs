@@ -75,6 +75,7 @@ pub fn verification_text(report: &Verification) -> String {
         Conclusion::Unknown(Unknown::Limit(why)) => format!("unknown: limit: {why} ({stats})"),
         Conclusion::Unknown(Unknown::Bug(why)) => format!("unknown: bug: {why} ({stats}); please report it"),
         Conclusion::Unknown(Unknown::Unsupported(u)) => format!("unknown: unsupported: {}", u.what),
+        Conclusion::Unknown(Unknown::EmptyRegion(why)) => format!("unknown: empty region: {why}"),
     }
 }
 
@@ -110,6 +111,7 @@ pub fn verification_json(report: &Verification) -> Value {
                 Unknown::Timeout => ("timeout", String::new()),
                 Unknown::Limit(why) => ("limit", why.clone()),
                 Unknown::Bug(why) => ("bug", why.clone()),
+                Unknown::EmptyRegion(why) => ("empty-region", why.clone()),
                 Unknown::Unsupported(_) => unreachable!("answered above"),
             };
             json!({"answer": "unknown", "reason": reason, "detail": detail})
@@ -163,7 +165,7 @@ pub fn results_text(conclusion: &Conclusion) -> String {
 }
 
 /// The answer column of an instance list's results: `holds`, `violated`, `unknown:REASON`
-/// (`timeout`, `limit`, `bug`, `unsupported`).
+/// (`timeout`, `limit`, `bug`, `unsupported`, `empty-region`).
 pub fn answer_word(conclusion: &Conclusion) -> &'static str {
     match conclusion {
         Conclusion::Holds { .. } => "holds",
@@ -172,5 +174,6 @@ pub fn answer_word(conclusion: &Conclusion) -> &'static str {
         Conclusion::Unknown(Unknown::Limit(_)) => "unknown:limit",
         Conclusion::Unknown(Unknown::Bug(_)) => "unknown:bug",
         Conclusion::Unknown(Unknown::Unsupported(_)) => "unknown:unsupported",
+        Conclusion::Unknown(Unknown::EmptyRegion(_)) => "unknown:empty-region",
     }
 }
