@@ -17,8 +17,8 @@ use super::verify_flags::{QuestionArgs, question_of};
 use super::verify_instances;
 use knn::render::{answer_word, results_text, verification_json, verification_note, verification_text};
 use knn::{
-    Asked, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, empty_region_note, load,
-    witness_picture,
+    Asked, Bounds, CaseProgress, ImageShape, Split, Verification, VerifyOptions, check_threads, empty_region_note,
+    load, witness_picture,
 };
 
 #[derive(Args)]
@@ -84,6 +84,11 @@ pub struct VerifyArgs {
     /// or auto (relus for networks with more than 16 inputs, else inputs).
     #[arg(long, value_enum, default_value_t = SplitChoice::Auto)]
     split: SplitChoice,
+    /// How the region's bounds are read: as written (the binary64 points between the decimals
+    /// as real numbers), or each as the binary64 number nearest it (as VNN-COMP's tools read
+    /// VNN-LIB files).
+    #[arg(long, value_enum, default_value_t = BoundsChoice::AsWritten)]
+    bounds: BoundsChoice,
     /// How to print the answer.
     #[arg(long, value_enum, default_value_t = VerifyFormat::Text)]
     output: VerifyFormat,
@@ -97,6 +102,21 @@ pub enum SplitChoice {
     Auto,
     Inputs,
     Relus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BoundsChoice {
+    AsWritten,
+    Nearest,
+}
+
+impl From<BoundsChoice> for Bounds {
+    fn from(choice: BoundsChoice) -> Bounds {
+        match choice {
+            BoundsChoice::AsWritten => Bounds::AsWritten,
+            BoundsChoice::Nearest => Bounds::Nearest,
+        }
+    }
 }
 
 impl From<SplitChoice> for Split {
@@ -169,6 +189,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
             force: args.force,
             timeout: timeout.map(Duration::from_secs_f64),
             threads: args.threads,
+            bounds: args.bounds.into(),
             quiet: args.quiet,
             report,
         };
@@ -233,6 +254,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
         region_words: Some(asked.region_words.clone()),
         input_shape: args.input_shape.clone().map(|s| s.0).or_else(|| asked.input_shape.clone()),
         bounds_only: false,
+        bounds: args.bounds.into(),
     };
     let report = program.verify(&asked.question, options).map_err(fail);
     // The process ends with the answer: the system frees the network at once, where dropping
@@ -254,7 +276,7 @@ fn run(args: &VerifyArgs) -> Result<Exit, Exit> {
     if let Some(note) = not_drawn {
         eprintln!("{note}");
     }
-    if let Some(note) = empty_region_note(&asked.question) {
+    if let Some(note) = empty_region_note(&asked.question.with_bounds(args.bounds.into())) {
         eprintln!("{note}");
     }
     exit

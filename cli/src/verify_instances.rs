@@ -14,7 +14,7 @@ use super::Exit;
 use super::program::{fail, usage};
 use knn::benchmark::parse_results;
 use knn::render::answer_word;
-use knn::{RESULTS_HEADER, read_instances, results_line};
+use knn::{Bounds, RESULTS_HEADER, read_instances, results_line};
 
 /// A run over an instance list.
 pub struct ListRun<'a> {
@@ -28,6 +28,8 @@ pub struct ListRun<'a> {
     /// Instead of the list's own timeouts.
     pub timeout: Option<Duration>,
     pub threads: Option<usize>,
+    /// How the properties' bounds are read.
+    pub bounds: Bounds,
     /// No progress bar.
     pub quiet: bool,
     /// Where to write the report's page (`DIR/index.html`), with the other tools' results.
@@ -37,7 +39,7 @@ pub struct ListRun<'a> {
 impl ListRun<'_> {
     /// Verifies every instance in turn; exit 11 when one could not be run or met a bug.
     pub fn run(&self) -> Result<Exit, Exit> {
-        let ListRun { list, root, out, force, timeout, threads, quiet, report } = *self;
+        let ListRun { list, root, out, force, timeout, threads, bounds, quiet, report } = *self;
         if let Some(out) = out {
             super::output::check_output(out, force, &[list]).map_err(usage)?;
         }
@@ -58,7 +60,7 @@ impl ListRun<'_> {
         let mut failed = false;
         for instance in &instances {
             let started = Instant::now();
-            let answer = instance.verify(root, timeout, threads);
+            let answer = instance.verify(root, timeout, threads, bounds);
             let seconds = started.elapsed().as_secs_f64();
             let mut proved_share = None;
             let word = match answer {

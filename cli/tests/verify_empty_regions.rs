@@ -75,4 +75,12 @@ fn a_property_whose_every_case_is_empty_is_unknown() {
     assert_eq!(out.status.code(), Some(11), "{}{}", stdout(&out), stderr(&out));
     assert!(stdout(&out).starts_with("unknown: empty region"), "{}", stdout(&out));
     assert!(stdout(&out).contains("element 0's range"), "{}", stdout(&out));
+    // Read as VNN-COMP's tools read it, X_0 is the binary64 nearest the decimal: answered.
+    let out = knn(&["verify", &scores, "--vnnlib", &property, "--bounds", "nearest"], None);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("holds"), "{}", stdout(&out));
+    assert!(!stderr(&out).contains("no binary64 point"), "{}", stderr(&out));
+    // A box too: 0.2:0.2 is the point 0.2f64.
+    let out = knn(&["verify", &mlp(), "--box", "x=0:1,0.2:0.2,0:1", "--bounds", "nearest"], None);
+    assert!(stdout(&out).starts_with("holds") || stdout(&out).starts_with("violated"), "{}", stdout(&out));
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::error::{Failure, KnnError};
 use super::program::load;
 use super::verify::{VerifyOptions, read_property};
+use knn_verify::Bounds;
 use knn_verify::Question;
 
 /// One line of an instance list.
@@ -57,13 +58,14 @@ impl Instance {
         root: &Path,
         timeout: Option<Duration>,
         threads: Option<usize>,
+        bounds: Bounds,
     ) -> Result<super::Verification, KnnError> {
         // The timeout counts reading the property and loading the network (as a VNN-COMP
         // harness counts them).
         let started = Instant::now();
         let property = read_property(&root.join(&self.property))?;
         let program = load(root.join(&self.network))?;
-        let options = VerifyOptions { started: Some(started), ..self.options(timeout, threads) };
+        let options = VerifyOptions { started: Some(started), bounds, ..self.options(timeout, threads) };
         program.verify(&Question::Property(property), options)
     }
 

@@ -62,7 +62,7 @@ pub use knn_verify::claim::Claim;
 pub use knn_verify::property::{InputBox, Property};
 pub use knn_verify::queue::CaseProgress;
 pub use knn_verify::split::Split;
-pub use knn_verify::{Conclusion, Counterexample, Question, Unknown};
+pub use knn_verify::{Bounds, Conclusion, Counterexample, Question, Unknown};
 pub use program::{Program, RunOptions, Searched, Semantics, load, load_source, load_with, read_source};
 pub use question::{Asked, QuestionText};
 pub use report::limit_error;

@@ -22,7 +22,7 @@ use knn_verify::property::Property;
 use knn_verify::queue::CaseProgress;
 use knn_verify::split::Split;
 use knn_verify::vnnlib::parse_vnnlib;
-use knn_verify::{Conclusion, Options, Question, Target, Unknown, verify};
+use knn_verify::{Bounds, Conclusion, Options, Question, Target, Unknown, verify};
 
 /// How to verify. The default ranges over the program's only free input, with no other input
 /// bound, no time limit, and branch and bound splitting as `Split::Auto` chooses.
@@ -55,6 +55,9 @@ pub struct VerifyOptions<'a> {
     /// region and no falsifier (`knn_verify::Options::bounds_only`): for tests that hold the
     /// bounds to every point of such a region. Default: off.
     pub bounds_only: bool,
+    /// How the region's bounds are read: as written (the default), or each as the binary64
+    /// number nearest it (`--bounds nearest`, VNN-COMP's reading of VNN-LIB).
+    pub bounds: Bounds,
 }
 
 /// A note for a property some of whose cases hold no binary64 point (`X_0` between `0.2` and
@@ -115,6 +118,7 @@ impl Program {
     /// ```
     pub fn verify(&self, question: &Question, options: VerifyOptions<'_>) -> Result<Verification, KnnError> {
         // On the calling thread, whatever its stack: nothing recurses on the program's depth.
+        let question = &question.with_bounds(options.bounds);
         let (conclusion, effort) = self.verify_here(question, options)?;
         Ok(Verification { conclusion, effort, source: self.shared_source() })
     }

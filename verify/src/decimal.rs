@@ -101,6 +101,31 @@ impl Constant {
         if self.is_exact() { x <= self.above } else { x <= self.below }
     }
 
+    /// The binary64 number nearest the constant, ties to the even one (as IEEE's conversion
+    /// of a decimal, and VNN-COMP's readers of VNN-LIB, round it), as an exact constant; one
+    /// beyond the finite range gives its finite neighbour (a bound stays a bound).
+    pub fn nearest(&self) -> Constant {
+        if self.is_exact() {
+            return self.clone();
+        }
+        let x = if !self.above.is_finite() {
+            self.below
+        } else if !self.below.is_finite() {
+            self.above
+        } else {
+            let exact = |v: f64| Exact::of_binary64(v).expect("finite");
+            let to_below = self.value.add(&exact(self.below).neg()).expect("finite");
+            let to_above = exact(self.above).add(&self.value.neg()).expect("finite");
+            match to_below.cmp(&to_above) {
+                Ordering::Less => self.below,
+                Ordering::Greater => self.above,
+                Ordering::Equal if self.below.to_bits() & 1 == 0 => self.below,
+                Ordering::Equal => self.above,
+            }
+        };
+        Constant::exact(x)
+    }
+
     /// The tighter of two lower bounds, `max(a, b)`, by exact comparison: the larger as
     /// written, the first of two equal ones.
     pub fn max_lower(self, other: Constant) -> Constant {

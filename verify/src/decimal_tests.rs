@@ -378,3 +378,23 @@ fn to_text(negative: bool, decimal: &(Vec<u8>, i64)) -> String {
     let digits: String = decimal.0.iter().map(|d| char::from(b'0' + d)).collect();
     format!("{}{digits}e{}", if negative { "-" } else { "" }, decimal.1)
 }
+
+#[test]
+fn nearest_rounds_a_decimal_to_the_binary64_number_nearest_it_ties_to_even() {
+    let nearest = |text: &str| Constant::parse(text).unwrap().nearest(); // 1 + 2^-53 is halfway between 1 and 1 + 2^-52: 1; 1 + 3·2^-53 gives 1 + 2^-51 (even).
+    assert_eq!(nearest("-1.00000000000000011102230246251565404236316680908203125").below, -1.0);
+    assert_eq!(nearest("1.000000000000000333066907387546962127089500427246093750").below, 1.0 + 2f64.powi(-51));
+    // Beyond the finite range a bound keeps its finite neighbour; exact constants stay.
+    assert_eq!((nearest("1e400").below, nearest("-1e400").below), (f64::MAX, f64::MIN));
+    assert_eq!(nearest("0.25"), Constant::parse("0.25").unwrap());
+    // Against std's correctly rounded parser: 1 to 40 digits, exponents to the subnormals.
+    let mut rng = crate::falsify::SplitMix::new(11);
+    for _ in 0..20_000 {
+        let digits: String =
+            (0..1 + rng.next_u64() % 40).map(|_| char::from(b'0' + (rng.next_u64() % 10) as u8)).collect();
+        let text =
+            format!("{}0.{digits}e{}", ["", "-"][(rng.next_u64() % 2) as usize], (rng.next_u64() % 630) as i64 - 330);
+        assert_eq!(nearest(&text).below.to_bits(), text.parse::<f64>().unwrap().to_bits(), "{text}");
+        assert!(nearest(&text).is_exact());
+    }
+}

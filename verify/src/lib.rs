@@ -158,6 +158,32 @@ pub enum Unknown {
     EmptyRegion(String),
 }
 
+/// How a region's bounds are read: as written (the default: the binary64 points between the
+/// decimals as real numbers), or each as the binary64 number nearest it, as VNN-COMP's tools
+/// read VNN-LIB files (docs/verification.md, "Constants as written").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bounds {
+    #[default]
+    AsWritten,
+    Nearest,
+}
+
+impl Question {
+    /// The question with its region's bounds read as `bounds` says.
+    pub fn with_bounds(&self, bounds: Bounds) -> Question {
+        match (bounds, self) {
+            (Bounds::AsWritten, _) => self.clone(),
+            (Bounds::Nearest, Question::Class { region, claim }) => {
+                Question::Class { region: region.nearest(), claim: *claim }
+            }
+            (Bounds::Nearest, Question::Property(p)) => {
+                let cases = p.cases.iter().map(|c| property::Case { input: c.input.nearest(), ..c.clone() }).collect();
+                Question::Property(Property { cases, ..p.clone() })
+            }
+        }
+    }
+}
+
 /// Options of a verification.
 pub struct Options<'a> {
     /// The answer is due `timeout` after `started`: the search and the replays stop a little

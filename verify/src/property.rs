@@ -78,6 +78,13 @@ impl InputBox {
             .collect()
     }
 
+    /// The box with every bound replaced by the binary64 number nearest it
+    /// ([`Constant::nearest`]): `--bounds nearest`.
+    pub fn nearest(&self) -> InputBox {
+        let round = |bounds: &[Constant]| bounds.iter().map(Constant::nearest).collect();
+        InputBox { lower: round(&self.lower), upper: round(&self.upper) }
+    }
+
     /// The first element whose range as written holds no finite binary64 number (`0.2:0.2`:
     /// no binary64 number is 0.2), if any: then the box holds no point, every claim on it
     /// holds vacuously, and a question with no other case is `unknown: empty region`.
