@@ -17,13 +17,13 @@ mod activation;
 mod bias;
 mod dense;
 mod divide;
-mod exp_log;
-#[cfg(test)]
-mod exp_log_tests;
 mod gather;
 mod lift;
 mod matmul;
 mod max_pool;
+mod monotone;
+#[cfg(test)]
+mod monotone_tests;
 mod pad;
 mod partial;
 mod per_element;
@@ -31,9 +31,7 @@ mod permute;
 mod reduce;
 mod relu;
 mod scale;
-mod sigmoid;
 mod sparse;
-mod tanh;
 mod window;
 #[cfg(test)]
 mod window_tests;
@@ -56,20 +54,18 @@ pub use activation::{Relaxed, read_activation};
 pub use bias::Bias;
 pub use dense::Dense;
 pub use divide::Divide;
-pub use exp_log::ExpLog;
 pub use gather::Gather;
 pub use lift::Lift;
 pub use matmul::read_matmul;
 pub use max_pool::MaxPool;
+pub use monotone::Monotone;
 pub use pad::Pad;
 pub use partial::Partial;
 pub use permute::Permute;
 pub use reduce::read_reduce;
 pub use relu::Relu;
 pub use scale::Scale;
-pub use sigmoid::Sigmoid;
 pub use sparse::Sparse;
-pub use tanh::Tanh;
 pub use window::{read_conv2d, read_pool2d};
 
 /// What an operator keeps from [`Operator::prepare`] for its back-substitution steps on one
@@ -288,12 +284,12 @@ impl Layer {
 
     /// `tanhTensor`.
     pub fn tanh() -> Layer {
-        Layer(Arc::new(Tanh))
+        Layer(Arc::new(Monotone::Tanh))
     }
 
     /// `sigmoidTensor`.
     pub fn sigmoid() -> Layer {
-        Layer(Arc::new(Sigmoid))
+        Layer(Arc::new(Monotone::Sigmoid))
     }
 
     /// The layer of one of the plan's activations.
@@ -302,8 +298,8 @@ impl Layer {
             Activation::Relu => Layer::relu(),
             Activation::Tanh => Layer::tanh(),
             Activation::Sigmoid => Layer::sigmoid(),
-            Activation::Exp => Layer(Arc::new(ExpLog::exp())),
-            Activation::Log => Layer(Arc::new(ExpLog::log())),
+            Activation::Exp => Layer(Arc::new(Monotone::Exp)),
+            Activation::Log => Layer(Arc::new(Monotone::Log)),
         }
     }
 }
