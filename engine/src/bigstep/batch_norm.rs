@@ -14,7 +14,7 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::revisions::ext14_batch_norm::parameter_mismatch;
 use knn_semantics::syntax::{Exp, Func, FuncKind, Span};
 
-use super::functions::{row_major_index, tensor_name};
+use super::functions::row_major_index;
 use super::fuse;
 use super::interpret::{Interpreter, Task};
 use super::ops::{Arith, ElementStep, Eval, Item, Op, error, float_arith, item};
@@ -45,14 +45,9 @@ impl Interpreter<'_> {
     ) -> Eval<()> {
         let FuncKind::BatchNorm(xs, epsilon) = &func.kind else { unreachable!("called on batchNorm only") };
         let call = func.span;
-        let mut names = Vec::with_capacity(xs.len());
-        let mut shapes = Vec::with_capacity(xs.len());
-        for operand in xs {
-            let operand = tensor_name(operand, call, "`batchNorm` takes the names of five tensors")?;
-            let dims = self.operand_shape(&scope, operand, name, call)?;
-            names.push(operand);
-            shapes.push(dims.iter().map(|&d| d as i64).collect::<Vec<i64>>());
-        }
+        let (names, dims) =
+            self.tensor_operands(&scope, xs.iter(), (name, call, "`batchNorm` takes the names of five tensors"))?;
+        let shapes: Vec<Vec<i64>> = dims.iter().map(|d| d.iter().map(|&n| n as i64).collect()).collect();
         let parameters = [1, 2, 3, 4].map(|k| (names[k], shapes[k].as_slice()));
         if let Some(detail) = parameter_mismatch(names[0], &shapes[0], parameters) {
             return Err(error(ErrorKind::ShapeMismatch, call, detail));

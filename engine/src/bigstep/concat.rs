@@ -12,7 +12,7 @@ use knn_semantics::errors::ErrorKind;
 use knn_semantics::revisions::ext11_concat::{concat_shape, concat_source};
 use knn_semantics::syntax::{Exp, Func, FuncKind, Span};
 
-use super::functions::{row_major_index, tensor_name};
+use super::functions::row_major_index;
 use super::fuse;
 use super::interpret::{Interpreter, Task};
 use super::ops::{BufId, Eval, Op, error};
@@ -33,13 +33,7 @@ impl Interpreter<'_> {
     ) -> Eval<()> {
         let FuncKind::Concat(xs, axis) = &func.kind else { unreachable!("called on concat only") };
         let call = func.span;
-        let mut names = Vec::with_capacity(xs.len());
-        let mut dims = Vec::with_capacity(xs.len());
-        for x in xs {
-            let x = tensor_name(x, call, "`concat` takes the names of tensors")?;
-            dims.push(self.operand_shape(&scope, x, name, call)?);
-            names.push(x);
-        }
+        let (names, dims) = self.tensor_operands(&scope, xs, (name, call, "`concat` takes the names of tensors"))?;
         if names.is_empty() {
             // Only a program built without the parser has no operand: no rule binds it.
             let detail = format!("no rule binds `{name}` to `concat(…)`");

@@ -204,6 +204,23 @@ impl Interpreter<'_> {
 
     /// The shape of a tensor operand `y` of the function whose result is `output`, or the error
     /// `rev-let-func-error` reports (unbound, no shape, aliased output).
+    /// The names of the tensor operands `xs` and their shapes, checked one after another as
+    /// the rules heat them: the first that is not a tensor's name, or not bound, is the error.
+    pub(super) fn tensor_operands<'e>(
+        &self,
+        scope: &Scope,
+        xs: impl IntoIterator<Item = &'e Exp>,
+        (output, call, usage): (&str, Span, &str),
+    ) -> Eval<(Vec<&'e str>, Vec<Rc<[usize]>>)> {
+        let (mut names, mut dims) = (Vec::new(), Vec::new());
+        for x in xs {
+            let x = tensor_name(x, call, usage)?;
+            dims.push(self.operand_shape(scope, x, output, call)?);
+            names.push(x);
+        }
+        Ok((names, dims))
+    }
+
     pub(super) fn operand_shape(&self, scope: &Scope, y: &str, output: &str, span: Span) -> Eval<Rc<[usize]>> {
         if !scope.env.contains_key(y) {
             return Err(error(ErrorKind::UnboundIdentifier, span, format!("`{y}` is not bound here")));
