@@ -60,7 +60,7 @@ impl ListRun<'_> {
         let mut failed = false;
         for instance in &instances {
             let started = Instant::now();
-            let answer = instance.verify(root, timeout, threads, bounds);
+            let answer = instance.verify_with(root, timeout, threads, bounds);
             let seconds = started.elapsed().as_secs_f64();
             let mut proved_share = None;
             let word = match answer {

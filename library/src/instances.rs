@@ -58,6 +58,16 @@ impl Instance {
         root: &Path,
         timeout: Option<Duration>,
         threads: Option<usize>,
+    ) -> Result<super::Verification, KnnError> {
+        self.verify_with(root, timeout, threads, Bounds::AsWritten)
+    }
+
+    /// [`Instance::verify`], the property's bounds read as `bounds` says (`--bounds`).
+    pub fn verify_with(
+        &self,
+        root: &Path,
+        timeout: Option<Duration>,
+        threads: Option<usize>,
         bounds: Bounds,
     ) -> Result<super::Verification, KnnError> {
         // The timeout counts reading the property and loading the network (as a VNN-COMP

@@ -211,7 +211,7 @@ impl Interpreter<'_> {
         scope: &Scope,
         xs: impl IntoIterator<Item = &'e Exp>,
         (output, call, usage): (&str, Span, &str),
-    ) -> Eval<(Vec<&'e str>, Vec<Rc<[usize]>>)> {
+    ) -> Eval<Operands<'e>> {
         let (mut names, mut dims) = (Vec::new(), Vec::new());
         for x in xs {
             let x = tensor_name(x, call, usage)?;
@@ -344,6 +344,9 @@ fn linear_mismatch(y: &str, w: &str, x: &str, w_shape: &[usize], x_shape: &[usiz
         error(ErrorKind::ShapeMismatch, span, linear_mismatch_detail(w, x, &dims(w_shape), &dims(x_shape)))
     }
 }
+
+/// Tensor operands' names and their shapes, in order.
+pub(super) type Operands<'e> = (Vec<&'e str>, Vec<Rc<[usize]>>);
 
 /// The operand of a tensor function as a name: `unknown-tensor` (with `usage`) when it is
 /// another expression, as `rev-let-func-error` says.
