@@ -57,8 +57,10 @@ def test_a_ball_around_a_point():
     assert result.answer == "holds" and result.class_ == 0 and bool(result)
     command = cli_json("verify", MLP, "--around", "x=[1.0, -2.0, 0.5]", "--eps", "0.1", "--output", "json")
     assert command["answer"] == "holds" and command["class"] == 0
+    # The clip leaves element 1 (around -2.0) no point: nothing to verify, said so.
     clipped = net.verify(around=[1.0, -2.0, 0.5], eps=0.1, clip=(0.95, 1.0))
-    assert clipped.answer == "holds"
+    assert (clipped.answer, clipped.reason, clipped.word) == ("unknown", "empty-region", "unknown:empty-region")
+    assert "element 1's range" in clipped.detail
 
 
 def test_vnnlib_properties_on_imported_networks(tmp_path):
