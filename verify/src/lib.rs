@@ -7,6 +7,7 @@
 
 pub mod alpha;
 pub mod bab;
+mod bounds;
 pub mod branches;
 pub mod claim;
 pub mod clip;
@@ -43,6 +44,8 @@ use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
 use bab::{CaseSearch, Examined, Inherited, Limit};
+pub use bounds::Bounds;
+use bounds::empty_region;
 use claim::Claim;
 use deadline::Deadline;
 use enumerate::enumerate;
@@ -156,32 +159,6 @@ pub enum Unknown {
     /// number equals): every claim would hold on it vacuously, which says nothing of the
     /// network; which element's range is empty.
     EmptyRegion(String),
-}
-
-/// How a region's bounds are read: as written (the default: the binary64 points between the
-/// decimals as real numbers), or each as the binary64 number nearest it, as VNN-COMP's tools
-/// read VNN-LIB files (docs/verification.md, "Constants as written").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Bounds {
-    #[default]
-    AsWritten,
-    Nearest,
-}
-
-impl Question {
-    /// The question with its region's bounds read as `bounds` says.
-    pub fn with_bounds(&self, bounds: Bounds) -> Question {
-        match (bounds, self) {
-            (Bounds::AsWritten, _) => self.clone(),
-            (Bounds::Nearest, Question::Class { region, claim }) => {
-                Question::Class { region: region.nearest(), claim: *claim }
-            }
-            (Bounds::Nearest, Question::Property(p)) => {
-                let cases = p.cases.iter().map(|c| property::Case { input: c.input.nearest(), ..c.clone() }).collect();
-                Question::Property(Property { cases, ..p.clone() })
-            }
-        }
-    }
 }
 
 /// Options of a verification.
@@ -420,13 +397,4 @@ fn counterexample(case: usize, x: Vec<f64>, replayed: Replayed, claim: Option<Cl
         failure: replayed.failure,
         expected_class: claim.filter(|c| !c.negated).map(|c| c.class),
     }
-}
-
-/// Why `region` holds no binary64 point: its first element whose range, as written, holds none.
-fn empty_region(region: &InputBox) -> String {
-    let element = region.first_empty_element().unwrap_or(0);
-    format!(
-        "the region holds no binary64 point: no binary64 number lies in element {element}'s range as written \
-         (knn takes bounds as written; take them as the nearest binary64 numbers to verify that point)"
-    )
 }
