@@ -256,7 +256,7 @@ pub fn verify(target: &Target, question: &Question, options: Options<'_>) -> Res
     }
     // A region with no binary64 point at all: `holds` would be vacuous, and a reader who took
     // the bounds as their nearest binary64 numbers (VNN-COMP's tools do) would see a region
-    // with points: say so rather than answer (docs/verification.md, "Regions").
+    // with points: say so rather than answer (docs/verification.md, "Constants as written").
     if let Some(first) = property.cases.first().filter(|_| property.cases.iter().all(|c| c.input.inner().is_none())) {
         return Ok(Conclusion::Unknown(Unknown::EmptyRegion(empty_region(&first.input))));
     }
