@@ -23,7 +23,8 @@ use knn::Split;
 use knn_fuzzing::verify_exhaustive::case::{Ask, Case, ClassClaim, Comparison, Expr, Op, Region};
 use knn_fuzzing::verify_exhaustive::check::{Decided, Settings, Wrong, check};
 use knn_fuzzing::verify_exhaustive::{
-    branched_case_of_seed, case_of_seed, exp_log_case_of_seed, scaled_case_of_seed, window_case_of_seed,
+    branched_case_of_seed, case_of_seed, exp_log_case_of_seed, product_case_of_seed, scaled_case_of_seed,
+    window_case_of_seed,
 };
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -128,6 +129,14 @@ fn every_answer_holds_on_networks_with_exp_and_log() {
     every_answer_holds(exp_log_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
 }
 
+/// Networks whose tensors meet as products or quotients of two computed tensors, some with a
+/// `softmax` or `logSoftmax` in the middle (layers bounded by ranges), decided by the bounds
+/// alone.
+#[test]
+fn every_answer_holds_on_networks_with_products_and_softmax() {
+    every_answer_holds(product_case_of_seed, 300, Settings { bounds_only: true, ..Settings::default() });
+}
+
 /// The cases `case_of` makes of the seeds, checked on as many threads as there are cores;
 /// every wrong answer reported with its seed, then the run fails.
 fn every_answer_holds(case_of: fn(u64) -> Case, default_cases: u64, settings: Settings) {
@@ -227,6 +236,25 @@ fn a_nan_born_inside_a_layer_breaks_argmax_is_1() {
         ask: Ask::Class(ClassClaim::Is(1)),
     };
     assert_eq!(answer(&case), Decided::Violated);
+}
+
+/// `[−1/x, 1/x]` with `x` in `[0, 5e-324]`: the region holds `−0` as well as `+0` (they compare
+/// equal), and the engine tells them apart: `[−∞, +∞]` at `+0` and at `5e-324` (class 1), but
+/// `[+∞, −∞]` at `−0` (class 0). The first product family (seed 717) found the verifier running
+/// only `+0` of such a region.
+#[test]
+fn a_quotient_by_an_input_that_may_be_minus_zero_has_both_classes() {
+    let case = Case {
+        program: "let W0 = initTensor(2, 1) in let z0 = linear(W0, x) in \
+                  let z0[0] = z0[0] + -1.0 in let z0[1] = z0[1] + 1.0 in let q = divTensor(z0, x) in ArgMax(q)"
+            .into(),
+        outputs: 2,
+        region: Region::Box { ranges: vec![("0".into(), "5e-324".into())] },
+        ask: Ask::Class(ClassClaim::Is(1)),
+    };
+    assert_eq!(answer(&case), Decided::Violated);
+    let positive = Case { region: Region::Box { ranges: vec![("5e-324".into(), "1e-323".into())] }, ..case };
+    assert_eq!(answer(&positive), Decided::Holds);
 }
 
 /// `--around x=[0.1] --eps 0.4` ends at exactly 0.5, where the score `x` beats

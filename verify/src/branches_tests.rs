@@ -104,10 +104,29 @@ fn element_wise_functions_of_a_constant_are_per_element_layers() {
 }
 
 #[test]
+fn products_quotients_and_softmaxes_of_computed_tensors_are_layers_bounded_by_ranges() {
+    // Both operands computed from the input, one of them kept for later or not: element for
+    // element the engine's bits (at the points of `inputs`, signed zeros, infinities and NaN
+    // among them), read as one layer over the vector.
+    for (body, layer) in [
+        ("mulTensor(r, x)", "Products of 2 pairs"),
+        ("divTensor(r, x)", "Quotients of 2 pairs"),
+        ("divTensor(x, r)", "Quotients of 2 pairs"),
+        ("mulTensor(x, x)", "Products of 2 pairs"),
+        ("matmul(r, x)", "Matmul of computed tensors: 1 outputs of 2 products"),
+        ("softmax(r, 0)", "Softmax [2] along 0"),
+        ("logSoftmax(x, 0)", "LogSoftmax [2] along 0"),
+    ] {
+        let source = format!("let r = reluTensor(x) in let y = {body} in let z = addTensor(y, y) in z");
+        let net = computes_the_engines_results(&source, 2);
+        let layers = describe(&net);
+        assert!(layers.iter().any(|l| l.contains(layer)), "{body}: {layers:?}");
+    }
+}
+
+#[test]
 fn what_no_operator_bounds_is_refused_by_name() {
     for (body, what) in [
-        ("mulTensor(r, x)", "`mulTensor` of two tensors computed from the input"),
-        ("divTensor(r, x)", "`divTensor` of two tensors computed from the input"),
         ("divTensor(r, Z)", "`divTensor` of a computed tensor by 0, ±∞ or NaN"),
         ("divTensor(C, r)", "`divTensor` of a constant by a computed tensor"),
     ] {

@@ -8,18 +8,20 @@
 //!   finite and not 0); a division by `0`, `±∞` or NaN, and `c / x`, are refused by name;
 //! - with two computed operands, their sum or difference as a sparse layer over both segments
 //!   (`fl((0 + a) + (±1)·b)` is `fl(a ± b)`, the engine's one rounding), the operands kept
-//!   when they are read again; a product or quotient of two computed tensors is bilinear:
-//!   refused by name;
+//!   when they are read again; their product or quotient as a [`Pairwise`] layer (bounded by
+//!   ranges: it is not monotone);
 //! - a `Gather` from two tensors on the vector (`concat` of two branches) as a gather over the
-//!   whole vector, lifted.
+//!   whole vector, lifted;
+//! - a `MatMul` of two tensors on the vector as a [`Product`] layer over the whole vector,
+//!   lifted.
 
 use std::sync::Arc;
 
-use knn_engine::bigstep::ops::{Arith, BufId, CombineOperand, Op};
+use knn_engine::bigstep::ops::{Arith, BufId, CombineOperand, MatmulOperand, Op};
 use knn_semantics::syntax::Span;
 
 use crate::branches::{Branches, Segment, Sign, computed};
-use crate::operator::{Divide, Gather, Layer, Lift, Scale, Sparse};
+use crate::operator::{Divide, Gather, Layer, Lift, Pairwise, Product, Scale, Sparse};
 use crate::unsupported::{Unsupported, unsupported};
 
 /// Reads the `k`-th operation of the plan, a `Combine`.
@@ -89,8 +91,8 @@ fn with_constants(
     })
 }
 
-/// `a ± b` of two tensors on the vector: a sparse layer over the whole vector, appended after
-/// the segments still read.
+/// `a op b` of two tensors on the vector: a sum or difference as a sparse layer over the whole
+/// vector, a product or quotient as a [`Pairwise`] one, appended after the segments still read.
 fn join(
     branches: &mut Branches,
     k: usize,
@@ -99,25 +101,9 @@ fn join(
     (out, len): (BufId, usize),
     span: Span,
 ) -> Result<(), Unsupported> {
-    let sign = match arith {
-        Arith::Add => 1.0,
-        Arith::Sub => -1.0,
-        _ => {
-            return Err(unsupported(
-                format!(
-                    "`{}` of two tensors computed from the input (a product or quotient of two computed values: no operator bounds it)",
-                    keyword(arith)
-                ),
-                Some(span),
-            ));
-        }
-    };
-    for operand in [a, b] {
-        let buf = computed(operand).expect("a computed operand");
-        let off_vector = || unsupported(format!("`{}` of a tensor not on the vector", keyword(arith)), Some(span));
-        let j = branches.find(buf).ok_or_else(off_vector)?;
-        branches.settle(j);
-    }
+    settle_all(branches, [a, b].map(|o| computed(o).expect("a computed operand")), || {
+        unsupported(format!("`{}` of a tensor not on the vector", keyword(arith)), Some(span))
+    })?;
     // Settling one operand may move the other: positions are read once both are settled.
     let mut at = Vec::new();
     for operand in [a, b] {
@@ -133,12 +119,73 @@ fn join(
         }
         at.push(elements.into_iter().map(|e| offset + e).collect::<Vec<usize>>());
     }
-    let rows = (0..len).map(|i| vec![(at[0][i], 1.0), (at[1][i], sign)]).collect();
     let width = branches.width();
-    let sum = Layer::sparse(Sparse::from_rows(keyword(arith), width, rows));
+    let layer = match arith {
+        Arith::Add | Arith::Sub => {
+            let sign = if arith == Arith::Add { 1.0 } else { -1.0 };
+            let rows = (0..len).map(|i| vec![(at[0][i], 1.0), (at[1][i], sign)]).collect();
+            Layer::sparse(Sparse::from_rows(keyword(arith), width, rows))
+        }
+        _ => Layer::pairwise(Pairwise::new(arith, (0..len).map(|i| (at[0][i], at[1][i])).collect(), width)),
+    };
+    push_over_all(branches, k, layer, Segment { buf: out, len, sign: Sign::Any });
+    Ok(())
+}
+
+/// Every segment of `bufs` as its values (a sign pair summed back), or `off_vector` when one is
+/// not on the vector.
+fn settle_all<const N: usize>(
+    branches: &mut Branches,
+    bufs: [BufId; N],
+    off_vector: impl Fn() -> Unsupported,
+) -> Result<(), Unsupported> {
+    for buf in bufs {
+        let j = branches.find(buf).ok_or_else(&off_vector)?;
+        branches.settle(j);
+    }
+    Ok(())
+}
+
+/// `layer` on the whole vector, lifted with the segments read after the `k`-th operation; its
+/// output the segment `new`.
+fn push_over_all(branches: &mut Branches, k: usize, layer: Layer, new: Segment) {
+    let width = branches.width();
     let live = branches.live(k, None);
     let (kept_positions, kept) = branches.kept(&live);
-    branches.push(Lift::new(Some(sum), 0..width, kept_positions), kept, Segment { buf: out, len, sign: Sign::Any });
+    branches.push(Lift::new(Some(layer), 0..width, kept_positions), kept, new);
+}
+
+/// A `MatMul` of two tensors on the vector (Ext-15's `matmul` of two computed tensors): a
+/// [`Product`] over the whole vector, lifted, its terms in the engine's order
+/// (`MatmulGeometry`: element `e`'s left operand at `bases[e].0 + p`, right at `bases[e].1 +
+/// p·right_step`).
+pub fn read_matmul_across(branches: &mut Branches, k: usize, op: &Op) -> Result<(), Unsupported> {
+    let Op::MatMul { out, a, b, geometry, span } = op else { unreachable!("a MatMul") };
+    let (MatmulOperand::Buffer { buf: left, at: left_at }, MatmulOperand::Buffer { buf: right, at: right_at }) = (a, b)
+    else {
+        unreachable!("two buffer operands")
+    };
+    settle_all(branches, [*left, *right], || unsupported("`matmul` of a tensor not on the vector", Some(*span)))?;
+    // Settling one operand may move the other: positions are read once both are settled.
+    let place = |buf: BufId, at: usize, len: usize| {
+        let j = branches.find(buf).expect("settled on the vector");
+        (at + len <= branches.segments[j].len).then(|| branches.offset(j) + at)
+    };
+    let (Some(l0), Some(r0)) =
+        (place(*left, *left_at, geometry.left_len), place(*right, *right_at, geometry.right_len))
+    else {
+        return Err(unsupported("`matmul` reading past a tensor", Some(*span)));
+    };
+    if geometry.inner == 0 {
+        return Err(unsupported("`matmul` over an empty axis (every element 0.0: nothing to verify)", Some(*span)));
+    }
+    let terms = geometry
+        .bases
+        .iter()
+        .flat_map(|&(lb, rb)| (0..geometry.inner).map(move |p| (l0 + lb + p, r0 + rb + p * geometry.right_step)))
+        .collect();
+    let layer = Layer::product(Product::new(terms, geometry.inner, branches.width()));
+    push_over_all(branches, k, layer, Segment { buf: *out, len: geometry.bases.len(), sign: Sign::Any });
     Ok(())
 }
 
@@ -150,10 +197,9 @@ pub fn read_concat_across(branches: &mut Branches, k: usize, op: &Op) -> Result<
     let mut sources: Vec<BufId> = from.iter().map(|&(buf, _)| buf).collect();
     sources.dedup();
     for &buf in &sources {
-        let j = branches.find(buf).ok_or_else(|| {
+        settle_all(branches, [buf], || {
             unsupported("`concat` of a tensor that is not computed from the input with one that is", None)
         })?;
-        branches.settle(j);
     }
     // Settling one source may move another: positions are read once all are settled.
     let mut positions = Vec::with_capacity(from.len());
@@ -172,11 +218,7 @@ pub fn read_concat_across(branches: &mut Branches, k: usize, op: &Op) -> Result<
             None,
         ));
     }
-    let width = branches.width();
-    let joined = Layer::gather(Gather::new(Arc::from(positions), width));
-    let live = branches.live(k, None);
-    let (kept_positions, kept) = branches.kept(&live);
-    let segment = Segment { buf: *out, len: from.len(), sign: Sign::Any };
-    branches.push(Lift::new(Some(joined), 0..width, kept_positions), kept, segment);
+    let joined = Layer::gather(Gather::new(Arc::from(positions), branches.width()));
+    push_over_all(branches, k, joined, Segment { buf: *out, len: from.len(), sign: Sign::Any });
     Ok(())
 }

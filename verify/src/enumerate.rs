@@ -33,20 +33,34 @@ pub(super) fn enumerate(
     }
     let mut points: Vec<Vec<f64>> = vec![vec![]];
     for side in inner {
-        let values: Vec<f64> = std::iter::successors(Some(side.lo), |v| (*v < side.hi).then(|| v.next_up())).collect();
+        let mut values: Vec<f64> =
+            std::iter::successors(Some(side.lo), |v| (*v < side.hi).then(|| v.next_up())).collect();
+        with_both_zeros(&mut values);
         points = points.iter().flat_map(|p| values.iter().map(move |v| [p.as_slice(), &[*v]].concat())).collect();
     }
     points.retain(|x| judge.case.input.contains(x));
     Some(first_breaking(&target.plan, &target.net, judge, &points))
 }
 
-/// The number of binary64 values in `[lo, hi]` (finite ends, `lo ≤ hi`), counting `−0` and
-/// `+0` as one; `None` past `u64`.
+/// The number of binary64 values in `[lo, hi]` (finite ends, `lo ≤ hi`), `−0` and `+0` two of
+/// them; `None` past `u64`.
 fn binary64_points(lo: f64, hi: f64) -> Option<u64> {
     // The values in order are ordered like their bit patterns read as sign and magnitude.
     let ordinal = |v: f64| -> i128 {
         let magnitude = i128::from(v.abs().to_bits());
         if v < 0.0 { -magnitude } else { magnitude }
     };
-    u64::try_from(ordinal(hi) - ordinal(lo) + 1).ok()
+    let zeros = i128::from(lo <= 0.0 && 0.0 <= hi);
+    u64::try_from(ordinal(hi) - ordinal(lo) + 1 + zeros).ok()
+}
+
+/// `values` with the other zero added where it holds one: `−0` and `+0` compare equal, so a
+/// region that holds one holds both, and the engine tells them apart (`1/−0 = −∞`: a quotient
+/// by a computed tensor that may be 0 gives another class at each).
+pub(crate) fn with_both_zeros(values: &mut Vec<f64>) {
+    if let Some(zero) = values.iter().copied().find(|v| *v == 0.0)
+        && !values.iter().any(|v| v.to_bits() == (-zero).to_bits())
+    {
+        values.push(-zero);
+    }
 }

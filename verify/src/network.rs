@@ -6,12 +6,12 @@
 //! inputs) are refused with what and where, never approximated.
 
 use super::branches::Branches;
-use super::combine::{read_combine, read_concat_across};
+use super::combine::{read_combine, read_concat_across, read_matmul_across};
 use super::judge::PointResult;
 use super::judge::RunError;
 use super::operator::{
     Bias, Chain, Dense, Gather, Layer, Pad, Permute, Scale, read_activation, read_conv2d, read_matmul, read_pool2d,
-    read_reduce,
+    read_reduce, read_softmax,
 };
 pub use super::unsupported::Unsupported;
 use super::unsupported::unsupported;
@@ -178,26 +178,15 @@ impl Network {
                     // `sigmoidItem`; Ext-9's `expItem`, `logItem`): unsupported, never bounded.
                     return Err(unsupported(format!("`{}` on single elements", item.name()), Some(*span)));
                 }
-                Op::Softmax { log, span, .. } => {
-                    // Ext-9 fused: no operator bounds `exp` yet; refused by name, never bounded.
-                    let name = if *log { "logSoftmax" } else { "softmax" };
-                    return Err(unsupported(
-                        format!("`{name}` of a computed tensor (no operator bounds it)"),
-                        Some(*span),
-                    ));
-                }
+                // Elsewhere, a layer bounded by ranges.
+                Op::Softmax { x, .. } => branches.read(k, *x, |chain| read_softmax(op, chain))?,
                 Op::ArgMaxOperands { .. } => {
                     return Err(unsupported("ArgMax over single values computed from the input", None));
                 }
                 Op::MatMul { a, b, span, .. } => match (a.buffer(), b.buffer()) {
-                    // Ext-15 fused: a product of two computed tensors is bilinear, which no
-                    // operator bounds: refused by name, never bounded.
-                    (Some(_), Some(_)) => {
-                        return Err(unsupported(
-                            "`matmul` of two computed tensors (bilinear: no operator bounds it)",
-                            Some(*span),
-                        ));
-                    }
+                    // Ext-15 fused: a product of two computed tensors is bilinear, a layer
+                    // bounded by ranges over the vector.
+                    (Some(_), Some(_)) => read_matmul_across(&mut branches, k, op)?,
                     // With one constant operand it is linear: a sparse layer in its order.
                     (Some(buf), None) | (None, Some(buf)) => branches.read(k, buf, |chain| read_matmul(op, chain))?,
                     (None, None) => {

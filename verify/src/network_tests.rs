@@ -153,7 +153,7 @@ fn a_failed_result_is_unsupported_as_failing() {
 }
 
 #[test]
-fn exp_and_log_are_layers_and_softmax_is_read_only_before_its_argmax() {
+fn exp_and_log_are_layers_and_softmax_a_layer_or_the_scores_of_its_argmax() {
     // A softmax or exp of a tensor written element by element (not one buffer) is element
     // operations: refused by its `expItem`.
     let scattered = "let t = initTensor(2) in let t[0] = x[1] in let t[1] = x[0] in ";
@@ -161,8 +161,8 @@ fn exp_and_log_are_layers_and_softmax_is_read_only_before_its_argmax() {
         assert!(refusal(&plan(&format!("{scattered}let p = {f} in p"), &[2])).contains("`expItem`"), "{f}");
     }
     // Ext-9 after a dense layer: `expTensor`, `logTensor` are the plan's `Activate` of the whole
-    // vector, read as Exp and Log layers computing the engine's values; a softmax is refused by
-    // name, but read right before its ArgMax (the class from the scores).
+    // vector, read as Exp and Log layers computing the engine's values; a softmax is a layer
+    // bounded by ranges, but right before its ArgMax the class is read from the scores.
     let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
     for (f, layer) in [("expTensor(h)", "Exp"), ("logTensor(h)", "Log")] {
         let net = Network::from_plan(&plan(&format!("{dense}let p = {f} in p"), &[2])).unwrap();
@@ -180,9 +180,20 @@ fn exp_and_log_are_layers_and_softmax_is_read_only_before_its_argmax() {
             }
         }
     }
-    for (f, item) in [("softmax(h, 0)", "`softmax`"), ("logSoftmax(h, 0)", "`logSoftmax`")] {
-        let what = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
-        assert!(what.contains(item) && what.contains("no operator bounds"), "{f}: {what}");
+    for (f, layer) in [("softmax(h, 0)", "Softmax [2] along 0"), ("logSoftmax(h, 0)", "LogSoftmax [2] along 0")] {
+        let net = Network::from_plan(&plan(&format!("{dense}let p = {f} in p"), &[2])).unwrap();
+        assert_eq!(describe(&net), ["Dense 2x2 [None, None]", layer], "{f}");
+        // h = (1, 3) at x = (1, 0): the max 3, the sum 0.0 + e^-2 + e^0, by hand.
+        let sum = (0.0 + (-2.0f64).exp()) + 1.0;
+        let by_hand = if layer.starts_with("Log") {
+            [-2.0 - sum.ln(), 0.0 - sum.ln()]
+        } else {
+            [(-2.0f64).exp() / sum, 1.0 / sum]
+        };
+        let computed = net.eval(&[1.0, 0.0]);
+        for (c, e) in computed.iter().zip(&by_hand) {
+            assert!((c - e).abs() <= e.abs() * 4.0 * f64::EPSILON, "{f}: {computed:?} against {by_hand:?}");
+        }
         let before_argmax = plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]);
         let net = Network::from_plan(&before_argmax).unwrap_or_else(|u| panic!("{f} then ArgMax: {u}"));
         assert_eq!(net.result, ResultKind::SoftmaxArgMax { log: f.starts_with("log") });
@@ -285,15 +296,17 @@ fn slices_and_concatenations_are_gathers_computing_the_engines_bits() {
 }
 
 #[test]
-fn matmul_by_a_constant_is_a_sparse_layer_and_of_two_computed_tensors_refused() {
-    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output:
-    // refused naming `matmul`, never bounded.
+fn matmul_by_a_constant_is_a_sparse_layer_and_of_two_computed_tensors_a_product() {
+    // Ext-15 of two computed tensors (bilinear), on either side of a dense layer's output: a
+    // layer bounded by ranges, its products summed from 0.0 in increasing P, worked by hand.
     let dense = "let W = initTensor(2, 2)[1.0, 2.0, 3.0, 4.0] in let h = linear(W, x) in ";
     for f in ["matmul(h, h)", "matmul(h, x)"] {
-        let refused = refusal(&plan(&format!("{dense}let p = {f} in p"), &[2]));
-        assert!(refused.contains("`matmul`") && refused.contains("two computed tensors"), "{f}: {refused}");
-        let refused = refusal(&plan(&format!("{dense}let p = {f} in ArgMax(p)"), &[2]));
-        assert!(refused.contains("`matmul`"), "{f} then ArgMax: {refused}");
+        let net = Network::from_plan(&plan(&format!("{dense}let p = {f} in p"), &[2])).unwrap();
+        for x in [[1.0, -2.0], [0.1, 1e16], [3.0, 0.25]] {
+            let h = [x[0] + 2.0 * x[1], 3.0 * x[0] + 4.0 * x[1]];
+            let other = if f.ends_with("h)") { h } else { x };
+            assert_eq!(net.eval(&x), [(0.0 + h[0] * other[0]) + h[1] * other[1]], "{f} at {x:?}");
+        }
     }
     // By a constant on either side: the products in increasing P from 0.0, worked by hand.
     let w = [[1.0, 2.0], [3.0, 4.0]];

@@ -7,7 +7,9 @@
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
 //! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
 //! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`, `reduceSum` and
-//! `reduceMean` of pairs). Whenever the verifier says `holds`,
+//! `reduceMean` of pairs) and of two computed operands (`mulTensor`, `divTensor` by a positive
+//! computed tensor or by one that may be 0, `matmul` as an outer product summed back,
+//! `softmax` and `logSoftmax` in the middle). Whenever the verifier says `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -60,7 +62,17 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     let norm = [(-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0), (0.0, 3.0)].map(|(lo, hi)| literal(rng, &[m], lo, hi));
     let doubled = literal(rng, &[2 * m, m], -2.0, 2.0);
     let reduce = ["reduceSum", "reduceMean"][below(rng, 2)];
-    s += &match below(rng, 11) {
+    let offset = literal(rng, &[m], 0.0, 2.0);
+    s += &match below(rng, 16) {
+        11 => "let k = mulTensor(j, l1) in ".to_string(),
+        12 => format!(
+            "let jr = reluTensor(j) in let O = {offset} in let den = addTensor(jr, O) in let k = divTensor(l1, den) in "
+        ),
+        13 => format!(
+            "let jm = reshape(j, {m}, 1) in let lm = reshape(l1, 1, {m}) in let o = matmul(jm, lm) in let k = reduceSum(o, 1) in "
+        ),
+        14 => "let k = softmax(j, 0) in ".to_string(),
+        15 => "let k = logSoftmax(j, 0) in ".to_string(),
         10 => format!(
             "let WD = {doubled} in let d = linear(WD, j) in let dm = reshape(d, {m}, 2) in let k = {reduce}(dm, 1) in "
         ),

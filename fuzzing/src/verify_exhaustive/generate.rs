@@ -78,7 +78,7 @@ fn dense_network(c: &mut Choices, extreme: bool, inputs: usize, outputs: usize, 
         layers.push(Layer { rows, cols, weights, scale, bias, activation, after });
         cols = rows;
     }
-    Net { inputs, front: None, layers, argmax, residual: false, softmax: None }
+    Net { inputs, front: None, layers, argmax, residual: None, softmax: None, middle_softmax: None }
 }
 
 /// What the plain evaluation says at a point, for the bisection: where NaNs and infinities
@@ -174,6 +174,17 @@ pub fn case(c: &mut Choices) -> Case {
     case_with(c, false, false, false, false)
 }
 
+/// A whole case whose tensors meet as products or quotients (`mulTensor`, `divTensor` of each
+/// layer's output by the tensor before it, where the lengths allow), and half of them with a
+/// `softmax` or `logSoftmax` of the first layer's output (all drawn last).
+pub fn product_case(c: &mut Choices) -> Case {
+    case_shaped(c, false, false, false, false, |c, net| Net {
+        residual: Some(c.pick(&["mulTensor", "mulTensor", "divTensor"])),
+        middle_softmax: c.chance(1, 2).then(|| c.pick(&["softmax", "logSoftmax"])),
+        ..net
+    })
+}
+
 /// A whole case whose dense layers scale their products, `z[i] * a + b` (an imported `Mul` or
 /// batch normalisation: the plan's `Elementwise`, the verifier's `Scale`).
 pub fn scaled_case(c: &mut Choices) -> Case {
@@ -201,6 +212,18 @@ pub fn exp_log_case(c: &mut Choices) -> Case {
 }
 
 fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool, exp_log: bool) -> Case {
+    case_shaped(c, with_front, scaled, branched, exp_log, |_, net| net)
+}
+
+/// A case whose network `reshape` changes once drawn (before its anchor and claim are).
+fn case_shaped(
+    c: &mut Choices,
+    with_front: bool,
+    scaled: bool,
+    branched: bool,
+    exp_log: bool,
+    reshape: impl FnOnce(&mut Choices, Net) -> Net,
+) -> Case {
     let extreme = c.chance(1, 2);
     let asks_property = c.chance(1, 4);
     let outputs = if asks_property { 1 + c.below(3) } else { c.pick(&[1, 2, 2, 3, 3]) };
@@ -215,7 +238,7 @@ fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool, ex
     let net = match branched {
         true => {
             let softmax = (argmax && c.chance(1, 2)).then(|| c.pick(&["softmax", "logSoftmax"]));
-            Net { residual: true, softmax, ..net }
+            Net { residual: Some("addTensor"), softmax, ..net }
         }
         false => net,
     };
@@ -227,6 +250,7 @@ fn case_with(c: &mut Choices, with_front: bool, scaled: bool, branched: bool, ex
             }
         }
     }
+    let net = reshape(c, net);
     let at = anchor(c, &net);
     let ask = if asks_property { Ask::Property(property(c, &net, &at)) } else { Ask::Class(class_claim(c, &net, &at)) };
     let region = region(c, &at, asks_property);

@@ -61,6 +61,12 @@ pub fn exp_log_case_of_seed(seed: u64) -> Case {
     generate::exp_log_case(&mut Choices::from_seed(seed))
 }
 
+/// The case of a seed whose tensors meet as products or quotients, some through a softmax
+/// first ([`generate::product_case`]).
+pub fn product_case_of_seed(seed: u64) -> Case {
+    generate::product_case(&mut Choices::from_seed(seed))
+}
+
 /// The bytes that make the fuzz target build the case of `seed` (to keep a seed's case in the
 /// fuzz corpus).
 pub fn bytes_of_seed(seed: u64) -> Vec<u8> {

@@ -57,12 +57,14 @@ pub struct Net {
     pub front: Option<Front>,
     pub layers: Vec<Layer>,
     pub argmax: bool,
-    /// Each layer's output plus the tensor before the layer where their lengths allow it
-    /// (equal, or the earlier one of length 1: a broadcast), `addTensor` of two computed
-    /// tensors: a residual connection.
-    pub residual: bool,
+    /// Each layer's output joined with the tensor before the layer where their lengths allow it
+    /// (equal, or the earlier one of length 1: a broadcast) by this function of two computed
+    /// tensors: `addTensor` (a residual connection), `mulTensor` or `divTensor`.
+    pub residual: Option<&'static str>,
     /// `softmax` or `logSoftmax` of the scores before the `ArgMax`, if any.
     pub softmax: Option<&'static str>,
+    /// `softmax` or `logSoftmax` of the first layer's output, before anything reads it.
+    pub middle_softmax: Option<&'static str>,
 }
 
 /// What the plain evaluation found at a point: the scores, and whether a NaN reached a relu
@@ -104,8 +106,12 @@ impl Net {
                 current = format!("h{k}");
             }
             biases(&mut out, &current, &layer.after);
-            if self.residual && (width == layer.rows || width == 1) {
-                writeln!(out, "let s{k} = addTensor({current}, {before}) in").unwrap();
+            if let (0, Some(f)) = (k, self.middle_softmax) {
+                writeln!(out, "let m{k} = {f}({current}, 0) in").unwrap();
+                current = format!("m{k}");
+            }
+            if let Some(f) = self.residual.filter(|_| width == layer.rows || width == 1) {
+                writeln!(out, "let s{k} = {f}({current}, {before}) in").unwrap();
                 current = format!("s{k}");
             }
             (before, width) = (current.clone(), layer.rows);
@@ -129,7 +135,7 @@ impl Net {
             Some(front) => front.approximate(x),
             None => (x.to_vec(), false),
         };
-        for layer in &self.layers {
+        for (k, layer) in self.layers.iter().enumerate() {
             let mut z: Vec<f64> = (0..layer.rows)
                 .map(|i| (0..layer.cols).fold(0.0, |s, j| s + layer.weights[i * layer.cols + j] * v[j]))
                 .collect();
@@ -154,8 +160,19 @@ impl Net {
                 }
             }
             add(&mut z, &layer.after);
-            if self.residual && (v.len() == z.len() || v.len() == 1) {
-                z.iter_mut().enumerate().for_each(|(i, e)| *e += v[i % v.len()]);
+            if let (0, Some(f)) = (k, self.middle_softmax) {
+                let max = z.iter().fold(f64::NEG_INFINITY, |m, &e| m.max(e));
+                let sum: f64 = z.iter().map(|e| (e - max).exp()).sum();
+                z.iter_mut()
+                    .for_each(|e| *e = if f == "softmax" { (*e - max).exp() / sum } else { *e - max - sum.ln() });
+            }
+            if let Some(f) = self.residual.filter(|_| v.len() == z.len() || v.len() == 1) {
+                let join = |a: f64, b: f64| match f {
+                    "mulTensor" => a * b,
+                    "divTensor" => a / b,
+                    _ => a + b,
+                };
+                z.iter_mut().enumerate().for_each(|(i, e)| *e = join(*e, v[i % v.len()]));
             }
             v = z;
         }
@@ -218,8 +235,9 @@ mod tests {
                 after: vec![Some(5e-324), None],
             }],
             argmax: true,
-            residual: false,
+            residual: None,
             softmax: None,
+            middle_softmax: None,
         };
         let text = net.source();
         for part in [
@@ -250,7 +268,15 @@ mod tests {
             activation: Some(Activation::Relu),
             after: vec![None],
         };
-        let net = Net { inputs: 2, front: None, layers: vec![layer], argmax: false, residual: false, softmax: None };
+        let net = Net {
+            inputs: 2,
+            front: None,
+            layers: vec![layer],
+            argmax: false,
+            residual: None,
+            softmax: None,
+            middle_softmax: None,
+        };
         assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
         assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
     }
@@ -266,7 +292,15 @@ mod tests {
             activation: None,
             after: vec![None; 3],
         };
-        let net = Net { inputs: 1, front: None, layers: vec![layer], argmax: false, residual: false, softmax: None };
+        let net = Net {
+            inputs: 1,
+            front: None,
+            layers: vec![layer],
+            argmax: false,
+            residual: None,
+            softmax: None,
+            middle_softmax: None,
+        };
         let text = net.source();
         for part in [
             "let z0[0] = z0[0] * 2.0 + 0.25 in",
@@ -296,8 +330,9 @@ mod tests {
             front: None,
             layers: vec![layer(2, 2), layer(3, 2)],
             argmax: true,
-            residual: true,
+            residual: Some("addTensor"),
             softmax: Some("logSoftmax"),
+            middle_softmax: None,
         };
         let text = net.source();
         assert!(text.contains("let s0 = addTensor(h0, x) in"), "{text}");

@@ -3,6 +3,7 @@
 use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
 
 use super::{CaseSearch, Examined};
+use crate::enumerate::with_both_zeros;
 use crate::float::Interval;
 use crate::judge::{Judge, PointResult};
 use crate::network::Network;
@@ -12,26 +13,29 @@ const EXHAUSTIVE_POINTS: usize = 1 << 12;
 
 impl CaseSearch<'_> {
     /// Decides a box too narrow to split by running the engine on each of its binary64
-    /// points (each dimension has at most two): proved when no point inside the box as written
+    /// points (each dimension has at most two, and the other zero where one is 0): proved when no point inside the box as written
     /// breaks the claim, a candidate when one does, stuck when a run hit a limit of knn or
     /// there are more than `EXHAUSTIVE_POINTS`.
     pub(super) fn exhaust(&self, region: &[Interval]) -> Examined {
-        let wide: Vec<usize> = (0..region.len()).filter(|&j| region[j].lo < region[j].hi).collect();
-        if wide.len() >= usize::BITS as usize || 1usize << wide.len() > EXHAUSTIVE_POINTS {
+        // Each side's values: its ends, and both zeros where it holds one (the engine tells
+        // them apart: `crate::enumerate::with_both_zeros`).
+        let sides: Vec<Vec<f64>> = region
+            .iter()
+            .map(|v| {
+                let mut values = if v.lo < v.hi { vec![v.lo, v.hi] } else { vec![v.lo] };
+                with_both_zeros(&mut values);
+                values
+            })
+            .collect();
+        let count = sides.iter().try_fold(1usize, |n, values| n.checked_mul(values.len()));
+        if count.is_none_or(|n| n > EXHAUSTIVE_POINTS) {
             return Examined::Stuck;
         }
-        let points: Vec<Vec<f64>> = (0..1usize << wide.len())
-            .map(|mask| {
-                let mut x: Vec<f64> = region.iter().map(|v| v.lo).collect();
-                for (bit, &j) in wide.iter().enumerate() {
-                    if mask >> bit & 1 == 1 {
-                        x[j] = region[j].hi;
-                    }
-                }
-                x
-            })
-            .filter(|x| self.case.input.contains(x))
-            .collect();
+        let mut points: Vec<Vec<f64>> = vec![vec![]];
+        for values in &sides {
+            points = points.iter().flat_map(|p| values.iter().map(move |v| [p.as_slice(), &[*v]].concat())).collect();
+        }
+        points.retain(|x| self.case.input.contains(x));
         match first_breaking(self.plan, self.net, self.judge(), &points) {
             Ok(Some(x)) => Examined::Candidate(x),
             Ok(None) => Examined::Proved,

@@ -25,12 +25,16 @@ mod monotone;
 #[cfg(test)]
 mod monotone_tests;
 mod pad;
+mod pairwise;
 mod partial;
 mod per_element;
 mod permute;
+mod product;
+mod ranges;
 mod reduce;
 mod relu;
 mod scale;
+mod softmax;
 mod sparse;
 mod window;
 #[cfg(test)]
@@ -60,11 +64,14 @@ pub use matmul::read_matmul;
 pub use max_pool::MaxPool;
 pub use monotone::Monotone;
 pub use pad::Pad;
+pub use pairwise::Pairwise;
 pub use partial::Partial;
 pub use permute::Permute;
+pub use product::Product;
 pub use reduce::read_reduce;
 pub use relu::Relu;
 pub use scale::Scale;
+pub use softmax::{Softmax, read_softmax};
 pub use sparse::Sparse;
 pub use window::{read_conv2d, read_pool2d};
 
@@ -274,6 +281,21 @@ impl Layer {
 
     /// `pad`: the elements copied between constants.
     pub fn pad(layer: Pad) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `mulTensor`, `divTensor` of two computed tensors: bounded by ranges.
+    pub fn pairwise(layer: Pairwise) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `matmul` of two computed tensors: bounded by ranges.
+    pub fn product(layer: Product) -> Layer {
+        Layer(Arc::new(layer))
+    }
+
+    /// `softmax`, `logSoftmax` not right before `ArgMax`: bounded by ranges.
+    pub fn softmax(layer: Softmax) -> Layer {
         Layer(Arc::new(layer))
     }
 
