@@ -166,6 +166,8 @@ fn answer(
 impl Network {
     /// Proves or refutes `claim` (`argmax-stable`, `argmax=K`, `argmax!=K`) on a box
     /// `box=(lower, upper)` or an L∞ ball `around=centre, eps=E` (cut to `clip=(lo, hi)`).
+    /// `bounds="nearest"` reads the ball's computed ends as the binary64 numbers nearest them,
+    /// as `knn verify --bounds nearest`; by default they are taken as written.
     #[pyo3(signature = (
         *, r#box = None, around = None, eps = None, clip = None, claim = "argmax-stable", timeout = None,
         threads = None, split = "auto", input_name = None, inputs = None, input_shape = None,
@@ -237,7 +239,8 @@ impl Network {
         answer(py, self, &Question::Class { region, claim }, options)
     }
 
-    /// Proves or refutes a VNN-LIB property (`X_i` the input's elements, `Y_i` the result's).
+    /// Proves or refutes a VNN-LIB property (`X_i` the input's elements, `Y_i` the result's),
+    /// its input bounds read as `bounds` says (`knn verify --bounds`).
     #[pyo3(signature = (property, *, timeout = None, threads = None, split = "auto", bounds = "as-written"))]
     fn verify_vnnlib(
         &self,
@@ -276,6 +279,8 @@ impl Network {
 }
 
 /// Loads `network` and answers the VNN-LIB `property` about it (a VNN-COMP instance).
+/// `bounds="nearest"` reads each of the property's input bounds as the binary64 number
+/// nearest it, as `knn verify --bounds nearest`; by default they are taken as written.
 #[pyfunction]
 #[pyo3(signature = (network, property, *, timeout = None, threads = None, split = "auto", bounds = "as-written"))]
 pub fn verify_vnnlib(
