@@ -43,8 +43,11 @@ def verify_vnnlib(
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
     split: Literal["auto", "inputs", "relus"] = "auto",
+    bounds: Literal["as-written", "nearest"] = "as-written",
 ) -> VerifyResult:
-    """Loads ``network`` and answers the VNN-LIB ``property`` about it (a VNN-COMP instance)."""
+    """Loads ``network`` and answers the VNN-LIB ``property`` about it (a VNN-COMP instance).
+    ``bounds="nearest"`` reads each of the property's input bounds as the binary64 number
+    nearest it, as ``knn verify --bounds nearest``; by default they are taken as written."""
 
 def read_instances(path: StrPath) -> list[tuple[str, str, float]]:
     """The lines of a VNN-COMP instance list: (network, property, timeout in seconds), the
@@ -107,9 +110,13 @@ class Network:
         split: Literal["auto", "inputs", "relus"] = "auto",
         input_name: Optional[str] = None,
         inputs: Optional[Mapping[str, ArrayLike]] = None,
+        input_shape: Optional[Tuple[int, ...]] = None,
+        bounds: Literal["as-written", "nearest"] = "as-written",
     ) -> VerifyResult:
         """Proves or refutes ``claim`` (``argmax-stable``, ``argmax=K``, ``argmax!=K``) on the box
-        ``box=(lower, upper)`` or the L∞ ball ``around=centre, eps=E`` (cut to ``clip``)."""
+        ``box=(lower, upper)`` or the L∞ ball ``around=centre, eps=E`` (cut to ``clip``).
+        ``bounds="nearest"`` reads the ball's computed ends as the binary64 numbers nearest
+        them, as ``knn verify --bounds nearest``; by default they are taken as written."""
     def verify_vnnlib(
         self,
         property: StrPath,
@@ -117,9 +124,10 @@ class Network:
         timeout: Optional[float] = None,
         threads: Optional[int] = None,
         split: Literal["auto", "inputs", "relus"] = "auto",
+        bounds: Literal["as-written", "nearest"] = "as-written",
     ) -> VerifyResult:
         """Proves or refutes a VNN-LIB property (``X_i`` the input's elements, ``Y_i`` the
-        result's)."""
+        result's), its input bounds read as ``bounds`` says (``knn verify --bounds``)."""
 
 class Counterexample:
     """A counterexample, confirmed on the small-step reference and the big-step engine."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import os
 import time
+import uuid
 from typing import Optional
 
 import numpy as np
@@ -78,10 +79,15 @@ def run(
     return x.map_blocks(_run_block, dtype=probe.dtype, chunks=chunks, new_axis=new_axis, **kwargs)
 
 
-def _verify_instance(network: str, prop: str, timeout: float, threads: Optional[int]) -> tuple[str, float, str]:
+# The values of `bounds=` (python/src/verify.rs, `bounds_of`, says the same).
+_BOUNDS = ("as-written", "nearest")
+
+
+def _verify_instance(network: str, prop: str, timeout: float, threads: Optional[int],
+                     bounds: str) -> tuple[str, float, str]:
     started = time.perf_counter()
     try:
-        result = _knn.verify_vnnlib(network, prop, timeout=timeout, threads=threads)
+        result = _knn.verify_vnnlib(network, prop, timeout=timeout, threads=threads, bounds=bounds)
         answer, detail = result.word, result.detail or ""
     except KnnError as error:
         answer, detail = "error", str(error)
@@ -95,15 +101,25 @@ def verify_instances(
     root: str | os.PathLike[str] | None = None,
     timeout: Optional[float] = None,
     threads: Optional[int] = 1,
+    bounds: str = "as-written",
 ):
     """Verifies every instance of a VNN-COMP list (``network,property,timeout`` a line, paths
     relative to ``root``, by default the list's folder), each instance a task on ``client``'s
     cluster with its own timeout (or ``timeout`` for all). Returns a pandas DataFrame with the
     columns network, property, answer (``holds``, ``violated``, ``unknown:REASON`` or
-    ``error``), seconds, and detail (the reason's words or the error), in the list's order."""
+    ``error``), seconds, and detail (the reason's words or the error), in the list's order.
+
+    ``bounds`` says how the properties' bounds are read, as ``knn verify --bounds``:
+    ``"as-written"`` (the default) or ``"nearest"`` (each the binary64 number nearest it)."""
     import pandas as pd
 
+    # Checked here, before any task runs: a bad value is the caller's error, not every row's.
+    if bounds not in _BOUNDS:
+        raise UsageError(f'bounds="{bounds}": expected "as-written" or "nearest"')
     lines = _knn.read_instances(os.fspath(instances))
+    # One token per call in the tasks' keys: Dask hands a key still held back its old result,
+    # so a second call (another `bounds`, `timeout`, …) soon after the first would get the first's.
+    call = uuid.uuid4().hex[:8]
     base = os.fspath(root) if root is not None else os.path.dirname(os.path.abspath(os.fspath(instances)))
     futures = [
         client.submit(
@@ -112,8 +128,9 @@ def verify_instances(
             os.path.join(base, prop),
             timeout if timeout is not None else seconds,
             threads,
+            bounds,
             pure=False,
-            key=f"knn-verify-{index}-{network}-{prop}",
+            key=f"knn-verify-{index}-{network}-{prop}-{call}",
         )
         for index, (network, prop, seconds) in enumerate(lines)
     ]

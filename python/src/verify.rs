@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use knn::render::{answer_word, failure_text, results_text, verification_json};
-use knn::{Claim, Conclusion, InputBox, Question, Split, Unknown, Verification, VerifyOptions, load, read_property};
+use knn::{
+    Bounds, Claim, Conclusion, InputBox, Question, Split, Unknown, Verification, VerifyOptions, load, read_property,
+};
 use pyo3::prelude::*;
 
 use crate::arrays::{read_inputs, read_vector};
@@ -137,6 +139,16 @@ fn split_of(text: &str) -> PyResult<Split> {
     }
 }
 
+/// How the region's bounds are read, as `knn verify --bounds` (docs/verification.md,
+/// "Constants as written"): as written, or each as the binary64 number nearest it.
+fn bounds_of(text: &str) -> PyResult<Bounds> {
+    match text {
+        "as-written" => Ok(Bounds::AsWritten),
+        "nearest" => Ok(Bounds::Nearest),
+        other => Err(usage(format!("bounds={other:?}: expected \"as-written\" or \"nearest\""))),
+    }
+}
+
 /// Answers `question` about `network` with the GIL released. (The library starts the pool of
 /// `options.threads` itself, on the thread it verifies on: a pool entered here would not
 /// reach that thread.)
@@ -154,9 +166,12 @@ fn answer(
 impl Network {
     /// Proves or refutes `claim` (`argmax-stable`, `argmax=K`, `argmax!=K`) on a box
     /// `box=(lower, upper)` or an L∞ ball `around=centre, eps=E` (cut to `clip=(lo, hi)`).
+    /// `bounds="nearest"` reads the ball's computed ends as the binary64 numbers nearest them,
+    /// as `knn verify --bounds nearest`; by default they are taken as written.
     #[pyo3(signature = (
         *, r#box = None, around = None, eps = None, clip = None, claim = "argmax-stable", timeout = None,
-        threads = None, split = "auto", input_name = None, inputs = None, input_shape = None
+        threads = None, split = "auto", input_name = None, inputs = None, input_shape = None,
+        bounds = "as-written"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn verify(
@@ -173,6 +188,7 @@ impl Network {
         input_name: Option<String>,
         inputs: Option<&Bound<'_, PyAny>>,
         input_shape: Option<Vec<usize>>,
+        bounds: &str,
     ) -> PyResult<VerifyResult> {
         let started = Instant::now();
         if let Some(shape) = &input_shape
@@ -217,13 +233,15 @@ impl Network {
             threads,
             split: split_of(split)?,
             input_shape,
+            bounds: bounds_of(bounds)?,
             ..VerifyOptions::default()
         };
         answer(py, self, &Question::Class { region, claim }, options)
     }
 
-    /// Proves or refutes a VNN-LIB property (`X_i` the input's elements, `Y_i` the result's).
-    #[pyo3(signature = (property, *, timeout = None, threads = None, split = "auto"))]
+    /// Proves or refutes a VNN-LIB property (`X_i` the input's elements, `Y_i` the result's),
+    /// its input bounds read as `bounds` says (`knn verify --bounds`).
+    #[pyo3(signature = (property, *, timeout = None, threads = None, split = "auto", bounds = "as-written"))]
     fn verify_vnnlib(
         &self,
         py: Python<'_>,
@@ -231,8 +249,9 @@ impl Network {
         timeout: Option<f64>,
         threads: Option<usize>,
         split: &str,
+        bounds: &str,
     ) -> PyResult<VerifyResult> {
-        self.verify_vnnlib_since(py, property, (timeout, threads, split), Instant::now())
+        self.verify_vnnlib_since(py, property, (timeout, threads, split, bounds), Instant::now())
     }
 }
 
@@ -243,7 +262,7 @@ impl Network {
         &self,
         py: Python<'_>,
         property: PathBuf,
-        (timeout, threads, split): (Option<f64>, Option<usize>, &str),
+        (timeout, threads, split, bounds): (Option<f64>, Option<usize>, &str, &str),
         started: Instant,
     ) -> PyResult<VerifyResult> {
         let property = read_property(&property).or_raise()?;
@@ -252,6 +271,7 @@ impl Network {
             started: Some(started),
             threads,
             split: split_of(split)?,
+            bounds: bounds_of(bounds)?,
             ..VerifyOptions::default()
         };
         answer(py, self, &Question::Property(property), options)
@@ -259,8 +279,10 @@ impl Network {
 }
 
 /// Loads `network` and answers the VNN-LIB `property` about it (a VNN-COMP instance).
+/// `bounds="nearest"` reads each of the property's input bounds as the binary64 number
+/// nearest it, as `knn verify --bounds nearest`; by default they are taken as written.
 #[pyfunction]
-#[pyo3(signature = (network, property, *, timeout = None, threads = None, split = "auto"))]
+#[pyo3(signature = (network, property, *, timeout = None, threads = None, split = "auto", bounds = "as-written"))]
 pub fn verify_vnnlib(
     py: Python<'_>,
     network: PathBuf,
@@ -268,11 +290,12 @@ pub fn verify_vnnlib(
     timeout: Option<f64>,
     threads: Option<usize>,
     split: &str,
+    bounds: &str,
 ) -> PyResult<VerifyResult> {
     // The timeout counts loading the network, as a VNN-COMP harness counts it.
     let started = Instant::now();
     let program = py.detach(|| load(&network)).or_raise()?;
-    Network::new(program).verify_vnnlib_since(py, property, (timeout, threads, split), started)
+    Network::new(program).verify_vnnlib_since(py, property, (timeout, threads, split, bounds), started)
 }
 
 /// The lines of a VNN-COMP instance list: `(network, property, timeout)` with the paths as

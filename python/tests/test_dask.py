@@ -83,3 +83,20 @@ def test_an_instance_that_cannot_run_is_an_error_row(client, tmp_path):
     bad.write_text("a.nnet,b.vnnlib\n")
     with pytest.raises(knn.UsageError, match="bad.csv:1: expected network,property,timeout"):
         knn.dask.verify_instances(client, str(bad))
+
+
+def test_an_instance_list_reads_its_bounds_as_bounds_says(client, tmp_path):
+    # y = (x0, -x0) with X_0 pinned to 0.1 (test_bounds.py works the answers out): no binary64
+    # number is 0.1, so as written the region is empty; read as nearest, X_0 is the float 0.1,
+    # where Y_0 = 0.1000000000000000055… >= 0.1.
+    (tmp_path / "identity.knn").write_text("let W = initTensor(2, 1)[1.0, -1.0] in\nlet y = linear(W, x) in y\n")
+    (tmp_path / "pinned.vnnlib").write_text(
+        "(declare-const X_0 Real)\n(declare-const Y_0 Real)\n(declare-const Y_1 Real)\n"
+        "(assert (>= X_0 0.1))\n(assert (<= X_0 0.1))\n(assert (>= Y_0 0.1))\n")
+    listing = tmp_path / "instances.csv"
+    listing.write_text("identity.knn,pinned.vnnlib,30\n")
+    assert knn.dask.verify_instances(client, str(listing))["answer"].tolist() == ["unknown:empty-region"]
+    nearest = knn.dask.verify_instances(client, str(listing), bounds="nearest")
+    assert nearest["answer"].tolist() == ["violated"]
+    with pytest.raises(ValueError, match='bounds="exact": expected "as-written" or "nearest"'):
+        knn.dask.verify_instances(client, str(listing), bounds="exact")
