@@ -33,7 +33,7 @@ fn generated_programs_fire_every_revised_rule() {
 /// properties hold the fusions to the reference and not only the element-by-element path.
 #[test]
 fn generated_programs_reach_every_fused_operation() {
-    use knn_engine::bigstep::ops::{Activation, CombineOperand, ElementStep, Item, Op};
+    use knn_engine::bigstep::ops::{Activation, CombineOperand, ElementStep, Item, Op, ReduceKind};
     use knn_engine::bigstep::{Binding, InputData, compile};
     let mut seen = std::collections::BTreeMap::<&str, usize>::new();
     for seed in 0..3000 {
@@ -69,8 +69,10 @@ fn generated_programs_reach_every_fused_operation() {
                     Op::Copy { .. } => "Copy",
                     Op::Permute { .. } => "Permute",
                     Op::Softmax { .. } => "Softmax",
-                    Op::Reduce { mean: false, .. } => "Reduce(sum)",
-                    Op::Reduce { mean: true, .. } => "Reduce(mean)",
+                    Op::Reduce { kind: ReduceKind::Sum, .. } => "Reduce(sum)",
+                    Op::Reduce { kind: ReduceKind::Mean, .. } => "Reduce(mean)",
+                    Op::Reduce { kind: ReduceKind::Max, .. } => "Reduce(max)",
+                    Op::Reduce { kind: ReduceKind::Min, .. } => "Reduce(min)",
                     Op::Gather { .. } => "Gather",
                     // Each way a Combine reads an operand: a run, a broadcast gather, constants.
                     Op::Combine { a, b, .. } => match (a, b) {
@@ -106,6 +108,8 @@ fn generated_programs_reach_every_fused_operation() {
         "Reduce(mean)",
         "Gather",
         "Pad",
+        "Reduce(max)",
+        "Reduce(min)",
     ];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
     for kind in kinds.into_iter().chain(combines).chain(["MatMul", "Elementwise(batchNorm)", "Item(sqrt)"]) {

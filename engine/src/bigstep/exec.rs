@@ -15,8 +15,8 @@ use super::combine::combine_in;
 use super::element_lanes::{add_bias, elementwise, reduce_lanes};
 use super::matmul_op::matmul_apply;
 use super::ops::{
-    Activation, FOperand, IOperand, MatmulOperand, Op, RowError, argmax, float_arith, int_arith, int_arith_error, item,
-    widen,
+    Activation, Arith, FOperand, IOperand, MatmulOperand, Op, ReduceKind, RowError, argmax, float_arith, int_arith,
+    int_arith_error, item, widen,
 };
 use super::plan::Plan;
 use super::tensor_math::softmax_lanes;
@@ -185,17 +185,7 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
                 let (x, y) = (f.float(*a, lane), f.float(*b, lane));
                 // No rule computes `max`/`min` of a NaN: `rev-arith-invalid`.
                 let value = float_arith(*op, x, y).unwrap_or_else(|| {
-                    f.fail(lane, || RowError {
-                        kind: ErrorKind::InvalidOperands,
-                        span: *span,
-                        detail: format!(
-                            "`{}` cannot compute with {} and {}",
-                            op.symbol(),
-                            float_words(x),
-                            float_words(y)
-                        )
-                        .into(),
-                    });
+                    f.fail(lane, || no_float_rule(*op, x, y, *span));
                     f64::NAN
                 });
                 f.fregs[*out as usize * lanes + lane] = value;
@@ -358,9 +348,12 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             let views = (a.view(&left, lanes), b.view(&right, lanes));
             matmul_apply(geometry, views, &mut f.data[range], lanes);
         }
-        Op::Reduce { mean, out, x, x_at, input_len, outputs, group, from } => {
+        Op::Reduce { kind, out, x, x_at, input_len, outputs, group, from, span } => {
             let [input, result] = f.disjoint([(*x, *x_at, *input_len), (*out, 0, *outputs)]);
-            reduce_lanes(*mean, *group, from, input, result, lanes);
+            let op = if *kind == ReduceKind::Min { Arith::Min } else { Arith::Max };
+            for (lane, acc, element) in reduce_lanes(*kind, *group, from, input, result, lanes) {
+                f.fail(lane, || no_float_rule(op, acc, element, *span));
+            }
         }
         Op::Softmax { log, out, x, x_at, dims, axis, span } => {
             let len = dims.iter().product::<usize>();
@@ -374,6 +367,12 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
             }
         }
     }
+}
+
+/// `max`/`min` of a NaN: no rule applies (`rev-arith-invalid`); the reference's wording.
+fn no_float_rule(op: Arith, x: f64, y: f64, span: Span) -> RowError {
+    let detail = format!("`{}` cannot compute with {} and {}", op.symbol(), float_words(x), float_words(y));
+    RowError { kind: ErrorKind::InvalidOperands, span, detail: detail.into() }
 }
 
 /// `W x` for one input or a group, then the epilogue; whether relu met a NaN.

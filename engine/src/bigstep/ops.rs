@@ -101,6 +101,17 @@ pub enum Activation {
     Log,
 }
 
+/// What a [`Op::Reduce`] computes of each group (Ext-10, `ext-reduce-helper-step`): the sum
+/// from `0.0` (`reduceSum`), that sum `/Float` the count (`reduceMean`, `ext-pool-mean`), or
+/// the scalar `max` from `-Infinity` (`reduceMax`) or `min` from `Infinity` (`reduceMin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    Sum,
+    Mean,
+    Max,
+    Min,
+}
+
 /// A run-time error of one row: the kind the reference reports, where, and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RowError {
@@ -282,12 +293,13 @@ pub enum Op {
     /// rules' order); `max` of a NaN is the row's error, at `span`.
     Softmax { log: bool, out: BufId, x: BufId, x_at: usize, dims: Arc<[usize]>, axis: usize, span: Span },
     /// `out[g] = 0.0 + x[from[g·group]] + … + x[from[g·group + group − 1]]` for each of the
-    /// `outputs` groups, then `/ group` with `mean`: Ext-10's `reduceSum` and `reduceMean` of
-    /// one run of `input_len` slots of a buffer (`ext-reduce-helper-step`, `ext-pool-mean`),
-    /// the groups in the result's row-major order, each in row-major order of the reduced
-    /// indices (never an error: a sum of Floats).
+    /// `outputs` groups, then `/ group` for a `Mean`; or `max(…max(-Infinity, x[from[g·group]])…)`
+    /// for a `Max`, `min(…min(Infinity, …)…)` for a `Min`: Ext-10's reductions of one run of
+    /// `input_len` slots of a buffer (`ext-reduce-helper-step`, `ext-pool-mean`), the groups in
+    /// the result's row-major order, each in row-major order of the reduced indices. A sum never
+    /// fails; `max`/`min` of a NaN is the row's error (`rev-arith-invalid`), at `span`.
     Reduce {
-        mean: bool,
+        kind: ReduceKind,
         out: BufId,
         x: BufId,
         x_at: usize,
@@ -295,6 +307,7 @@ pub enum Op {
         outputs: usize,
         group: usize,
         from: Arc<[usize]>,
+        span: Span,
     },
     /// `out[k] = from[k].0[from[k].1]` for `k < from.len()`: each element copied from a slot of
     /// any buffer (`concat`: Ext-11, `slice`: Ext-12, copies in the result's row-major order;

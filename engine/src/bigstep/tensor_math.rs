@@ -21,7 +21,7 @@ use knn_semantics::term::MathFn;
 use super::functions::{row_major_index, tensor_name};
 use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Activation, Arith, Eval, Item, Op, error};
+use super::ops::{Activation, Arith, Eval, Item, Op, ReduceKind, error};
 use super::scope::Scope;
 use super::store::Value;
 use super::window_ops::MaxOfNaN;
@@ -120,16 +120,19 @@ impl Interpreter<'_> {
         true
     }
 
-    /// A sum or mean of one run of a buffer as one `Reduce` of the plan: every group's sum in
-    /// the helper's order ([`Interpreter::reduce`]). Whether it was.
+    /// A reduction of one run of a buffer as one `Reduce` of the plan: every group's sum, max
+    /// or min in the helper's order ([`Interpreter::reduce`]), a NaN met by `max`/`min` the
+    /// row's error at `span` as the scalar operation reports it. Whether it was.
+    #[allow(clippy::too_many_arguments, reason = "the helper's operands, as the rule has them")]
     fn reduce_op(
         &mut self,
-        mean: bool,
+        kind: ReduceKind,
         y_loc: usize,
         x_root: usize,
         shape: &[i64],
         axes: &[i64],
         x_dims: &[usize],
+        span: Span,
     ) -> bool {
         let y_dims: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
         let Some((x, x_at, input_len)) = fuse::slot_run(&self.stage.store, y_loc, &y_dims) else { return false };
@@ -144,7 +147,7 @@ impl Interpreter<'_> {
         }
         let outputs = targets.len();
         let out = fuse::output_buffer(self.stage, &targets);
-        self.stage.record(Op::Reduce { mean, out, x, x_at, input_len, outputs, group, from: Arc::from(from) });
+        self.stage.record(Op::Reduce { kind, out, x, x_at, input_len, outputs, group, from: Arc::from(from), span });
         true
     }
 
@@ -227,9 +230,13 @@ impl Interpreter<'_> {
         x_dims: &[usize],
         span: Span,
     ) -> Eval<()> {
-        if matches!(f, TensorMath::ReduceSum | TensorMath::ReduceMean)
-            && self.reduce_op(f == TensorMath::ReduceMean, y_loc, x_root, shape, axes, x_dims)
-        {
+        let kind = match f {
+            TensorMath::ReduceMax => ReduceKind::Max,
+            TensorMath::ReduceMin => ReduceKind::Min,
+            TensorMath::ReduceMean => ReduceKind::Mean,
+            _ => ReduceKind::Sum,
+        };
+        if self.reduce_op(kind, y_loc, x_root, shape, axes, x_dims, span) {
             return Ok(());
         }
         let (op, start) = match f {

@@ -16,6 +16,7 @@ mod images;
 mod matmul;
 mod pad;
 mod pool;
+mod reduce;
 mod reshape;
 mod slice;
 mod sub_div;
