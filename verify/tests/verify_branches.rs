@@ -6,10 +6,11 @@
 //! exp instead of the first relu, acting on their segment while the skip is kept — and the
 //! element-wise functions with a constant operand (`mulTensor`, `subTensor` of a constant,
 //! `divTensor` by constants, tiny ones included, `addTensor` of a bias, `matmul` by a constant
-//! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`, `reduceSum` and
-//! `reduceMean` of pairs) and of two computed operands (`mulTensor`, `divTensor` by a positive
-//! computed tensor or by one that may be 0, `matmul` as an outer product summed back,
-//! `softmax` and `logSoftmax` in the middle). Whenever the verifier says `holds`,
+//! matrix on either side, `expTensor`, `logTensor` of a relu's output, `batchNorm`, `reduceSum`,
+//! `reduceMean`, `reduceMax` and `reduceMin` of pairs) and of two computed operands (`mulTensor`,
+//! `divTensor` by a positive computed tensor or by one that may be 0, `matmul` as an outer
+//! product summed back, `softmax` and `logSoftmax` in the middle). Whenever the verifier says
+//! `holds`,
 //! 10^4 random points and the box's corners find no violation (the corners on the small-step
 //! reference too); whenever it says `violated`, the counterexample replays on the reference.
 //! `KNN_VERIFY_CASES` sets the number of networks (default 100).
@@ -61,7 +62,7 @@ fn random_network(rng: &mut SplitMix, n: usize) -> (String, usize) {
     let square = literal(rng, &[m, m], -2.0, 2.0);
     let norm = [(-2.0, 2.0), (-1.0, 1.0), (-1.0, 1.0), (0.0, 3.0)].map(|(lo, hi)| literal(rng, &[m], lo, hi));
     let doubled = literal(rng, &[2 * m, m], -2.0, 2.0);
-    let reduce = ["reduceSum", "reduceMean"][below(rng, 2)];
+    let reduce = ["reduceSum", "reduceMean", "reduceMax", "reduceMin"][below(rng, 4)];
     let offset = literal(rng, &[m], 0.0, 2.0);
     s += &match below(rng, 16) {
         11 => "let k = mulTensor(j, l1) in ".to_string(),

@@ -1,6 +1,9 @@
 //! `maxPool2d` (Ext-4): each output the `max` of its window's inputs from `-Infinity`
 //! (`ext-max-pool2d-helper-step`), a NaN being `invalid-operands`. `max` is exact (no
-//! rounding) and monotone in every argument, so interval ends map to ends.
+//! rounding) and monotone in every argument, so interval ends map to ends. Ext-10's
+//! `reduceMax` and `reduceMin` of one vector are the same over their groups (`max` from
+//! `-Infinity`, `min` from `Infinity`, `ext-reduce-helper-step`); a minimum is bounded as the
+//! maximum of the negated inputs, negated (for bounds only: its bits are `min`'s own).
 //!
 //! Back-substitution (DeepPoly's relaxation): `y ≥ x_j` for every tap `j`, here the tap `j*`
 //! with the greatest lower bound; `y ≤ max_j hi_j`; and `y = x_{j*}` when `lo_{j*} ≥ hi_k` for
@@ -12,6 +15,7 @@
 
 use knn_engine::bigstep::window_ops::{pool_apply, pool_lanes, pool_taps};
 use knn_semantics::errors::ErrorKind;
+use knn_semantics::numeric::{float_words, k_max, k_min};
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
@@ -19,9 +23,19 @@ use super::{ChosenLines, LowerChoice, Operator, Pass, Prepared};
 use crate::float::{Interval, NonNegativeSum, add_down, gamma, mul_down, mul_up, sub_down};
 use crate::judge::RunError;
 
+/// Where the windows come from, which says how the engine computes them.
+#[derive(Clone, Debug)]
+enum Source {
+    Pool(Pool2dGeometry),
+    /// `reduceMax`, or with `min` `reduceMin`, over groups.
+    Reduce {
+        min: bool,
+    },
+}
+
 #[derive(Clone, Debug)]
 pub struct MaxPool {
-    geometry: Pool2dGeometry,
+    source: Source,
     /// Output `i`'s taps, in the window's order.
     windows: Vec<Vec<usize>>,
     input_len: usize,
@@ -40,19 +54,62 @@ impl MaxPool {
         if windows.iter().any(Vec::is_empty) {
             return None;
         }
+        Some(MaxPool::of_windows(Source::Pool(geometry), windows, input_len, span))
+    }
+
+    /// The layer of `reduceMax` (or with `min`, `reduceMin`) of a vector of `input_len`
+    /// elements over `groups` (each output's elements in the rules' order), none empty.
+    pub fn reduce(min: bool, groups: Vec<Vec<usize>>, input_len: usize, span: Span) -> MaxPool {
+        assert!(groups.iter().all(|g| !g.is_empty()), "no empty group");
+        MaxPool::of_windows(Source::Reduce { min }, groups, input_len, span)
+    }
+
+    fn of_windows(source: Source, windows: Vec<Vec<usize>>, input_len: usize, span: Span) -> MaxPool {
         let mut count = vec![0usize; input_len];
         windows.iter().flatten().for_each(|&j| count[j] += 1);
         let overlap = count.into_iter().max().unwrap_or(1);
-        Some(MaxPool { geometry, windows, input_len, overlap, span })
+        MaxPool { source, windows, input_len, overlap, span }
+    }
+
+    fn min(&self) -> bool {
+        matches!(self.source, Source::Reduce { min: true })
+    }
+
+    /// The engine's outputs on `v`, or its error: a pool's own kernel, or a reduction's
+    /// `max`/`min` from `∓Infinity` in each group's order (`k_max`/`k_min` of the rules: on
+    /// ties `max` keeps what it has, `min` takes the new element).
+    fn computed(&self, v: &[f64]) -> Result<Vec<f64>, RunError> {
+        let fail = |detail: String| RunError { kind: ErrorKind::InvalidOperands, detail, span: self.span };
+        let mut out = vec![0.0; self.windows.len()];
+        let min = match &self.source {
+            Source::Pool(geometry) => {
+                return pool_apply(Pool::Max, geometry, v, &mut out).map(|()| out).map_err(|nan| fail(nan.detail()));
+            }
+            Source::Reduce { min } => *min,
+        };
+        type Rule = fn(f64, f64) -> Option<f64>;
+        let (start, op, name): (f64, Rule, &str) =
+            if min { (f64::INFINITY, k_min, "min") } else { (f64::NEG_INFINITY, k_max, "max") };
+        for (o, window) in out.iter_mut().zip(&self.windows) {
+            let mut acc = start;
+            for &j in window {
+                acc = op(acc, v[j]).ok_or_else(|| {
+                    fail(format!("`{name}` cannot compute with {} and {}", float_words(acc), float_words(v[j])))
+                })?;
+            }
+            *o = acc;
+        }
+        Ok(out)
     }
 
     /// The tap of window `i` where the maximum of `v` is (the first of equal ones: `max` keeps
     /// the earlier on ties).
     fn argmax(&self, i: usize, v: impl Fn(usize) -> f64) -> usize {
         let window = &self.windows[i];
+        let sign = if self.min() { -1.0 } else { 1.0 };
         let mut best = window[0];
         for &j in &window[1..] {
-            if v(j) > v(best) {
+            if sign * v(j) > sign * v(best) {
                 best = j;
             }
         }
@@ -76,7 +133,12 @@ impl Operator for MaxPool {
     }
 
     fn describe(&self) -> String {
-        format!("MaxPool {:?} → {:?}", self.geometry.input, self.geometry.output)
+        match &self.source {
+            Source::Pool(g) => format!("MaxPool {:?} → {:?}", g.input, g.output),
+            Source::Reduce { min } => {
+                format!("{} of {} groups", if *min { "ReduceMin" } else { "ReduceMax" }, self.windows.len())
+            }
+        }
     }
 
     fn output_len(&self, _len: usize) -> usize {
@@ -84,29 +146,25 @@ impl Operator for MaxPool {
     }
 
     fn apply(&self, v: &[f64]) -> Vec<f64> {
-        let mut out = vec![f64::NAN; self.windows.len()];
         // A NaN is the engine's error (`failure`): the output is never read then.
-        let _ = pool_apply(Pool::Max, &self.geometry, v, &mut out);
-        out
+        self.computed(v).unwrap_or_else(|_| vec![f64::NAN; self.windows.len()])
     }
 
     fn failure(&self, v: &[f64]) -> Option<RunError> {
-        let mut out = vec![0.0; self.windows.len()];
-        pool_apply(Pool::Max, &self.geometry, v, &mut out).err().map(|nan| RunError {
-            kind: ErrorKind::InvalidOperands,
-            detail: nan.detail(),
-            span: self.span,
-        })
+        self.computed(v).err()
     }
 
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
-        let max = |a: f64, b: f64| if b > a { b } else { a };
+        let (start, pick): (f64, fn(f64, f64) -> f64) = match self.min() {
+            false => (f64::NEG_INFINITY, |a, b| if b > a { b } else { a }),
+            true => (f64::INFINITY, |a, b| if b < a { b } else { a }),
+        };
         Some(
             self.windows
                 .iter()
                 .map(|w| {
-                    let lo = w.iter().fold(f64::NEG_INFINITY, |m, &j| max(m, v[j].lo));
-                    let hi = w.iter().fold(f64::NEG_INFINITY, |m, &j| max(m, v[j].hi));
+                    let lo = w.iter().fold(start, |m, &j| pick(m, v[j].lo));
+                    let hi = w.iter().fold(start, |m, &j| pick(m, v[j].hi));
                     Interval::new(lo, hi)
                 })
                 .collect(),
@@ -117,12 +175,22 @@ impl Operator for MaxPool {
         // One window per input: each coefficient is one `g`, moved exactly.
         let g_sum = (self.overlap > 1).then(|| gamma(self.overlap));
         let (mut tap, mut exact, mut upper, mut charge) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // A minimum as the maximum of the negated inputs: `near` is the end of each input
+        // towards the extreme sought (its lower end for a max), `far` the other.
+        let sign = if self.min() { -1.0 } else { 1.0 };
+        let (near, far) = (
+            |x: &Interval| if sign > 0.0 { x.lo } else { -x.hi },
+            |x: &Interval| {
+                if sign > 0.0 { x.hi } else { -x.lo }
+            },
+        );
         for (i, window) in self.windows.iter().enumerate() {
-            let best = self.argmax(i, |j| input[j].lo);
-            let top = window.iter().map(|&j| input[j].hi).fold(f64::NEG_INFINITY, f64::max);
+            let best = self.argmax(i, |j| sign * near(&input[j]));
+            let top = window.iter().map(|&j| far(&input[j])).fold(f64::NEG_INFINITY, f64::max);
             tap.push(best);
-            exact.push(window.iter().all(|&k| k == best || input[best].lo >= input[k].hi));
-            upper.push(top);
+            exact.push(window.iter().all(|&k| k == best || near(&input[best]) >= far(&input[k])));
+            // The constant bound of the output: `max hi` for a max, `min lo` for a min.
+            upper.push(sign * top);
             charge.push(g_sum.map_or(0.0, |g| mul_up(g, input[best].magnitude())));
         }
         Box::new(Relaxation { tap, exact, upper, charge, sums: NonNegativeSum::new(self.windows.len()) })
@@ -137,10 +205,12 @@ impl Operator for MaxPool {
             let out = &mut next[r * n..(r + 1) * n];
             let (mut constant, mut charged) = (0.0, 0.0);
             for (i, &g) in pass.g[r * m..(r + 1) * m].iter().enumerate() {
-                if g > 0.0 || (g < 0.0 && exact[i]) {
+                // For a min, `g·y = (−g)·max(−x)`: the max's rule with `−g`, moved back.
+                let toward = if self.min() { -g } else { g };
+                if toward > 0.0 || (toward < 0.0 && exact[i]) {
                     out[tap[i]] += g;
                     charged += g.abs() * charge[i];
-                } else if g < 0.0 {
+                } else if toward < 0.0 {
                     constant = add_down(constant, mul_down(g, upper[i]));
                 }
             }
@@ -163,7 +233,17 @@ impl Operator for MaxPool {
     /// met a NaN fails (`failure`) and its outputs are never read.
     fn apply_lanes(&self, v: &[f64], lanes: usize) -> Vec<f64> {
         let mut out = vec![0.0; self.windows.len() * lanes];
-        let _failed = pool_lanes(Pool::Max, &self.geometry, v, &mut out, lanes);
+        match &self.source {
+            Source::Pool(geometry) => {
+                let _failed = pool_lanes(Pool::Max, geometry, v, &mut out, lanes);
+            }
+            Source::Reduce { .. } => {
+                for lane in 0..lanes {
+                    let x: Vec<f64> = (0..self.input_len).map(|j| v[j * lanes + lane]).collect();
+                    self.apply(&x).iter().enumerate().for_each(|(i, y)| out[i * lanes + lane] = *y);
+                }
+            }
+        }
         out
     }
 
