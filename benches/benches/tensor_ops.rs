@@ -1,10 +1,12 @@
-//! Ext-15's `matmul` and Ext-10's `reduceMax` in the big-step engine (issue 29, point 2), one
+//! Ext-15's `matmul` and Ext-10's `reduceMax` (and `reduceSum`) in the big-step engine (issue 29, point 2), one
 //! plan operation each (`Op::MatMul`, `Op::Reduce`), on one thread:
 //!
 //! - `ops/matmul/{64,1024}`: `matmul(x, W)`, `x` a symbolic 16×128 input, `W` a constant
 //!   128×64 literal (an imported model's `x·W`): rows per second;
 //! - `ops/reduceMax/{64,1024}`: `reduceMax(x, 1, 2)` of a symbolic 64×16×16 input (a CNN's
-//!   global max pool): rows per second.
+//!   global max pool): rows per second;
+//! - `ops/reduceSum/{64,1024}`: `reduceSum(x, 1, 2)` of the same input, for scale (the same
+//!   reads and one add per element: what is left is mostly laying the rows out as lanes).
 //!
 //! `cargo bench -p knn-benches --bench tensor_ops`; `docs/performance.md` records the numbers.
 //! Before timing, the plan's results for the first row are checked bit for bit against the
@@ -57,6 +59,7 @@ fn bench(c: &mut Criterion, name: &str, source: &str, shape: &[usize]) {
 fn tensor_ops(c: &mut Criterion) {
     bench(c, "matmul", &matmul_program(128, 64), &[16, 128]);
     bench(c, "reduceMax", "let y = reduceMax(x, 1, 2) in y", &[64, 16, 16]);
+    bench(c, "reduceSum", "let y = reduceSum(x, 1, 2) in y", &[64, 16, 16]);
 }
 
 criterion_group!(benches, tensor_ops);
