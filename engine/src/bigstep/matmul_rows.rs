@@ -55,3 +55,28 @@ impl MatmulRows {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::matmul_op::MatmulGeometry;
+    use super::*;
+
+    #[test]
+    fn each_row_is_a_run_of_the_left_operand_by_its_slice_transposed() {
+        // x (2, 1, 2) by W (2, 2, 3): W's slices [[1, 2, 3], [4, 5, 6]] and [[7, 8, 9],
+        // [10, 11, 12]], transposed to 3×2; result row b is x[b, 0, :] (at 2b) by slice b.
+        let w: Vec<f64> = (1..=12).map(f64::from).collect();
+        let g = MatmulGeometry::new(&[2, 1, 2], &[2, 2, 3], &[2, 1, 3]);
+        let rows = MatmulRows::new(&g.bases, &w, &[2, 2, 3]).expect("a kernel");
+        assert_eq!(rows.matrices[0].elements(), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert_eq!(rows.matrices[1].elements(), [7.0, 10.0, 8.0, 11.0, 9.0, 12.0]);
+        assert_eq!(rows.rows, [(0, 0), (2, 1)]);
+        // One lane, x = [[1, 1]], [[2, -1]]: [1 + 4, 2 + 5, 3 + 6], [14 - 10, 16 - 11, 18 - 12].
+        let mut out = [f64::NAN; 6];
+        rows.apply(&[1.0, 1.0, 2.0, -1.0], &mut out, 1);
+        assert_eq!(out, [5.0, 7.0, 9.0, 4.0, 5.0, 6.0]);
+        // An inner extent of 0: no kernel.
+        let empty = MatmulGeometry::new(&[2, 0], &[0, 3], &[2, 3]);
+        assert_eq!(MatmulRows::new(&empty.bases, &[], &[0, 3]), None);
+    }
+}
