@@ -81,9 +81,15 @@ impl Interpreter<'_> {
             return false;
         }
         let mut geometry = MatmulGeometry::new(is, js, os);
-        if let (MatmulOperand::Buffer { .. }, MatmulOperand::Const(w)) = (&a, &b) {
-            geometry.by_rows = MatmulRows::new(&geometry.bases, w, js);
-        }
+        geometry.by_rows = match (&a, &b) {
+            (MatmulOperand::Buffer { .. }, MatmulOperand::Const(w)) => {
+                MatmulRows::buffer_by_constant(&geometry.bases, w, js)
+            }
+            (MatmulOperand::Const(w), MatmulOperand::Buffer { .. }) => {
+                MatmulRows::constant_by_buffer(&geometry.bases, w, is, js)
+            }
+            _ => None,
+        };
         let geometry = Arc::new(geometry);
         let targets = self.stage.store.leaves(x_root, x_dims);
         let out = fuse::output_buffer(self.stage, &targets);

@@ -124,7 +124,8 @@ fn matmul_of_an_input_is_one_plan_operation_bit_for_bit() {
 /// bits, whatever the kernel (dense, or skipping zero inputs when a group holds enough of
 /// them), on ill-conditioned weights — `1e16` beside `1`, subnormals, `-0.0` — and rows with
 /// NaN, ±Infinity, cancellations and many zeros, alone and in groups of lanes. The batched
-/// right operand (a matrix per slice) and a vector on the left take the same way.
+/// right operand (a matrix per slice) and a vector on the left take the same way, and so does a
+/// constant by a vector or by columns (`W·x`).
 #[test]
 fn matmul_by_a_constant_runs_on_the_kernels_bit_for_bit() {
     use super::fused::{Fused, Stream, check_rows, plan_of};
@@ -154,15 +155,22 @@ fn matmul_by_a_constant_runs_on_the_kernels_bit_for_bit() {
         format!("initTensor({dims})[{}]", values.join(", "))
     };
     let weights = format!(
-        "let w = {} in let b = {} in ",
+        "let w = {} in let b = {} in let c = {} in let d = {} in ",
         literal(&format!("{k}, {n}"), &w[..k * n]),
-        literal(&format!("2, {k}, {n}"), &w)
+        literal(&format!("2, {k}, {n}"), &w),
+        literal(&format!("3, {k}"), &w[..3 * k]),
+        literal(&format!("2, 3, {k}"), &w[..6 * k]),
     );
     for (tail, copies) in [
         ("let y = matmul(x, w) in y", 0),
         ("let r = reshape(x, 2, 2, 8) in let y = matmul(r, b) in y", 1),
         ("let r = reshape(x, 2, 1, 2, 8) in let y = matmul(r, b) in y", 1),
         ("let r = reshape(x, 32) in let s = slice(r, 0, 8, 16) in let y = matmul(s, w) in y", 1),
+        // A constant by a vector or by columns: `linear`'s own sum.
+        ("let r = reshape(x, 32) in let s = slice(r, 0, 8, 16) in let y = matmul(c, s) in y", 1),
+        ("let r = reshape(x, 32) in let s = slice(r, 0, 24, 32) in let y = matmul(d, s) in y", 1),
+        ("let r = reshape(x, 4, 8, 1) in let y = matmul(c, r) in y", 1),
+        ("let r = reshape(x, 2, 2, 8, 1) in let y = matmul(d, r) in y", 1),
     ] {
         let source = format!("{weights}{tail}");
         let program = parse_program(&source, Profile::revised().grammar).unwrap();
