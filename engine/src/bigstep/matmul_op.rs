@@ -4,9 +4,9 @@
 //! tensor core's `MatVec` kernels, which keep this order (`matmul_rows.rs`); otherwise (two
 //! buffers, a constant vector on the left, a constant by a buffer of several columns) no kernel
 //! does (`MatVec`'s read a constant matrix by a run of a buffer), and this is a plain loop in the
-//! reference's order: for each element of the result in row-major order, `0.0`, then `acc + left
-//! * right` for each product in increasing `P`, the lanes of a group side by side; no fused
-//! multiply-add.
+//! reference's order: for each element of the result in row-major order, `0.0`, then
+//! `acc + left * right` for each product in increasing `P`, the lanes of a group side by side;
+//! no fused multiply-add.
 
 use std::sync::Arc;
 

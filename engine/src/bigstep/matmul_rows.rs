@@ -1,12 +1,11 @@
 //! `matmul` (Ext-15) of a run of a buffer and a constant on the tensor core's kernels, where
 //! the rules' order is theirs:
 //!
-//! - `matmul(X, W)`, `W` a constant of rank 2 or more (an imported model's `x·W`): each element
-//!   of a row of the result (its last axis) is `((0.0 + X[…, m, 0]·W[0, n]) + X[…, m, 1]·W[1, n])
-//!   + …` (`ext-matmul-helper-step`), which is `linear`'s sum `((0.0 + w[n][0]·x[0]) +
-//!   w[n][1]·x[1]) + …` with `w` = `W`ᵀ and `x` = `X`'s row `m`: the same products (IEEE
-//!   multiplication is commutative, NaN as NaN) summed from `0.0` in increasing `p`, no fused
-//!   multiply-add;
+//! - `matmul(X, W)`, `W` a constant of rank 2 or more (an imported model's `x·W`): element `n`
+//!   of a row of the result (its last axis) is `(0.0 + X[…, m, 0]·W[0, n]) + …`
+//!   (`ext-matmul-helper-step`), which is `linear`'s sum `(0.0 + w[n][0]·x[0]) + …` with `w` =
+//!   `W`ᵀ and `x` = `X`'s row `m`: the same products (IEEE multiplication is commutative, NaN as
+//!   NaN) summed from `0.0` in increasing `p`, no fused multiply-add;
 //! - `matmul(W, X)`, `W` a constant of rank 2 or more and `X` a vector or a column (`K`, or
 //!   `… × K × 1`): each element is `((0.0 + W[…, m, 0]·X[0]) + W[…, m, 1]·X[1]) + …`, `linear`'s
 //!   sum itself with `w` = `W`'s matrix and `x` = `X`'s run of `K` elements.
