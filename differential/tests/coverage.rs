@@ -81,6 +81,8 @@ fn generated_programs_reach_every_fused_operation() {
                         _ => "Combine(run)",
                     },
                     Op::Pad { .. } => "Pad",
+                    // `x·W` on the tensor core's kernels, and the loop of the other cases.
+                    Op::MatMul { geometry, .. } if geometry.by_rows.is_some() => "MatMul(rows)",
                     Op::MatMul { .. } => "MatMul",
                     // Ext-14: a variance known only when the plan runs (its root an `Item`).
                     Op::Item { item: Item::Sqrt, .. } => "Item(sqrt)",
@@ -112,7 +114,9 @@ fn generated_programs_reach_every_fused_operation() {
         "Reduce(min)",
     ];
     let combines = ["Combine(run)", "Combine(gather)", "Combine(constants)"];
-    for kind in kinds.into_iter().chain(combines).chain(["MatMul", "Elementwise(batchNorm)", "Item(sqrt)"]) {
+    for kind in
+        kinds.into_iter().chain(combines).chain(["MatMul", "Elementwise(batchNorm)", "Item(sqrt)", "MatMul(rows)"])
+    {
         assert!(seen.get(kind).copied().unwrap_or(0) > 0, "no generated plan holds a {kind}: {seen:?}");
     }
 }

@@ -46,7 +46,9 @@ pub(super) fn reduce_lanes(
     result: &mut [f64],
     lanes: usize,
 ) -> Vec<(usize, f64, f64)> {
-    let (mut nan, mut stopped, mut failed) = (vec![false; lanes], vec![false; lanes], Vec::new());
+    // Per lane, whether the group met a NaN: a 64-bit word beside each f64 lane, so that the
+    // flags vectorise with the selects (as the max pool's do, `window_lanes.rs`).
+    let (mut nan, mut stopped, mut failed) = (vec![0u64; lanes], vec![false; lanes], Vec::new());
     for (g, acc) in result.chunks_exact_mut(lanes).enumerate() {
         let members = &from[g * group..(g + 1) * group];
         let rows = |j: usize| &input[j * lanes..(j + 1) * lanes];
@@ -65,7 +67,7 @@ pub(super) fn reduce_lanes(
             ReduceKind::Max | ReduceKind::Min => {
                 let max = kind == ReduceKind::Max;
                 acc.fill(if max { f64::NEG_INFINITY } else { f64::INFINITY });
-                nan.fill(false);
+                nan.fill(0);
                 for &j in members {
                     // `k_max`/`k_min` as selects: the same result on every non-NaN pair (ties:
                     // `max` keeps the accumulated value, `min` takes the element), and a NaN
@@ -77,7 +79,7 @@ pub(super) fn reduce_lanes(
                     }
                 }
                 for lane in 0..lanes {
-                    if !nan[lane] || stopped[lane] {
+                    if nan[lane] == 0 || stopped[lane] {
                         continue;
                     }
                     let elements = members.iter().map(|&j| input[j * lanes + lane]);
@@ -94,10 +96,10 @@ pub(super) fn reduce_lanes(
 
 /// One element of each lane into the lanes' accumulators by `keep`, and whether it was NaN.
 #[inline(always)]
-fn extreme(acc: &mut [f64], nan: &mut [bool], xs: &[f64], keep: impl Fn(f64, f64) -> f64) {
+fn extreme(acc: &mut [f64], nan: &mut [u64], xs: &[f64], keep: impl Fn(f64, f64) -> f64) {
     for ((a, &x), n) in acc.iter_mut().zip(xs).zip(nan.iter_mut()) {
         *a = keep(*a, x);
-        *n |= x.is_nan();
+        *n |= u64::from(x.is_nan());
     }
 }
 

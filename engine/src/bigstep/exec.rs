@@ -338,6 +338,11 @@ fn execute(op: &Op, f: &mut Frame, precision: Precision) {
         }
         Op::Combine { op, a, b, out, len, .. } => combine_in(&mut f.data, &f.offsets, (*out, *len), *op, (a, b), lanes),
         Op::MatMul { out, a, b, geometry, .. } => {
+            // A buffer and a constant: the result's rows as the tensor core's products.
+            if let (Some(rows), Some(run)) = (&geometry.by_rows, geometry.buffer_run(a, b)) {
+                let [buffer, result] = f.disjoint([run, (*out, 0, geometry.bases.len())]);
+                return rows.apply(buffer, result, lanes);
+            }
             // The operands may share a buffer (`matmul(x, x)`): they are read from copies.
             let read = |f: &Frame, operand: &MatmulOperand, len: usize| match operand {
                 MatmulOperand::Buffer { buf, at } => f.buffer(*buf, *at, len).to_vec(),

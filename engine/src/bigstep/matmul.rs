@@ -7,7 +7,7 @@
 //! uses, so the bits and the errors are the reference's (`linear`'s order: from `0.0`, the
 //! product rounded, then the sum). When one operand is held in one buffer and the other in a
 //! buffer or constant, the whole product is one `MatMul` of the plan (`matmul_op.rs`, the same
-//! order); otherwise, with symbolic operands, the loop records `Read`, `Float`, `Write`
+//! order; `x·W` on the tensor core's kernels, `matmul_rows.rs`); otherwise, with symbolic operands, the loop records `Read`, `Float`, `Write`
 //! operations.
 
 use std::rc::Rc;
@@ -20,7 +20,7 @@ use knn_semantics::syntax::{Exp, Span};
 use super::functions::{row_major_index, tensor_name};
 use super::fuse;
 use super::interpret::{Interpreter, Task};
-use super::ops::{Arith, Eval, MatmulGeometry, MatmulOperand, Op, error};
+use super::ops::{Arith, Eval, MatmulGeometry, MatmulOperand, MatmulRows, Op, error};
 use super::scope::Scope;
 
 impl Interpreter<'_> {
@@ -80,7 +80,17 @@ impl Interpreter<'_> {
             // Two constants: computed now, element by element.
             return false;
         }
-        let geometry = Arc::new(MatmulGeometry::new(is, js, os));
+        let mut geometry = MatmulGeometry::new(is, js, os);
+        geometry.by_rows = match (&a, &b) {
+            (MatmulOperand::Buffer { .. }, MatmulOperand::Const(w)) => {
+                MatmulRows::buffer_by_constant(&geometry.bases, w, js)
+            }
+            (MatmulOperand::Const(w), MatmulOperand::Buffer { .. }) => {
+                MatmulRows::constant_by_buffer(&geometry.bases, w, is, js)
+            }
+            _ => None,
+        };
+        let geometry = Arc::new(geometry);
         let targets = self.stage.store.leaves(x_root, x_dims);
         let out = fuse::output_buffer(self.stage, &targets);
         self.stage.record(Op::MatMul { out, a, b, geometry, span });

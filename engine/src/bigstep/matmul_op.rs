@@ -1,13 +1,18 @@
 //! The plan's `MatMul` (Ext-15): the product of two tensors, at least one held in a buffer,
-//! computed as `ext-matmul-helper-step` prescribes. No kernel of `crate::tensor` keeps this
-//! order for two buffers (`MatVec`'s take a constant matrix, and would multiply a constant
-//! right operand on the left of the product), so this is a plain loop in the reference's order:
-//! for each element of the result in row-major order, `0.0`, then `acc + left * right` for
-//! each product in increasing `P`, the lanes of a group side by side; no fused multiply-add.
+//! computed as `ext-matmul-helper-step` prescribes. A buffer by a constant of rank 2 or more
+//! (`x·W`), and such a constant by a buffer that is a vector or columns (`W·x`), run on the
+//! tensor core's `MatVec` kernels, which keep this order (`matmul_rows.rs`); otherwise (two
+//! buffers, a constant vector on the left, a constant by a buffer of several columns) no kernel
+//! does (`MatVec`'s read a constant matrix by a run of a buffer), and this is a plain loop in the
+//! reference's order: for each element of the result in row-major order, `0.0`, then
+//! `acc + left * right` for each product in increasing `P`, the lanes of a group side by side;
+//! no fused multiply-add.
 
 use std::sync::Arc;
 
 use knn_semantics::matmul::{inner_extent, left_index, right_index};
+
+pub use super::matmul_rows::MatmulRows;
 
 /// An operand of `MatMul`: a run of a buffer (one value per lane), or a constant tensor (Ints
 /// widened, as the mixed rules widen them), row-major. (`buf` is an `ops::BufId`, spelt `u32`:
@@ -55,6 +60,10 @@ pub struct MatmulGeometry {
     pub right_len: usize,
     /// One per element of the result, in row-major order.
     pub bases: Vec<(usize, usize)>,
+    /// A buffer by a constant of rank 2 or more (`x·W`), or such a constant by a vector or
+    /// columns (`W·x`): the result's rows as the tensor core's products, which keep this order
+    /// ([`MatmulRows`]).
+    pub by_rows: Option<MatmulRows>,
 }
 
 impl MatmulGeometry {
@@ -84,6 +93,16 @@ impl MatmulGeometry {
             left_len: is.iter().product::<i64>() as usize,
             right_len: js.iter().product::<i64>() as usize,
             bases,
+            by_rows: None,
+        }
+    }
+
+    /// The one operand held in a buffer beside a constant: its buffer, first slot and length.
+    pub(super) fn buffer_run(&self, a: &MatmulOperand, b: &MatmulOperand) -> Option<(u32, usize, usize)> {
+        match (a, b) {
+            (MatmulOperand::Buffer { buf, at }, MatmulOperand::Const(_)) => Some((*buf, *at, self.left_len)),
+            (MatmulOperand::Const(_), MatmulOperand::Buffer { buf, at }) => Some((*buf, *at, self.right_len)),
+            _ => None,
         }
     }
 }

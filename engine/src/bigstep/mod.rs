@@ -15,6 +15,7 @@ mod interpret;
 pub mod layout;
 mod matmul;
 mod matmul_op;
+mod matmul_rows;
 pub mod ops;
 mod pad;
 pub mod plan;

@@ -9,7 +9,7 @@ use knn_semantics::numeric::{exp_float, int_to_float, k_max, k_min, log_float, r
 use knn_semantics::syntax::{Pool, Span};
 use knn_semantics::window::Pool2dGeometry;
 
-pub use super::matmul_op::{MatmulGeometry, MatmulOperand};
+pub use super::matmul_op::{MatmulGeometry, MatmulOperand, MatmulRows};
 pub use super::window_ops::ConvKernel;
 #[cfg(doc)]
 use super::window_ops::pool_apply;

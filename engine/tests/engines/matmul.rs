@@ -118,3 +118,72 @@ fn matmul_of_an_input_is_one_plan_operation_bit_for_bit() {
         check_rows(&source, &[2, 3], &rows, Fused { copy: copies, ..Fused::default() });
     }
 }
+
+/// `matmul(x, W)` with `x` computed and `W` a constant of rank 2 or more runs each row of the
+/// result on the tensor core's `MatVec` kernels (`MatmulGeometry::by_rows`): the reference's
+/// bits, whatever the kernel (dense, or skipping zero inputs when a group holds enough of
+/// them), on ill-conditioned weights — `1e16` beside `1`, subnormals, `-0.0` — and rows with
+/// NaN, ±Infinity, cancellations and many zeros, alone and in groups of lanes. The batched
+/// right operand (a matrix per slice) and a vector on the left take the same way, and so does a
+/// constant by a vector or by columns (`W·x`).
+#[test]
+fn matmul_by_a_constant_runs_on_the_kernels_bit_for_bit() {
+    use super::fused::{Fused, Stream, check_rows, plan_of};
+    use knn_engine::bigstep::ops::Op;
+    use knn_engine::tensor::LANE_GROUP;
+    let mut stream = Stream(151);
+    let (k, n) = (8, 5);
+    let mut w: Vec<f64> = (0..2 * k * n).map(|_| stream.next() * 3.0).collect();
+    for (at, value) in [(0, 1e16), (5, -1e16), (10, 1.0), (11, 5e-324), (12, -0.0), (20, 1e-300), (33, -1e16)] {
+        w[at] = value;
+        w[at + k * n] = value;
+    }
+    let mut rows: Vec<Vec<f64>> =
+        (0..3 * LANE_GROUP + 5).map(|_| (0..32).map(|_| stream.next() * 8.0).collect()).collect();
+    // Half the rows mostly zeros of either sign: enough for the kernel that skips them.
+    for (r, row) in rows.iter_mut().enumerate().filter(|(r, _)| r % 2 == 0) {
+        for (j, x) in row.iter_mut().enumerate().filter(|(j, _)| (j + r) % 4 != 0) {
+            *x = if j % 3 == 0 { -0.0 } else { 0.0 };
+        }
+    }
+    rows[1][3] = f64::NAN;
+    rows[3][0] = f64::INFINITY;
+    rows[5][..8].copy_from_slice(&[1.0, 1e16, -1e16, 1e16, 3.0, -1e16, 0.5, 2.0]);
+    rows[7][..8].copy_from_slice(&[-0.0; 8]);
+    let literal = |dims: &str, values: &[f64]| {
+        let values: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+        format!("initTensor({dims})[{}]", values.join(", "))
+    };
+    let weights = format!(
+        "let w = {} in let b = {} in let c = {} in let d = {} in ",
+        literal(&format!("{k}, {n}"), &w[..k * n]),
+        literal(&format!("2, {k}, {n}"), &w),
+        literal(&format!("3, {k}"), &w[..3 * k]),
+        literal(&format!("2, 3, {k}"), &w[..6 * k]),
+    );
+    for (tail, copies) in [
+        ("let y = matmul(x, w) in y", 0),
+        ("let r = reshape(x, 2, 2, 8) in let y = matmul(r, b) in y", 1),
+        ("let r = reshape(x, 2, 1, 2, 8) in let y = matmul(r, b) in y", 1),
+        ("let r = reshape(x, 32) in let s = slice(r, 0, 8, 16) in let y = matmul(s, w) in y", 1),
+        // A constant by a vector or by columns: `linear`'s own sum.
+        ("let r = reshape(x, 32) in let s = slice(r, 0, 8, 16) in let y = matmul(c, s) in y", 1),
+        ("let r = reshape(x, 32) in let s = slice(r, 0, 24, 32) in let y = matmul(d, s) in y", 1),
+        ("let r = reshape(x, 4, 8, 1) in let y = matmul(c, r) in y", 1),
+        ("let r = reshape(x, 2, 2, 8, 1) in let y = matmul(d, r) in y", 1),
+    ] {
+        let source = format!("{weights}{tail}");
+        let program = parse_program(&source, Profile::revised().grammar).unwrap();
+        let plan = plan_of(&program, &[4, 8]);
+        let by_rows: Vec<bool> = plan
+            .ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::MatMul { geometry, .. } => Some(geometry.by_rows.is_some()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(by_rows, [true], "{tail}");
+        check_rows(&source, &[4, 8], &rows, Fused { copy: copies, ..Fused::default() });
+    }
+}
