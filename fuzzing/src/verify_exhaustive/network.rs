@@ -256,6 +256,29 @@ mod tests {
         assert!(!text.contains("z0[0] + "));
     }
 
+    /// Dense layers on `inputs`, nothing else.
+    fn chain(inputs: usize, layers: Vec<Layer>) -> Net {
+        Net { inputs, front: None, layers, argmax: false, residual: None, softmax: None, middle_softmax: None }
+    }
+
+    #[test]
+    fn products_and_a_middle_softmax_are_written_and_evaluated_in_order() {
+        let layer = |rows, cols| Layer {
+            rows,
+            cols,
+            weights: vec![1.0; rows * cols],
+            scale: vec![None; rows],
+            bias: vec![None; rows],
+            activation: None,
+            after: vec![None; rows],
+        };
+        let net = Net { residual: Some("divTensor"), middle_softmax: Some("softmax"), ..chain(2, vec![layer(2, 2)]) };
+        let text = net.source();
+        assert!(text.contains("let m0 = softmax(z0, 0) in\nlet s0 = divTensor(m0, x) in"), "{text}");
+        // At x = (1, 2): z = (3, 3), its softmax (0.5, 0.5), divided by x: (0.5, 0.25).
+        assert_eq!(net.approximate(&[1.0, 2.0]).scores, [0.5, 0.25]);
+    }
+
     #[test]
     fn the_plain_evaluation_follows_the_engine_s_order() {
         // 1e308·2 overflows to ∞ and −1e308·2 to −∞: their sum is NaN, met by the relu.
@@ -268,15 +291,7 @@ mod tests {
             activation: Some(Activation::Relu),
             after: vec![None],
         };
-        let net = Net {
-            inputs: 2,
-            front: None,
-            layers: vec![layer],
-            argmax: false,
-            residual: None,
-            softmax: None,
-            middle_softmax: None,
-        };
+        let net = chain(2, vec![layer]);
         assert!(net.approximate(&[2.0, 2.0]).relu_of_nan);
         assert_eq!(net.approximate(&[1.0, 0.5]).scores, vec![5e307]);
     }
@@ -292,15 +307,7 @@ mod tests {
             activation: None,
             after: vec![None; 3],
         };
-        let net = Net {
-            inputs: 1,
-            front: None,
-            layers: vec![layer],
-            argmax: false,
-            residual: None,
-            softmax: None,
-            middle_softmax: None,
-        };
+        let net = chain(1, vec![layer]);
         let text = net.source();
         for part in [
             "let z0[0] = z0[0] * 2.0 + 0.25 in",
