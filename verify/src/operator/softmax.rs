@@ -78,6 +78,17 @@ impl Softmax {
         Ok(out)
     }
 
+    /// `f` on each lane of `v` (feature-major), laid out again.
+    fn by_lane(&self, v: &[f64], lanes: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Vec<f64> {
+        let n = self.len();
+        let mut out = vec![0.0; n * lanes];
+        for l in 0..lanes {
+            let x: Vec<f64> = (0..n).map(|i| v[i * lanes + l]).collect();
+            f(&x).iter().enumerate().for_each(|(i, y)| out[i * lanes + l] = *y);
+        }
+        out
+    }
+
     /// The ranges of one slice's outputs, written into `out`; `None` where one may be NaN.
     fn slice_ranges(&self, slice: &[usize], v: &[Interval], out: &mut [Interval]) -> Option<()> {
         if slice.iter().any(|&j| v[j].hi == f64::INFINITY) || slice.iter().all(|&j| v[j].lo == f64::NEG_INFINITY) {
@@ -174,18 +185,5 @@ impl Operator for Softmax {
 
     fn relaxed_forward(&self, d: Vec<f64>, _lines: &ChosenLines<'_>) -> Vec<f64> {
         steering(self.apply(&d))
-    }
-}
-
-impl Softmax {
-    /// `f` on each lane of `v` (feature-major), laid out again.
-    fn by_lane(&self, v: &[f64], lanes: usize, f: impl Fn(&[f64]) -> Vec<f64>) -> Vec<f64> {
-        let n = self.len();
-        let mut out = vec![0.0; n * lanes];
-        for l in 0..lanes {
-            let x: Vec<f64> = (0..n).map(|i| v[i * lanes + l]).collect();
-            f(&x).iter().enumerate().for_each(|(i, y)| out[i * lanes + l] = *y);
-        }
-        out
     }
 }
