@@ -377,3 +377,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "pool_row_tests.rs"]
+mod pool_row_tests;
