@@ -5,7 +5,10 @@
 //!
 //! - `cnn/{max,avg}/threads-{1,2}/{1,64,4096}`: throughput in images per second;
 //! - `cnn/cifar/threads-{1,2}/{1,64,4096}`: the same for the CIFAR-sized CNN of
-//!   `knn_benches::cifar_cnn` (two strided convolutions, two dense layers).
+//!   `knn_benches::cifar_cnn` (two strided convolutions, two dense layers);
+//! - `cnn/verivital-{max,avg}/threads-{1,2}/{1,64,4096}`: the same for verivital's two MNIST
+//!   CNNs themselves, imported from `data/verivital/*.onnx` (`knn_benches::verivital`), on the
+//!   small CNN's images.
 //!
 //! `cargo bench -p knn-benches --bench cnn`; `benches/peers/cnn.py` times the same float64
 //! model in onnxruntime; `docs/performance.md` records both. Before timing, the plan's classes
@@ -17,6 +20,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use knn_benches::cifar_cnn::{self, CifarCnn, compile_cifar_cnn};
 use knn_benches::cnn::{Cnn, CnnPool, IMAGE, compile_cnn, images};
+use knn_benches::verivital::Verivital;
 use knn_benches::{parse_mlp, rows};
 use knn_engine::bigstep::ops::Op;
 use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
@@ -51,6 +55,14 @@ fn cnn(c: &mut Criterion) {
     let convolutions = plan.ops.iter().filter(|op| matches!(op, Op::Conv2d { .. })).count();
     assert_eq!(convolutions, 2, "the plan is fused: {:?}", plan.ops.len());
     check_and_bench(c, "cifar", (&program, &plan), &cifar_cnn::IMAGE, &cifar_cnn::images(4096, CIFAR_IMAGE_SEED));
+    for net in Verivital::ALL {
+        let program = parse_mlp(&net.program().unwrap_or_else(|e| panic!("{e}")));
+        let plan = compile_cnn(&program);
+        // The import gives the look-alikes' plan: the all-zero `Pad` is gone, the rest fused.
+        let fused = plan.ops.iter().filter(|op| matches!(op, Op::Conv2d { .. } | Op::Pool2d { .. } | Op::Copy { .. }));
+        assert_eq!(fused.count(), 3, "the plan is fused: {:?}", plan.ops.len());
+        check_and_bench(c, net.name(), (&program, &plan), &IMAGE, &images);
+    }
 }
 
 /// Checks the plan's classes of the first two images against the small-step reference, prints

@@ -1,16 +1,19 @@
 //! The small MNIST CNN's throughput (`knn_benches::cnn`), and the CIFAR-sized one's
-//! (`knn_benches::cifar_cnn`), measured the way the peers measure
+//! (`knn_benches::cifar_cnn`), and verivital's two MNIST CNNs themselves, imported from
+//! `data/verivital/*.onnx` (`knn_benches::verivital`), measured the way the peers measure
 //! onnxruntime (`benches/peers/cnn.py`: the best mean time of one call over rounds of calls),
 //! one line per point: on a shared machine the best round is steadier than criterion's mean.
 //! The criterion bench (`cargo bench -p knn-benches --bench cnn`) measures the same plans.
 //!
 //! Usage: `cargo run --release -p knn-benches --example cnn_throughput [-- SECONDS_PER_POINT [MODEL [BATCH]]]`
-//! (`MODEL`: `maxPool2d`, `avgPool2d` or `cifar`, and `BATCH` one batch size, to time one point).
+//! (`MODEL`: `maxPool2d`, `avgPool2d`, `cifar`, `verivital-max` or `verivital-avg`, and `BATCH`
+//! one batch size, to time one point).
 
 use std::time::Duration;
 
 use knn_benches::cifar_cnn::{CifarCnn, compile_cifar_cnn};
 use knn_benches::cnn::{Cnn, CnnPool, compile_cnn, images};
+use knn_benches::verivital::Verivital;
 use knn_benches::{best_time, parse_mlp, rows};
 use knn_engine::bigstep::{ExecOptions, run_rows};
 use knn_semantics::engine::Observed;
@@ -29,6 +32,11 @@ fn main() {
     let cifar = CifarCnn::seeded(31);
     let cifar_images = knn_benches::cifar_cnn::images(4096, 2031);
     plans.push(("cifar", compile_cifar_cnn(&parse_mlp(&cifar.program("ArgMax(z)"))), &cifar_images));
+    // verivital's networks take the look-alikes' images (1×28×28, in [0, 1)).
+    for net in Verivital::ALL {
+        let program = net.program().unwrap_or_else(|e| panic!("{e}"));
+        plans.push((net.name(), compile_cnn(&parse_mlp(&program)), &images));
+    }
     for (name, plan, images) in plans.into_iter().filter(|(name, ..)| only_model.as_deref().is_none_or(|m| m == *name))
     {
         // The classes of images 0..64, to compare with the peer's.

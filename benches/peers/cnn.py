@@ -17,12 +17,23 @@ The CIFAR-sized CNN (`benches/src/cifar_cnn.rs`: 3×32×32, conv 3→16 and 16�
 each with relu; linear 1152→100, relu, 100→10) is built the same way: each float64 convolution
 as im2col (its sixteen strided slices, concatenated, times the kernel matrix).
 
+verivital's two MNIST CNNs themselves (VNN-COMP 2021, `data/verivital/Convnet_maxpool.onnx` and
+`Convnet_avgpool.onnx`: float32 Conv 32×2×2, Relu, MaxPool 4×4 stride 4, or a Pad then
+AveragePool 4×4 stride 4, Flatten, Gemm 1152→10 with transB) have the small CNN's architecture:
+their weights are read from the files with `onnx.numpy_helper`, widened to float64 (exactly, as
+`knn import` widens them) and put in the same float64 twin. The avgpool file's Pad adds zero
+rows and columns on no side (all its pads are 0): a no-op, left out (the script checks it is).
+They take the small CNN's seeded images. For scale, the original float32 files are timed as
+they are, with only their batch dimension (fixed at 1 in the files) made free; they end in the
+logits, whose `argmax` gives the printed classes.
+
 Prints the classes of images 0..64 (the bench prints knn's), then one line per point.
 
-Usage: cnn.py [SECONDS_PER_POINT]
+Usage: cnn.py [SECONDS_PER_POINT [MODEL]] (MODEL: max, avg, cifar, verivital-max or verivital-avg)
 """
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -197,6 +208,50 @@ def cifar_model(precision: str, weights) -> bytes:
     return finish(nodes, inits, TensorProto.DOUBLE if precision == "f64" else TensorProto.FLOAT, [3, 32, 32])
 
 
+VERIVITAL = {
+    "verivital-max": ("max", "Convnet_maxpool.onnx"),
+    "verivital-avg": ("avg", "Convnet_avgpool.onnx"),
+}
+DATA = Path(__file__).resolve().parents[2] / "data" / "verivital"
+
+
+def verivital_weights(file: str):
+    """The file's Conv and Gemm weights as float64 (float32 widens exactly), in `model_weights`'
+    order and shapes, after checking the graph is the one the twin rebuilds."""
+    model = onnx.load(DATA / file)
+    ops = [node.op_type for node in model.graph.node]
+    pooled = ["MaxPool"] if "MaxPool" in ops else ["Pad", "AveragePool"]
+    assert ops == ["Conv", "Relu", *pooled, "Flatten", "Gemm"], ops
+    for node in model.graph.node:
+        attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        if node.op_type == "Conv":
+            assert attributes["strides"] == [1, 1] and attributes["pads"] == [0] * 4, attributes
+            assert attributes["dilations"] == [1, 1] and attributes["group"] == 1, attributes
+        if node.op_type == "Pad":  # all zero: the tensor as it is
+            assert attributes["pads"] == [0] * 8 and attributes.get("mode", b"constant") == b"constant", attributes
+        if node.op_type in ("MaxPool", "AveragePool"):
+            assert attributes["kernel_shape"] == [POOL, POOL] and attributes["strides"] == [POOL, POOL], attributes
+            assert attributes.get("pads", [0] * 4) == [0] * 4, attributes
+        if node.op_type == "Gemm":
+            assert attributes == {"alpha": 1.0, "beta": 1.0, "transB": 1}, attributes
+    weights = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in model.graph.initializer}
+    conv = next(n for n in model.graph.node if n.op_type == "Conv")
+    gemm = next(n for n in model.graph.node if n.op_type == "Gemm")
+    kernels, kernel_bias = weights[conv.input[1]], weights[conv.input[2]]
+    dense, dense_bias = weights[gemm.input[1]], weights[gemm.input[2]]
+    assert kernels.shape == (KERNELS, 1, SIDE, SIDE) and dense.shape == (CLASSES, FEATURES), (kernels.shape, dense.shape)
+    return kernels, kernel_bias, dense, dense_bias
+
+
+def verivital_float32(file: str) -> bytes:
+    """The original float32 file with its batch dimension free (the file fixes it at 1)."""
+    model = onnx.load(DATA / file)
+    for value in (*model.graph.input, *model.graph.output):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
 def finish(nodes, inits, dtype, image=(1, 28, 28)) -> bytes:
     graph = helper.make_graph(
         nodes,
@@ -212,6 +267,7 @@ def finish(nodes, inits, dtype, image=(1, 28, 28)) -> bytes:
 
 def main() -> int:
     budget = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
+    only_model = sys.argv[2] if len(sys.argv) > 2 else None
     weights = model_weights()
     x64 = images(max(BATCHES))
     print(f"onnxruntime {ort.__version__}, numpy {np.__version__}")
@@ -222,14 +278,23 @@ def main() -> int:
             models.append((pool, precision, build(pool, weights), x))
     for precision, x in (("f64", c64), ("f32", c64.astype(np.float32))):
         models.append(("cifar", precision, cifar_model(precision, cifar), x))
+    for name, (pool, file) in VERIVITAL.items():
+        models.append((name, "f64", float64_model(pool, verivital_weights(file)), x64))
+        models.append((name, "f32", verivital_float32(file), x64.astype(np.float32)))
     for name, precision, model, x in models:
-        classes = session(model, 1).run(None, {"x": x[:64]})[0]
+        if only_model is not None and name != only_model:
+            continue
+        runner = session(model, 1)
+        feed = runner.get_inputs()[0].name  # `x`, or the original files' `input`
+        classes = runner.run(None, {feed: x[:64]})[0]
+        if classes.ndim == 2:  # an original file's logits
+            classes = classes.argmax(axis=1)
         print(f"cnn/{name} {precision}: classes of images 0..64: {''.join(str(int(c)) for c in classes)}")
         for threads in THREADS:
             runner = session(model, threads)
             for batch in BATCHES:
                 rows = np.ascontiguousarray(x[:batch])
-                seconds = best_time(lambda: runner.run(None, {"x": rows}), budget)
+                seconds = best_time(lambda: runner.run(None, {feed: rows}), budget)
                 print(f"cnn/{name} {precision} threads {threads} batch {batch:>4}: {batch / seconds:>12,.0f} images/s")
     return 0
 

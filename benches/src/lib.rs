@@ -11,6 +11,7 @@ use knn_semantics::syntax::{Exp, Grammar, parse_program};
 pub mod cifar_cnn;
 pub mod cnn;
 pub mod crown;
+pub mod verivital;
 
 /// `x` of length `n` and `W` of shape `(n, n)` written element by element (`n + n²` element
 /// writes), then `y = linear(W, x)` and `y[0]`.

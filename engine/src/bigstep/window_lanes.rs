@@ -196,6 +196,11 @@ pub fn pool_lanes(
     // A lane that met a NaN fails at its first one, in the helper's order: the one-row
     // definition finds it and words it.
     let mut failed = Vec::new();
+    if nan.iter().all(|&flag| flag == 0) {
+        // No lane to re-run, and no row-sized buffers to zero: at one image that zeroing cost
+        // a tenth of the pool itself.
+        return failed;
+    }
     let (mut row, mut pooled) = (vec![0.0; input.len() / lanes], vec![0.0; result.len() / lanes]);
     for lane in (0..lanes).filter(|&l| nan[l] != 0) {
         for (k, v) in row.iter_mut().enumerate() {
@@ -223,10 +228,18 @@ fn pool_row(
     let [_, oh, ow] = g.output.map(|n| n as usize);
     let [kh, kw] = g.attrs.kernel.map(|n| n as usize);
     let mut nan = false;
-    // Per kernel column `kj`, the outputs `j` whose tap is inside the input and the input
-    // column `s` it reads: found once per call, not per output row.
-    let taps_by_column: Vec<Vec<(usize, usize)>> =
-        (0..kw).map(|kj| (0..ow).filter_map(|j| cols[j * kw + kj].map(|s| (j, s))).collect()).collect();
+    // Per kernel column `kj`, the outputs `j` whose tap is inside the input: a run `j0 .. j0 +
+    // count` (the input column `j·stride − pad + kj·dilation` grows with `j`), reading the
+    // input columns from `s0` a stride apart. Found once per call, not per output row.
+    let stride = g.attrs.strides[1] as usize;
+    let runs: Vec<(usize, usize, usize)> = (0..kw)
+        .filter_map(|kj| {
+            let inside: Vec<(usize, usize)> = (0..ow).filter_map(|j| cols[j * kw + kj].map(|s| (j, s))).collect();
+            let &(j0, s0) = inside.first()?;
+            assert!(inside.iter().enumerate().all(|(k, &(j, s))| j == j0 + k && s == s0 + k * stride), "not a run");
+            Some((j0, inside.len(), s0))
+        })
+        .collect();
     for (n, out) in result.chunks_exact_mut(ow).enumerate() {
         let (o, i) = (n / oh, n % oh);
         out.fill(match pool {
@@ -235,17 +248,17 @@ fn pool_row(
         });
         for r in (0..kh).filter_map(|ki| rows[i * kh + ki]) {
             let line = &input[(o * h + r) * wd..(o * h + r + 1) * wd];
-            for taps in &taps_by_column {
+            for &(j0, count, s0) in &runs {
+                let taps = out[j0..j0 + count].iter_mut().zip(line[s0..].iter().step_by(stride));
                 match pool {
                     // `k_max(acc, x)` for an `acc` that is never NaN (see `pool_lanes`).
                     Pool::Max => {
-                        for &(j, s) in taps {
-                            let (acc, x) = (out[j], line[s]);
-                            out[j] = if acc < x { x } else { acc };
+                        for (acc, &x) in taps {
+                            *acc = if *acc < x { x } else { *acc };
                             nan |= x.is_nan();
                         }
                     }
-                    Pool::Avg => taps.iter().for_each(|&(j, s)| out[j] += line[s]),
+                    Pool::Avg => taps.for_each(|(acc, &x)| *acc += x),
                 }
             }
         }
@@ -377,3 +390,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "pool_row_tests.rs"]
+mod pool_row_tests;
