@@ -13,6 +13,7 @@ use knn_engine::bigstep::Plan;
 
 pub use self::atoms::WarmStarts;
 use self::atoms::{AtomBounds, PreparedConjunction, dense_over_last};
+pub(crate) use self::exhaust::with_both_zeros;
 pub use self::exhaust::{Limit, first_breaking};
 use super::alpha::SignConstraint;
 use super::clip::{HalfSpace, clip, hull};

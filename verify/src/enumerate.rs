@@ -3,7 +3,7 @@
 //! regions: every point run").
 
 use super::Target;
-use super::bab::{Limit, first_breaking};
+use super::bab::{Limit, first_breaking, with_both_zeros};
 use super::float::Interval;
 use super::judge::Judge;
 
@@ -52,15 +52,4 @@ fn binary64_points(lo: f64, hi: f64) -> Option<u64> {
     };
     let zeros = i128::from(lo <= 0.0 && 0.0 <= hi);
     u64::try_from(ordinal(hi) - ordinal(lo) + 1 + zeros).ok()
-}
-
-/// `values` with the other zero added where it holds one: `−0` and `+0` compare equal, so a
-/// region that holds one holds both, and the engine tells them apart (`1/−0 = −∞`: a quotient
-/// by a computed tensor that may be 0 gives another class at each).
-pub(crate) fn with_both_zeros(values: &mut Vec<f64>) {
-    if let Some(zero) = values.iter().copied().find(|v| *v == 0.0)
-        && !values.iter().any(|v| v.to_bits() == (-zero).to_bits())
-    {
-        values.push(-zero);
-    }
 }

@@ -3,7 +3,6 @@
 use knn_engine::bigstep::{ExecOptions, Plan, run_rows};
 
 use super::{CaseSearch, Examined};
-use crate::enumerate::with_both_zeros;
 use crate::float::Interval;
 use crate::judge::{Judge, PointResult};
 use crate::network::Network;
@@ -18,7 +17,7 @@ impl CaseSearch<'_> {
     /// there are more than `EXHAUSTIVE_POINTS`.
     pub(super) fn exhaust(&self, region: &[Interval]) -> Examined {
         // Each side's values: its ends, and both zeros where it holds one (the engine tells
-        // them apart: `crate::enumerate::with_both_zeros`).
+        // them apart: [`with_both_zeros`]).
         let sides: Vec<Vec<f64>> = region
             .iter()
             .map(|v| {
@@ -64,4 +63,15 @@ pub fn first_breaking(
         }
     }
     Ok(None)
+}
+
+/// `values` with the other zero added where it holds one: `−0` and `+0` compare equal, so a
+/// region that holds one holds both, and the engine tells them apart (`1/−0 = −∞`: a quotient
+/// by a computed tensor that may be 0 gives another class at each).
+pub(crate) fn with_both_zeros(values: &mut Vec<f64>) {
+    if let Some(zero) = values.iter().copied().find(|v| *v == 0.0)
+        && !values.iter().any(|v| v.to_bits() == (-zero).to_bits())
+    {
+        values.push(-zero);
+    }
 }
