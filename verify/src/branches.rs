@@ -132,14 +132,15 @@ impl Branches {
     }
 
     /// Segment `j` as its values (a pair summed back: `relu(s) − relu(−s)`, one term 0, so the
-    /// sparse layer's `(0 + p) + (−1)·n` is `s`). Its index after.
+    /// sparse layer's `p + (−1)·n`, from its first term, is `s`, a zero's sign included:
+    /// `relu(−0) = −0`, and `−0 − (+0) = −0`). Its index after.
     pub(crate) fn settle(&mut self, j: usize) -> usize {
         let s = self.segments[j];
         if s.sign != Sign::Pair {
             return j;
         }
         let rows = (0..s.len).map(|i| vec![(i, 1.0), (s.len + i, -1.0)]).collect();
-        let merge = Layer::sparse(Sparse::from_rows("relu(s) - relu(-s)", 2 * s.len, rows));
+        let merge = Layer::sparse(Sparse::exact_rows("relu(s) - relu(-s)", 2 * s.len, rows));
         let others = self.all_but(j);
         self.lift(Some(merge), j, &others, Segment { sign: Sign::Any, ..s })
     }
@@ -152,7 +153,7 @@ impl Branches {
     fn split_signs(&mut self, j: usize) {
         let s = self.segments[j];
         let rows = (0..s.len).map(|i| vec![(i, 1.0)]).chain((0..s.len).map(|i| vec![(i, -1.0)])).collect();
-        let mirror = Layer::sparse(Sparse::from_rows("(s, -s)", s.len, rows));
+        let mirror = Layer::sparse(Sparse::exact_rows("(s, -s)", s.len, rows));
         let others = self.all_but(j);
         self.lift(Some(mirror), j, &others, Segment { sign: Sign::Pair, ..s });
     }

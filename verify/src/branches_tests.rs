@@ -25,7 +25,8 @@ fn inputs(n: usize) -> Vec<Vec<f64>> {
 }
 
 /// The chain of `source` computes the engine's result at every point of [`inputs`]: the same
-/// bits (signed zeros compared as equal: no layer divides by them) or the same class.
+/// bits (signed zeros included: a quotient by a computed tensor tells them apart; NaN as NaN)
+/// or the same class.
 fn computes_the_engines_results(source: &str, n: usize) -> Network {
     let plan = plan(source, &[n]);
     let net = Network::from_plan(&plan).unwrap_or_else(|refused| panic!("{source}: {refused}"));
@@ -35,7 +36,8 @@ fn computes_the_engines_results(source: &str, n: usize) -> Network {
         let chain = net.result_at(x);
         match (result, chain) {
             (Ok(Observed::Tensor(engine)), PointResult::Outputs(y)) => {
-                let same = engine.data.iter().zip(&y).all(|(a, b)| a == b || (a.is_nan() && b.is_nan()));
+                let same =
+                    engine.data.iter().zip(&y).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
                 assert!(same && y.len() == engine.data.len(), "{source} at {x:?}: {y:?} against {:?}", engine.data);
             }
             (Ok(Observed::Int(class)), PointResult::Class { class: found, .. }) => {

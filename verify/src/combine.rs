@@ -7,7 +7,8 @@
 //!   then the bias `c`, `x · c` and `c · x` a [`Scale`], `x / c` a [`Divide`] layer (for `c`
 //!   finite and not 0); a division by `0`, `±∞` or NaN, and `c / x`, are refused by name;
 //! - with two computed operands, their sum or difference as a sparse layer over both segments
-//!   (`fl((0 + a) + (±1)·b)` is `fl(a ± b)`, the engine's one rounding), the operands kept
+//!   (`fl(a + fl(±1·b))`, the sum from its first term, is `fl(a ± b)`, the engine's one
+//!   rounding, signed zeros included), the operands kept
 //!   when they are read again; their product or quotient as a [`Pairwise`] layer (bounded by
 //!   ranges: it is not monotone);
 //! - a `Gather` from two tensors on the vector (`concat` of two branches) as a gather over the
@@ -124,7 +125,7 @@ fn join(
         Arith::Add | Arith::Sub => {
             let sign = if arith == Arith::Add { 1.0 } else { -1.0 };
             let rows = (0..len).map(|i| vec![(at[0][i], 1.0), (at[1][i], sign)]).collect();
-            Layer::sparse(Sparse::from_rows(keyword(arith), width, rows))
+            Layer::sparse(Sparse::exact_rows(keyword(arith), width, rows))
         }
         _ => Layer::pairwise(Pairwise::new(arith, (0..len).map(|i| (at[0][i], at[1][i])).collect(), width)),
     };

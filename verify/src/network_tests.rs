@@ -286,9 +286,8 @@ fn slices_and_concatenations_are_gathers_computing_the_engines_bits() {
         let rows: Vec<Vec<&[f64]>> = inputs.iter().map(|x| vec![&x[..]]).collect();
         for (x, result) in inputs.iter().zip(run_rows(&sliced, &rows, ExecOptions::default())) {
             let Ok(Observed::Tensor(engine)) = result else { panic!("{result:?}") };
-            // Signed zeros compared as equal: a relu's kept pair sums back `−0` as `+0`, and no
-            // layer can tell them apart ("Branches").
-            let bits = |v: &[f64]| v.iter().map(|y| (y + 0.0).to_bits()).collect::<Vec<_>>();
+            // Bit for bit, signed zeros included: a relu's kept pair sums back `−0` as `−0`.
+            let bits = |v: &[f64]| v.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&net.eval(x)), bits(&engine.data), "{source} at {x:?}: {layers:?}");
         }
     }

@@ -28,6 +28,10 @@ pub struct Sparse {
     bias: Vec<Option<f64>>,
     /// Outputs that are NaN at every input (a padding tap with an infinite or NaN weight).
     nan: Vec<bool>,
+    /// Each sum starts from its first term rather than from `0.0` ([`Sparse::exact_rows`]).
+    /// The two differ only in the sign of a zero sum, which ranges and lines do not see: the
+    /// bounds below hold for both, and one addition fewer is charged for nothing.
+    from_first: bool,
 }
 
 impl Sparse {
@@ -59,8 +63,8 @@ impl Sparse {
     }
 
     /// A layer whose output `i` is the sum from `0.0` of `fl(w·x[j])` over `rows[i]`'s terms
-    /// `(j, w)` in order, with no bias: the copies, sign splits and sums of tensors that
-    /// branch (`crate::branches`).
+    /// `(j, w)` in order, with no bias, as the engine sums `matmul` by a constant and
+    /// `reduceSum`.
     pub fn from_rows(what: &'static str, input_len: usize, rows: Vec<Vec<(usize, f64)>>) -> Sparse {
         let mut layer = Sparse::empty(what, input_len, rows.len());
         for row in rows {
@@ -70,10 +74,28 @@ impl Sparse {
         layer
     }
 
+    /// [`Sparse::from_rows`] with each sum from its first term, `fl(w₁·x₁) + fl(w₂·x₂) + …`,
+    /// not from `0.0`: the copies, sign splits and sums of tensors that branch
+    /// (`crate::branches`), whose weights are `±1`. `fl(±1·x)` is `±x` exactly, so one term is
+    /// the element or its negation, and two are the engine's `fl(a ± b)`, bit for bit, signed
+    /// zeros included (`0.0 + (−0)` would be `+0`: a quotient by the result tells them apart).
+    pub fn exact_rows(what: &'static str, input_len: usize, rows: Vec<Vec<(usize, f64)>>) -> Sparse {
+        Sparse { from_first: true, ..Sparse::from_rows(what, input_len, rows) }
+    }
+
     fn empty(what: &'static str, input_len: usize, rows: usize) -> Sparse {
         let mut starts = Vec::with_capacity(rows + 1);
         starts.push(0);
-        Sparse { what, input_len, starts, index: Vec::new(), weight: Vec::new(), bias: Vec::new(), nan: Vec::new() }
+        Sparse {
+            what,
+            input_len,
+            starts,
+            index: Vec::new(),
+            weight: Vec::new(),
+            bias: Vec::new(),
+            nan: Vec::new(),
+            from_first: false,
+        }
     }
 
     fn push(&mut self, j: usize, w: f64) {
@@ -101,7 +123,9 @@ impl Sparse {
         if self.nan[i] {
             return f64::NAN;
         }
-        let sum = self.terms(i).fold(0.0, |s, (j, w)| s + x(j) * w);
+        let mut terms = self.terms(i).map(|(j, w)| x(j) * w);
+        let first = if self.from_first { terms.next().unwrap_or(0.0) } else { 0.0 };
+        let sum = terms.fold(first, |s, p| s + p);
         self.bias[i].map_or(sum, |b| sum + b)
     }
 }
@@ -206,8 +230,13 @@ impl Operator for Sparse {
                 row.fill(f64::NAN);
                 continue;
             }
-            for (j, w) in self.terms(i) {
-                for (s, x) in row.iter_mut().zip(&v[j * lanes..(j + 1) * lanes]) {
+            for (k, (j, w)) in self.terms(i).enumerate() {
+                let from = &v[j * lanes..(j + 1) * lanes];
+                if k == 0 && self.from_first {
+                    row.iter_mut().zip(from).for_each(|(s, x)| *s = x * w);
+                    continue;
+                }
+                for (s, x) in row.iter_mut().zip(from) {
                     *s += x * w;
                 }
             }
