@@ -261,18 +261,23 @@ mod tests {
         Net { inputs, front: None, layers, argmax: false, residual: None, softmax: None, middle_softmax: None }
     }
 
-    #[test]
-    fn products_and_a_middle_softmax_are_written_and_evaluated_in_order() {
-        let layer = |rows, cols| Layer {
+    /// A layer of weights 1, no bias, and `activation`.
+    fn ones(rows: usize, cols: usize, activation: Option<Activation>) -> Layer {
+        Layer {
             rows,
             cols,
             weights: vec![1.0; rows * cols],
             scale: vec![None; rows],
             bias: vec![None; rows],
-            activation: None,
+            activation,
             after: vec![None; rows],
-        };
-        let net = Net { residual: Some("divTensor"), middle_softmax: Some("softmax"), ..chain(2, vec![layer(2, 2)]) };
+        }
+    }
+
+    #[test]
+    fn products_and_a_middle_softmax_are_written_and_evaluated_in_order() {
+        let net =
+            Net { residual: Some("divTensor"), middle_softmax: Some("softmax"), ..chain(2, vec![ones(2, 2, None)]) };
         let text = net.source();
         assert!(text.contains("let m0 = softmax(z0, 0) in\nlet s0 = divTensor(m0, x) in"), "{text}");
         // At x = (1, 2): z = (3, 3), its softmax (0.5, 0.5), divided by x: (0.5, 0.25).
@@ -322,15 +327,7 @@ mod tests {
 
     #[test]
     fn a_branched_net_adds_the_tensor_before_each_layer_and_takes_the_softmax_before_the_argmax() {
-        let layer = |rows, cols| Layer {
-            rows,
-            cols,
-            weights: vec![1.0; rows * cols],
-            scale: vec![None; rows],
-            bias: vec![None; rows],
-            activation: Some(Activation::Relu),
-            after: vec![None; rows],
-        };
+        let layer = |rows, cols| ones(rows, cols, Some(Activation::Relu));
         // Widths 2 → 2 → 3: the first layer's output adds x, the second's adds nothing (3 ≠ 2).
         let net = Net {
             inputs: 2,
