@@ -81,7 +81,9 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
     /// What branch and bound splits: input sides, the signs of unstable relus (then inputs),
-    /// or auto (relus for networks with more than 16 inputs, else inputs).
+    /// relus with the hidden bounds refined by relu splits from the start (auto and relus
+    /// refine them once a search without has not ended), or auto (relus for networks with
+    /// more than 16 inputs, else inputs).
     #[arg(long, value_enum, default_value_t = SplitChoice::Auto)]
     split: SplitChoice,
     /// How the region's bounds are read: as written (the binary64 points between the decimals
@@ -102,6 +104,8 @@ pub enum SplitChoice {
     Auto,
     Inputs,
     Relus,
+    /// Relus, with the whole box's hidden bounds refined by relu splits from the start.
+    RefinedRelus,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -125,6 +129,7 @@ impl From<SplitChoice> for Split {
             SplitChoice::Auto => Split::Auto,
             SplitChoice::Inputs => Split::Inputs,
             SplitChoice::Relus => Split::Relus,
+            SplitChoice::RefinedRelus => Split::RefinedRelus,
         }
     }
 }

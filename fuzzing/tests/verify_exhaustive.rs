@@ -98,6 +98,14 @@ fn every_answer_holds_when_splitting_relus() {
     every_answer_holds(case_of_seed, 300, Settings { bounds_only: true, split: Split::Relus, ..Settings::default() });
 }
 
+/// The same, with the hidden bounds of each case's whole box refined by relu splits first
+/// (`verify/src/refine.rs`).
+#[test]
+fn every_answer_holds_when_refining_hidden_bounds() {
+    let settings = Settings { bounds_only: true, split: Split::RefinedRelus, ..Settings::default() };
+    every_answer_holds(case_of_seed, 300, settings);
+}
+
 /// Networks that start with a window front — the input reshaped into an image of at most four
 /// elements, `conv2d` (strides, padding, dilations, groups; weights with the extremes), an
 /// optional relu, an optional max or average pool, `flatten`, then dense layers — decided by

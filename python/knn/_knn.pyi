@@ -42,7 +42,7 @@ def verify_vnnlib(
     *,
     timeout: Optional[float] = None,
     threads: Optional[int] = None,
-    split: Literal["auto", "inputs", "relus"] = "auto",
+    split: Literal["auto", "inputs", "relus", "refined-relus"] = "auto",
     bounds: Literal["as-written", "nearest"] = "as-written",
 ) -> VerifyResult:
     """Loads ``network`` and answers the VNN-LIB ``property`` about it (a VNN-COMP instance).
@@ -107,7 +107,7 @@ class Network:
         claim: str = "argmax-stable",
         timeout: Optional[float] = None,
         threads: Optional[int] = None,
-        split: Literal["auto", "inputs", "relus"] = "auto",
+        split: Literal["auto", "inputs", "relus", "refined-relus"] = "auto",
         input_name: Optional[str] = None,
         inputs: Optional[Mapping[str, ArrayLike]] = None,
         input_shape: Optional[Tuple[int, ...]] = None,
@@ -123,7 +123,7 @@ class Network:
         *,
         timeout: Optional[float] = None,
         threads: Optional[int] = None,
-        split: Literal["auto", "inputs", "relus"] = "auto",
+        split: Literal["auto", "inputs", "relus", "refined-relus"] = "auto",
         bounds: Literal["as-written", "nearest"] = "as-written",
     ) -> VerifyResult:
         """Proves or refutes a VNN-LIB property (``X_i`` the input's elements, ``Y_i`` the

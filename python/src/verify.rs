@@ -135,7 +135,10 @@ fn split_of(text: &str) -> PyResult<Split> {
         "auto" => Ok(Split::Auto),
         "inputs" => Ok(Split::Inputs),
         "relus" => Ok(Split::Relus),
-        other => Err(usage(format!("split={other:?}: expected \"auto\", \"inputs\" or \"relus\""))),
+        "refined-relus" => Ok(Split::RefinedRelus),
+        other => Err(usage(format!(
+            "split={other:?}: expected \"auto\", \"inputs\", \"relus\" or \"refined-relus\""
+        ))),
     }
 }
 

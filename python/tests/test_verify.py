@@ -79,6 +79,13 @@ def test_vnnlib_properties_on_imported_networks(tmp_path):
                                                                                  "unknown:timeout", 11)
 
 
+@pytest.mark.parametrize("split", ["auto", "inputs", "relus", "refined-relus"])
+def test_every_split_gives_the_same_answers(split):
+    net = knn.load(repo(FIXTURES + "fc_2-2-3.nnet"))
+    assert net.verify_vnnlib(repo(FIXTURES + "fc_unsat.vnnlib"), split=split).answer == "holds"
+    assert net.verify_vnnlib(repo(FIXTURES + "fc_sat.vnnlib"), split=split).answer == "violated"
+
+
 def test_acas_xu_instances_match_the_command():
     for network, prop in [("1_1", "prop_1"), ("1_7", "prop_3"), ("1_1", "prop_2")]:
         path = repo(f"data/acasxu/ACASXU_experimental_v2a_{network}.nnet")

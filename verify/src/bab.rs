@@ -5,6 +5,7 @@
 
 mod atoms;
 mod exhaust;
+mod intervals;
 mod points;
 
 use std::sync::Arc;
@@ -19,13 +20,13 @@ use super::alpha::SignConstraint;
 use super::clip::{HalfSpace, clip, hull};
 use super::deadline::Deadline;
 use super::float::Interval;
-use super::interval::{Bounds, layer_bounds};
 use super::judge::{ClassClaim, Judge};
 use super::network::Network;
 use super::prepare::PreparedLayers;
-use super::property::{Case, Truth};
+use super::property::Case;
+use super::refine::{REFINED_PARTS, refine_hidden, refine_until};
 use super::split::{Split, input_to_split, relu_to_split};
-use super::tighten::{NoBound, Slopes, meet, tighten_from};
+use super::tighten::{NoBound, Slopes, tighten_from};
 
 /// One case of a property, ready for the search.
 pub struct CaseSearch<'a> {
@@ -40,7 +41,9 @@ pub struct CaseSearch<'a> {
     root: Vec<Interval>,
     pub(super) width: usize,
     /// Split the signs of unstable relus before inputs.
-    relus_first: bool,
+    pub(super) relus_first: bool,
+    /// Refine the whole box's hidden bounds before the search, not only once it has stalled.
+    pub(super) refine_at_once: bool,
     /// For a class claim, the class claimed: points are judged by the class the engine
     /// returns ([`Judge`]).
     class: Option<ClassClaim>,
@@ -98,6 +101,14 @@ pub struct Inherited<'p> {
 /// its hidden layers get optimised slopes.
 const STALLED_HALVINGS: usize = 3;
 
+/// How a box's hidden layers are bounded, stage by stage.
+#[derive(Clone, Copy, Debug)]
+enum Stage {
+    Slopes(Slopes),
+    /// Refined by relu splits ([`refine_hidden`]).
+    Refined,
+}
+
 /// The bounds of every layer's output on a box, shared with the boxes split from it.
 pub type LayerBounds = Arc<Vec<Vec<Interval>>>;
 
@@ -115,7 +126,8 @@ impl<'a> CaseSearch<'a> {
             .collect();
         let relus_first = Split::default().relus_first(case.input.len());
         let root = case.input.outer();
-        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, class: None })
+        let refine_at_once = false;
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, refine_at_once, class: None })
     }
 
     /// Judges points by the class the engine returns, for a claim about `class` (the case's
@@ -137,6 +149,7 @@ impl<'a> CaseSearch<'a> {
     /// Chooses what to split ([`Split::Auto`] unless told).
     pub fn splitting(mut self, split: Split) -> CaseSearch<'a> {
         self.relus_first = split.relus_first(self.root.len());
+        self.refine_at_once = split == Split::RefinedRelus;
         self
     }
 
@@ -159,6 +172,34 @@ impl<'a> CaseSearch<'a> {
     /// [`CaseSearch::examine`], given up ([`Examined::OutOfTime`]) once `deadline` passes: the
     /// bounds poll it per layer, per block of rows and per optimised row.
     pub fn examine_until(&self, region: &[Interval], from: Inherited<'_>, depth: u32, deadline: Deadline) -> Examined {
+        self.examine_stages(region, from, depth, deadline, false)
+    }
+
+    /// The case's whole box examined: refined ([`CaseSearch::examine_refined`]) when the split
+    /// asks for it at once, else as [`CaseSearch::examine_until`] does.
+    pub fn examine_root(&self, deadline: Deadline) -> Examined {
+        if self.refine_at_once {
+            self.examine_refined(deadline)
+        } else {
+            self.examine_until(&self.root, Inherited::default(), 0, deadline)
+        }
+    }
+
+    /// The case's whole box examined as [`CaseSearch::examine_until`] does, with a third stage
+    /// when relus are split: the hidden bounds refined by relu splits
+    /// (docs/verification.md, "Refined hidden bounds").
+    pub fn examine_refined(&self, deadline: Deadline) -> Examined {
+        self.examine_stages(&self.root, Inherited::default(), 0, deadline, self.relus_first)
+    }
+
+    fn examine_stages(
+        &self,
+        region: &[Interval],
+        from: Inherited<'_>,
+        depth: u32,
+        deadline: Deadline,
+        refine: bool,
+    ) -> Examined {
         if deadline.passed() {
             return Examined::OutOfTime;
         }
@@ -202,13 +243,21 @@ impl<'a> CaseSearch<'a> {
             (Some(_), Some(newest)) => newest.output_of + 1,
             _ => 0,
         };
-        let stages: &[Slopes] = if stalled { &[Slopes::Fixed, Slopes::Optimised] } else { &[Slopes::Fixed] };
+        let stages: &[Stage] = match (stalled, refine) {
+            (false, _) => &[Stage::Slopes(Slopes::Fixed)],
+            (true, false) => &[Stage::Slopes(Slopes::Fixed), Stage::Slopes(Slopes::Optimised)],
+            (true, true) => &[Stage::Slopes(Slopes::Fixed), Stage::Slopes(Slopes::Optimised), Stage::Refined],
+        };
         let mut last_prepared = None;
-        for &slopes in stages {
+        for &stage in stages {
             // Each stage starts afresh: the bounds of every layer may change, so none of the
             // last stage's preparations holds.
             let mut prepared = PreparedLayers::new(layers.len());
-            match tighten_from(layers, &mut bounds, &mut prepared, slopes, first, deadline) {
+            let tightened = match stage {
+                Stage::Slopes(slopes) => tighten_from(layers, &mut bounds, &mut prepared, slopes, first, deadline),
+                Stage::Refined => refine_hidden(layers, &mut bounds, REFINED_PARTS, refine_until(deadline), deadline),
+            };
+            match tightened {
                 Ok(()) => {}
                 Err(NoBound::OutOfTime) => return Examined::OutOfTime,
                 Err(failure) => return self.without_bounds(failure, region, relu_part),
@@ -307,40 +356,6 @@ impl<'a> CaseSearch<'a> {
             }
         }
         self.undecided(region, &weights, Some(Arc::new(bounds.layers)), Some(Arc::new(remaining)))
-    }
-
-    /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
-    /// box it was split from (they hold on every part of that box).
-    fn interval_bounds(&self, region: &[Interval], inherited: Option<&LayerBounds>) -> Result<Bounds, NoBound> {
-        let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
-        for (k, layer) in self.net.layers.iter().enumerate() {
-            let mut found = layer_bounds(layer, bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
-            if let Some(outer) = inherited {
-                for (b, o) in found.iter_mut().zip(&outer[k]) {
-                    *b = meet(*b, *o)?;
-                }
-            }
-            bounds.layers.push(found);
-        }
-        Ok(bounds)
-    }
-
-    /// A box whose bounds failed: bounds that do not meet prove a part cut out by relu signs
-    /// (no point of the box has those signs, see [`NoBound::Empty`]); otherwise nothing is
-    /// known and the box is split.
-    fn without_bounds(&self, failure: NoBound, region: &[Interval], relu_part: bool) -> Examined {
-        if failure == NoBound::Empty && relu_part {
-            return Examined::Proved;
-        }
-        // A NaN may be computed somewhere in the box: perhaps at its centre, which breaks the
-        // claim; otherwise split until it is found or ruled out.
-        self.try_centre(region).unwrap_or_else(|| self.undecided(region, &[], None, None))
-    }
-
-    /// The conjunctions of `open` that the interval bounds of the outputs do not refute.
-    fn open_conjunctions(&self, bounds: &Bounds, open: Vec<usize>) -> Vec<usize> {
-        let y = self.outputs(bounds);
-        open.into_iter().filter(|&c| self.case.unsafe_when[c].truth(&y) != Truth::False).collect()
     }
 
     /// Split the input side that [`input_to_split`] chooses (a box too narrow to split is

@@ -25,6 +25,7 @@ pub mod operator;
 pub mod prepare;
 pub mod property;
 pub mod queue;
+pub mod refine;
 pub mod relax;
 pub mod replay;
 pub mod split;
@@ -36,14 +37,13 @@ pub mod vnnlib;
 
 use std::time::{Duration, Instant};
 
-use knn_semantics::inputs::TensorInput;
-use knn_semantics::syntax::Exp;
+use knn_semantics::{inputs::TensorInput, syntax::Exp};
 
 use judge::PointResult;
 use knn_engine::bigstep::ops::argmax;
 use knn_engine::bigstep::{Binding, Plan, compile};
 
-use bab::{CaseSearch, Examined, Inherited, Limit};
+use bab::{CaseSearch, Examined, Limit};
 pub use bounds::Bounds;
 use bounds::empty_region;
 use claim::Claim;
@@ -366,7 +366,7 @@ fn search_case(
     }
     // One bound of the whole box: on a deep, wide network (optimised slopes for every hidden
     // relu) it can take many seconds, so it polls the deadline too.
-    let root = search.examine_until(search.root(), Inherited::default(), 0, deadline);
+    let root = search.examine_root(deadline);
     match root {
         Examined::Proved => return CaseOutcome::Holds,
         Examined::OutOfTime => return CaseOutcome::Timeout,

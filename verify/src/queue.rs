@@ -3,7 +3,7 @@
 //! or its two relu-sign parts when undecided.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -47,10 +47,46 @@ impl CaseSearch<'_> {
     /// [`CaseSearch::run`], with the case's whole box already examined (`root`, from
     /// [`CaseSearch::examine_until`] on [`CaseSearch::root`] with nothing inherited): on a deep,
     /// wide network that bound takes seconds, and is not computed twice.
+    ///
+    /// Where relus are split, a search that has not ended after [`refine_after`] starts again
+    /// from the whole box with its hidden bounds refined by relu splits
+    /// ([`CaseSearch::examine_refined`]): that costs seconds, which most cases do not need, and
+    /// turns some that no search of the unrefined box gets anywhere on into quick proofs
+    /// (docs/verification.md, "Refined hidden bounds").
     pub fn run_from(
         &self,
-        mut root_examined: Option<Examined>,
+        root_examined: Option<Examined>,
         deadline: Option<Instant>,
+        batch: usize,
+        confirm: &(dyn Fn(&[f64]) -> bool + Sync),
+        report: &mut dyn FnMut(CaseProgress),
+    ) -> CaseOutcome {
+        let deadline = Deadline::from(deadline);
+        if self.refine_at_once {
+            let root = root_examined.unwrap_or_else(|| self.examine_refined(deadline));
+            return self.search(Some(root), deadline, batch, confirm, report);
+        }
+        if !self.relus_first {
+            return self.search(root_examined, deadline, batch, confirm, report);
+        }
+        match self.search(root_examined, refine_after(deadline), batch, confirm, report) {
+            CaseOutcome::Timeout if !deadline.passed() => {
+                let refined = self.examine_refined(deadline);
+                match refined {
+                    Examined::Proved => CaseOutcome::Holds,
+                    Examined::OutOfTime => CaseOutcome::Timeout,
+                    root => self.search(Some(root), deadline, batch, confirm, report),
+                }
+            }
+            outcome => outcome,
+        }
+    }
+
+    /// The search of [`CaseSearch::run_from`], until `deadline`.
+    fn search(
+        &self,
+        mut root_examined: Option<Examined>,
+        deadline: Deadline,
         batch: usize,
         confirm: &(dyn Fn(&[f64]) -> bool + Sync),
         report: &mut dyn FnMut(CaseProgress),
@@ -67,7 +103,6 @@ impl CaseSearch<'_> {
         }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
-        let deadline = Deadline::from(deadline);
         while !stack.is_empty() {
             if deadline.passed() {
                 return CaseOutcome::Timeout;
@@ -151,6 +186,18 @@ impl CaseSearch<'_> {
         if stuck { CaseOutcome::Stuck } else { CaseOutcome::Holds }
     }
 }
+
+/// When a search of the unrefined box gives way to one of the refined box: after a tenth of
+/// the time left, at most [`UNREFINED_FOR`] (and after that without a deadline).
+fn refine_after(deadline: Deadline) -> Deadline {
+    let now = Instant::now();
+    let share =
+        deadline.instant().map_or(UNREFINED_FOR, |end| (end.saturating_duration_since(now) / 10).min(UNREFINED_FOR));
+    deadline.earlier(now + share)
+}
+
+/// The longest search of the unrefined box.
+const UNREFINED_FOR: Duration = Duration::from_secs(10);
 
 /// A box waiting to be examined: its share of the case's volume, and the bounds of the box
 /// it was split from.

@@ -23,6 +23,10 @@ pub enum Split {
     Inputs,
     /// Relus while one is unstable, then inputs.
     Relus,
+    /// As [`Split::Relus`], with the hidden bounds of the case's whole box refined by relu
+    /// splits from the start (`Relus` and `Auto` refine them only once a search of the
+    /// unrefined box has not ended: docs/verification.md, "Refined hidden bounds").
+    RefinedRelus,
 }
 
 /// The most inputs for which splitting inputs can reach three halvings per side (2^48 boxes).
@@ -33,7 +37,7 @@ impl Split {
         match self {
             Split::Auto => inputs > SPLITTABLE_INPUTS,
             Split::Inputs => false,
-            Split::Relus => true,
+            Split::Relus | Split::RefinedRelus => true,
         }
     }
 }

@@ -1,0 +1,263 @@
+//! Hidden bounds refined by relu splits: the lower bound of one element of a hidden layer,
+//! found by branch and bound over the signs of the relus before it (what α,β-CROWN's
+//! `bab-refine` gets from a MIP solver, here with the verifier's own rigorous bounds).
+//!
+//! The box is cut into parts where an unstable relu's input, as the engine computes it, is at
+//! most 0 and at least 0; the parts cover the box. Each part's bound is one of
+//! [`crate::linear`]'s rigorous back-substitutions, with the part's own bounds (its relus'
+//! inputs cut to their signs, intersected with everything known on the box) and multipliers
+//! of its sign constraints (β-CROWN, [`crate::alpha`]). So at any moment the least bound of
+//! the parts not yet split is a lower bound over the whole box: the search can stop whenever
+//! its budget runs out, and what it found holds. A part whose bounds fail to meet holds no
+//! point and bounds nothing. Only the order of the work and the choice of relus rest on
+//! heuristics (docs/verification.md, "Refined hidden bounds").
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::alpha::{SignConstraint, Steps, Warm, optimise_row_from};
+use super::deadline::Deadline;
+use super::float::Interval;
+use super::interval::{Bounds, layer_bounds};
+use super::linear::{LowerBound, back_substitute};
+use super::operator::Layer;
+use super::prepare::PreparedLayers;
+use super::relax::LowerSlope;
+use super::split::relu_to_split;
+use super::tighten::{NoBound, Slopes, meet, tighten_from};
+
+/// A part of the box in the search for one element's bound.
+struct Part {
+    /// Its lower bound of the row (every point of the part is at least this).
+    value: f64,
+    bounds: Arc<Vec<Vec<Interval>>>,
+    signs: Vec<SignConstraint>,
+    warm: Warm,
+}
+
+impl PartialEq for Part {
+    fn eq(&self, other: &Part) -> bool {
+        self.value.total_cmp(&other.value) == Ordering::Equal
+    }
+}
+impl Eq for Part {}
+impl PartialOrd for Part {
+    fn partial_cmp(&self, other: &Part) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Part {
+    /// The worst bound first (a max-heap of the negated order).
+    fn cmp(&self, other: &Part) -> Ordering {
+        other.value.total_cmp(&self.value)
+    }
+}
+
+/// The lower bound of `row·v` (`v` the output of the last of `layers`, `row` over its
+/// elements) on the box of `bounds`, at least `known` (a bound already found on the box),
+/// tightened by splitting relus until every part's bound is above `goal`, `parts` parts have
+/// been bounded, or `deadline` passes.
+pub fn refined_lower(
+    layers: &[Layer],
+    bounds: &Bounds,
+    row: &[f64],
+    known: f64,
+    goal: f64,
+    parts: usize,
+    deadline: Deadline,
+) -> f64 {
+    if deadline.passed() {
+        return known;
+    }
+    let whole = Arc::new(bounds.layers.clone());
+    let Some(root) = bound_part(layers, &bounds.input, whole, Vec::new(), None, row, known, deadline) else {
+        return known;
+    };
+    let mut open = BinaryHeap::from([root]);
+    // Parts with no unstable relu left: their bound is as good as it gets.
+    let mut settled = f64::INFINITY;
+    let mut bounded = 1;
+    while let Some(worst) = open.peek() {
+        if worst.value > goal || worst.value >= settled || bounded >= parts || deadline.passed() {
+            break;
+        }
+        let worst = open.pop().expect("peeked");
+        let part_bounds = Bounds { input: bounds.input.clone(), layers: worst.bounds.to_vec() };
+        let mut prepared = PreparedLayers::new(layers.len());
+        let Some((layer, neuron)) = relu_to_split(layers, &part_bounds, &mut prepared, row) else {
+            settled = settled.min(worst.value);
+            continue;
+        };
+        for positive in [true, false] {
+            let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+            let mut cut = worst.bounds.to_vec();
+            let z = &mut cut[layer - 1][neuron];
+            // The relu is unstable here (lo < 0 < hi), so each side meets it.
+            *z = z.meet(side).unwrap_or(*z);
+            let mut signs = worst.signs.clone();
+            signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
+            bounded += 1;
+            let part =
+                bound_part(layers, &bounds.input, Arc::new(cut), signs, Some(&worst.warm), row, worst.value, deadline);
+            // `None`: the part's bounds do not meet, so it holds no point.
+            open.extend(part);
+        }
+    }
+    open.iter().map(|p| p.value).fold(settled, f64::min)
+}
+
+/// Bounds one part: its layers' interval bounds from the input, each intersected with the
+/// part's own (`cut`), then `row`'s bound with the part's signs, at least `known` (a bound on a
+/// box holding the part). `None` when the part holds no point.
+#[allow(clippy::too_many_arguments, reason = "a part's inputs, each used once")]
+fn bound_part(
+    layers: &[Layer],
+    input: &[Interval],
+    cut: Arc<Vec<Vec<Interval>>>,
+    signs: Vec<SignConstraint>,
+    warm: Option<&Warm>,
+    row: &[f64],
+    known: f64,
+    deadline: Deadline,
+) -> Option<Part> {
+    let mut bounds = Bounds { input: input.to_vec(), layers: Vec::with_capacity(layers.len()) };
+    for (k, layer) in layers.iter().enumerate() {
+        let Some(mut found) = layer_bounds(layer, bounds.input_of(k)) else {
+            // A NaN may be computed on the part: nothing new is known of it.
+            return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default() });
+        };
+        for (b, c) in found.iter_mut().zip(&cut[k]) {
+            match meet(*b, *c) {
+                Ok(met) => *b = met,
+                Err(NoBound::Empty) if !signs.is_empty() => return None,
+                Err(_) => {
+                    return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default() });
+                }
+            }
+        }
+        bounds.layers.push(found);
+    }
+    let last = layers.len() - 1;
+    let mut prepared = PreparedLayers::new(layers.len());
+    let fixed: LowerBound =
+        back_substitute(layers, &bounds, &mut prepared, last, row.to_vec(), row.len()).pop().expect("one row");
+    let steps = if warm.is_some() { Steps::WARM } else { Steps::COLD };
+    let (optimised, ended) = if deadline.passed() {
+        (fixed.clone(), warm.cloned().unwrap_or_default())
+    } else {
+        optimise_row_from(
+            layers,
+            &bounds,
+            &mut prepared,
+            last,
+            row,
+            LowerSlope::Chord,
+            fixed.clone(),
+            f64::INFINITY,
+            &signs,
+            warm,
+            steps,
+        )
+    };
+    let value = fixed.value.max(optimised.value).max(known);
+    Some(Part { value, bounds: Arc::new(bounds.layers), signs, warm: ended })
+}
+
+/// Refines both ends of every element of layer `k`'s output that feeds a relu and can still
+/// have both signs, each by [`refined_lower`] over the layers up to `k` with at most `parts`
+/// parts, all elements in parallel. The bounds of the layers after `k` are left as they are
+/// (still sound: they hold for looser bounds of layer `k`).
+pub fn refine_layer(
+    layers: &[Layer],
+    bounds: &mut Bounds,
+    k: usize,
+    parts: usize,
+    deadline: Deadline,
+) -> Result<(), NoBound> {
+    let prefix = &layers[..=k];
+    let prefix_bounds = Bounds { input: bounds.input.clone(), layers: bounds.layers[..=k].to_vec() };
+    let width = bounds.layers[k].len();
+    let ends: Vec<(usize, f64)> = (0..width)
+        .filter(|&i| bounds.layers[k][i].lo < 0.0 && bounds.layers[k][i].hi > 0.0)
+        .flat_map(|i| [(i, 1.0), (i, -1.0)])
+        .collect();
+    // Each end gets an equal share of the time (the ends run a thread each at a time), so
+    // that the ends taken last are not left without any.
+    let started = std::time::Instant::now();
+    let per_end = deadline.instant().map(|end| {
+        let threads = rayon::current_num_threads().max(1) as u32;
+        end.saturating_duration_since(started) * threads / (ends.len().max(1) as u32)
+    });
+    let found: Vec<f64> = ends
+        .par_iter()
+        .map(|&(i, sign)| {
+            let mut row = vec![0.0; width];
+            row[i] = sign;
+            let z = prefix_bounds.layers[k][i];
+            let known = if sign > 0.0 { z.lo } else { -z.hi };
+            let until = per_end.map_or(deadline, |d| deadline.earlier(std::time::Instant::now() + d));
+            refined_lower(prefix, &prefix_bounds, &row, known, 0.0, parts, until)
+        })
+        .collect();
+    for (&(i, sign), value) in ends.iter().zip(found) {
+        let side =
+            if sign > 0.0 { Interval::new(value, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, -value) };
+        bounds.layers[k][i] = meet(bounds.layers[k][i], side)?;
+    }
+    Ok(())
+}
+
+/// Refines the relu inputs of every hidden layer that follows an earlier relu layer
+/// ([`refine_layer`], at most `parts` parts per end), first to last, re-tightening the later
+/// layers after each (fixed, then optimised slopes) so that the next refinement starts from
+/// bounds the refined ones have tightened. Each layer gets an equal share of the time left
+/// before `refine_until`; past it the rest is left as it is (still sound). `deadline` is the
+/// search's own: past it, [`NoBound::OutOfTime`].
+pub fn refine_hidden(
+    layers: &[Layer],
+    bounds: &mut Bounds,
+    parts: usize,
+    refine_until: Deadline,
+    deadline: Deadline,
+) -> Result<(), NoBound> {
+    let feeds_relu = |k: usize| layers.get(k + 1).is_some_and(|l| l.splits_at_zero());
+    let after_a_relu = |k: usize| layers[..k].iter().any(|l| l.splits_at_zero());
+    let hidden: Vec<usize> = (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect();
+    for (n, &k) in hidden.iter().enumerate() {
+        if refine_until.passed() {
+            break;
+        }
+        let share = refine_until.instant().map(|end| {
+            let now = std::time::Instant::now();
+            now + end.saturating_duration_since(now) / (hidden.len() - n) as u32
+        });
+        let layer_until = share.map_or(refine_until, |s| refine_until.earlier(s));
+        refine_layer(layers, bounds, k, parts, layer_until)?;
+        for slopes in [Slopes::Fixed, Slopes::Optimised] {
+            tighten_from(layers, bounds, &mut PreparedLayers::new(layers.len()), slopes, k, deadline)?;
+        }
+    }
+    Ok(())
+}
+
+/// Parts per end when refining the hidden bounds of a case's whole box.
+pub const REFINED_PARTS: usize = 64;
+
+/// The share of the time left that refining the hidden bounds of a case's whole box may take.
+const REFINED_SHARE: f64 = 0.4;
+
+/// When refining the whole box's hidden bounds stops: [`REFINED_SHARE`] of the time left
+/// before `deadline` (no limit but the parts without one).
+pub fn refine_until(deadline: Deadline) -> Deadline {
+    deadline.instant().map_or(Deadline::NEVER, |end| {
+        let now = std::time::Instant::now();
+        Deadline::at(now + end.saturating_duration_since(now).mul_f64(REFINED_SHARE))
+    })
+}
+
+#[cfg(test)]
+#[path = "refine_tests.rs"]
+mod tests;

@@ -1,0 +1,132 @@
+use super::*;
+use crate::falsify::SplitMix;
+use crate::interval::network_bounds;
+use crate::test_support::{boxed, random_network};
+use crate::tighten::tighten;
+
+/// The box's bounds with fixed slopes, as the search starts from.
+fn fixed_bounds(layers: &[Layer], input: Vec<Interval>) -> Bounds {
+    let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
+    tighten(layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
+    bounds
+}
+
+/// Every layer's value at `count` points of the box (its corners among them).
+fn samples(layers: &[Layer], input: &[Interval], count: usize, rng: &mut SplitMix) -> Vec<Vec<Vec<f64>>> {
+    let corners = 1usize << input.len();
+    (0..count)
+        .map(|s| {
+            let x: Vec<f64> = if s < corners {
+                input.iter().enumerate().map(|(j, side)| if s >> j & 1 == 1 { side.hi } else { side.lo }).collect()
+            } else {
+                input.iter().map(|side| side.lo + rng.unit() * (side.hi - side.lo)).collect()
+            };
+            let mut values = Vec::with_capacity(layers.len());
+            let mut v = x;
+            for layer in layers {
+                v = layer.apply(&v);
+                values.push(v.clone());
+            }
+            values
+        })
+        .collect()
+}
+
+#[test]
+fn a_refined_bound_holds_at_every_sampled_point_and_is_tighter() {
+    // Each output's two ends on random deep networks: the refined bound is at least the box's
+    // own, at most every value the network computes on the box, and often strictly tighter.
+    let mut rng = SplitMix::new(97);
+    let (mut ends, mut tighter) = (0, 0);
+    for _ in 0..30 {
+        let layers = random_network(&mut rng, 3, 8, 3);
+        let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
+        let bounds = fixed_bounds(&layers, input.clone());
+        let points = samples(&layers, &input, 3000, &mut rng);
+        let last = layers.len() - 1;
+        for (i, sign) in [(0, 1.0), (0, -1.0), (1, 1.0), (1, -1.0)] {
+            let mut row = vec![0.0; 2];
+            row[i] = sign;
+            let known = back_substitute(&layers, &bounds, &mut PreparedLayers::new(layers.len()), last, row.clone(), 2)
+                .pop()
+                .unwrap()
+                .value;
+            let refined = refined_lower(&layers, &bounds, &row, known, f64::INFINITY, 64, Deadline::NEVER);
+            assert!(refined >= known, "refined {refined} below the box's bound {known}");
+            for values in &points {
+                let value = sign * values[last][i];
+                assert!(refined <= value, "output {i} ({sign}): bound {refined} above a value {value}");
+            }
+            ends += 1;
+            tighter += usize::from(refined > known + 1e-9 * (1.0 + known.abs()));
+        }
+    }
+    assert!(tighter * 2 >= ends, "refinement tightened only {tighter} of {ends} ends");
+}
+
+#[test]
+fn enough_parts_close_most_of_the_gap_to_the_true_minimum() {
+    // One input, so a fine grid finds the minimum: with parts to split every relu, the bound
+    // is (up to the multipliers' few steps) the minimum over each region of fixed signs. On
+    // average over the networks it closes most of the gap that the box's bound leaves.
+    let mut rng = SplitMix::new(5);
+    let (mut gap_before, mut gap_after) = (0.0, 0.0);
+    for _ in 0..20 {
+        let layers = random_network(&mut rng, 1, 4, 2);
+        let input = boxed(&[(-2.0, 2.0)]);
+        let bounds = fixed_bounds(&layers, input.clone());
+        let last = layers.len() - 1;
+        let row = vec![1.0, 0.0];
+        let known = back_substitute(&layers, &bounds, &mut PreparedLayers::new(layers.len()), last, row.clone(), 2)
+            .pop()
+            .unwrap()
+            .value;
+        let refined = refined_lower(&layers, &bounds, &row, known, f64::INFINITY, 10_000, Deadline::NEVER);
+        let minimum = (0..=100_000)
+            .map(|s| layers.iter().fold(vec![-2.0 + 4.0 * s as f64 / 100_000.0], |v, layer| layer.apply(&v))[0])
+            .fold(f64::INFINITY, f64::min);
+        assert!(refined <= minimum, "bound {refined} above the minimum {minimum}");
+        gap_before += minimum - known;
+        gap_after += minimum - refined;
+    }
+    assert!(gap_before > 1.0, "the box's bounds were already tight ({gap_before}): nothing tested");
+    assert!(gap_after < 0.2 * gap_before, "the refined bounds closed too little: {gap_after} of {gap_before} left");
+}
+
+#[test]
+fn a_refined_layer_holds_at_every_sampled_point_and_has_fewer_unstable_relus() {
+    let mut rng = SplitMix::new(31);
+    let mut fewer = 0;
+    let unstable = |b: &Bounds| b.layers.iter().flatten().filter(|z| z.lo < 0.0 && z.hi > 0.0).count();
+    for _ in 0..20 {
+        let layers = random_network(&mut rng, 3, 10, 3);
+        let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
+        let fixed = fixed_bounds(&layers, input.clone());
+        let mut refined = fixed.clone();
+        refine_hidden(&layers, &mut refined, 32, Deadline::NEVER, Deadline::NEVER).unwrap();
+        for (f, r) in fixed.layers.iter().flatten().zip(refined.layers.iter().flatten()) {
+            assert!(r.lo >= f.lo && r.hi <= f.hi, "refined {r:?} looser than {f:?}");
+        }
+        for values in samples(&layers, &input, 3000, &mut rng) {
+            for (k, layer) in values.iter().enumerate() {
+                for (value, z) in layer.iter().zip(&refined.layers[k]) {
+                    assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
+                }
+            }
+        }
+        fewer += usize::from(unstable(&refined) < unstable(&fixed));
+    }
+    assert!(fewer >= 10, "refinement made relus stable in only {fewer} of 20 networks");
+}
+
+#[test]
+fn a_passed_deadline_leaves_the_bound_as_it_was() {
+    let mut rng = SplitMix::new(3);
+    let layers = random_network(&mut rng, 3, 8, 3);
+    let bounds = fixed_bounds(&layers, boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]));
+    let passed = Deadline::at(std::time::Instant::now());
+    assert_eq!(refined_lower(&layers, &bounds, &[1.0, 0.0], -7.0, 0.0, 64, passed), -7.0);
+    let mut refined = bounds.clone();
+    refine_hidden(&layers, &mut refined, 64, passed, Deadline::NEVER).unwrap();
+    assert_eq!(refined.layers, bounds.layers);
+}
