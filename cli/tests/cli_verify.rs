@@ -390,6 +390,10 @@ fn a_ball_on_a_784_input_network_is_proved_without_splitting() {
     // (without the multipliers the search had covered 81% after 30 s).
     let split = ball("0.007", 0);
     assert!(split.starts_with(&format!("holds: the class is {class}")), "{split}");
+    // So does the search from the ball's hidden bounds refined by relu splits first.
+    let args = [net, "--around", &point, "--eps", "0.007", "--clip", "0:1", "--timeout", "20"];
+    let refined = verify_exit(&[&args[..], &["--split", "refined-relus"]].concat(), 0).0;
+    assert!(refined.starts_with(&format!("holds: the class is {class}")), "{refined}");
     let refuted = ball("0.009", 10);
     assert!(refuted.starts_with("violated"), "{refuted}");
 }

@@ -126,8 +126,8 @@ impl<'a> CaseSearch<'a> {
             .collect();
         let relus_first = Split::default().relus_first(case.input.len());
         let root = case.input.outer();
-        let refine_at_once = false;
-        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, refine_at_once, class: None })
+        let (refine_at_once, class) = (false, None);
+        Some(CaseSearch { net, plan, case, conjunctions, inner, root, width, relus_first, refine_at_once, class })
     }
 
     /// Judges points by the class the engine returns, for a claim about `class` (the case's

@@ -69,13 +69,23 @@ impl CaseSearch<'_> {
         if !self.relus_first {
             return self.search(root_examined, deadline, batch, confirm, report);
         }
-        match self.search(root_examined, refine_after(deadline), batch, confirm, report) {
+        let mut first = CaseProgress::default();
+        let mut heard = |p: CaseProgress| {
+            first = p;
+            report(p);
+        };
+        match self.search(root_examined, refine_after(deadline), batch, confirm, &mut heard) {
             CaseOutcome::Timeout if !deadline.passed() => {
-                let refined = self.examine_refined(deadline);
-                match refined {
-                    Examined::Proved => CaseOutcome::Holds,
+                // The boxes count both searches; the share proved is the second's (it starts
+                // from the whole box again).
+                let mut again = |p: CaseProgress| report(CaseProgress { boxes: first.boxes + p.boxes, ..p });
+                match self.examine_refined(deadline) {
+                    Examined::Proved => {
+                        again(CaseProgress { boxes: 1, proved_share: 1.0 });
+                        CaseOutcome::Holds
+                    }
                     Examined::OutOfTime => CaseOutcome::Timeout,
-                    root => self.search(Some(root), deadline, batch, confirm, report),
+                    root => self.search(Some(root), deadline, batch, confirm, &mut again),
                 }
             }
             outcome => outcome,
