@@ -136,9 +136,7 @@ fn split_of(text: &str) -> PyResult<Split> {
         "inputs" => Ok(Split::Inputs),
         "relus" => Ok(Split::Relus),
         "refined-relus" => Ok(Split::RefinedRelus),
-        other => Err(usage(format!(
-            "split={other:?}: expected \"auto\", \"inputs\", \"relus\" or \"refined-relus\""
-        ))),
+        other => Err(usage(format!("split={other:?}: expected \"auto\", \"inputs\", \"relus\" or \"refined-relus\""))),
     }
 }
 

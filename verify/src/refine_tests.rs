@@ -11,6 +11,15 @@ fn fixed_bounds(layers: &[Layer], input: Vec<Interval>) -> Bounds {
     bounds
 }
 
+/// The box's own lower bound of `row·v` (`v` the last layer's output), fixed slopes.
+fn box_bound(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> f64 {
+    let last = layers.len() - 1;
+    back_substitute(layers, bounds, &mut PreparedLayers::new(layers.len()), last, row.to_vec(), row.len())
+        .pop()
+        .expect("one row")
+        .value
+}
+
 /// Every layer's value at `count` points of the box (its corners among them).
 fn samples(layers: &[Layer], input: &[Interval], count: usize, rng: &mut SplitMix) -> Vec<Vec<Vec<f64>>> {
     let corners = 1usize << input.len();
@@ -47,10 +56,7 @@ fn a_refined_bound_holds_at_every_sampled_point_and_is_tighter() {
         for (i, sign) in [(0, 1.0), (0, -1.0), (1, 1.0), (1, -1.0)] {
             let mut row = vec![0.0; 2];
             row[i] = sign;
-            let known = back_substitute(&layers, &bounds, &mut PreparedLayers::new(layers.len()), last, row.clone(), 2)
-                .pop()
-                .unwrap()
-                .value;
+            let known = box_bound(&layers, &bounds, &row);
             let refined = refined_lower(&layers, &bounds, &row, known, f64::INFINITY, 64, Deadline::NEVER);
             assert!(refined >= known, "refined {refined} below the box's bound {known}");
             for values in &points {
@@ -75,12 +81,8 @@ fn enough_parts_close_most_of_the_gap_to_the_true_minimum() {
         let layers = random_network(&mut rng, 1, 4, 2);
         let input = boxed(&[(-2.0, 2.0)]);
         let bounds = fixed_bounds(&layers, input.clone());
-        let last = layers.len() - 1;
         let row = vec![1.0, 0.0];
-        let known = back_substitute(&layers, &bounds, &mut PreparedLayers::new(layers.len()), last, row.clone(), 2)
-            .pop()
-            .unwrap()
-            .value;
+        let known = box_bound(&layers, &bounds, &row);
         let refined = refined_lower(&layers, &bounds, &row, known, f64::INFINITY, 10_000, Deadline::NEVER);
         let minimum = (0..=100_000)
             .map(|s| layers.iter().fold(vec![-2.0 + 4.0 * s as f64 / 100_000.0], |v, layer| layer.apply(&v))[0])
