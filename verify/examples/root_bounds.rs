@@ -69,10 +69,7 @@ fn main() -> Result<(), String> {
                 margins(&target, &bounds)
             );
         }
-        let refined_layers = (1..layers.len()).filter(|&k| {
-            layers.get(k + 1).is_some_and(|l| l.splits_at_zero()) && layers[..k].iter().any(|l| l.splits_at_zero())
-        });
-        for k in refined_layers {
+        for k in knn_verify::refine::refined_layers(layers) {
             let started = Instant::now();
             knn_verify::refine::refine_layer(layers, &mut bounds, k, parts, Deadline::NEVER)
                 .map_err(|e| format!("{e:?}"))?;

@@ -223,9 +223,7 @@ pub fn refine_hidden(
     refine_until: Deadline,
     deadline: Deadline,
 ) -> Result<(), NoBound> {
-    let feeds_relu = |k: usize| layers.get(k + 1).is_some_and(|l| l.splits_at_zero());
-    let after_a_relu = |k: usize| layers[..k].iter().any(|l| l.splits_at_zero());
-    let hidden: Vec<usize> = (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect();
+    let hidden = refined_layers(layers);
     for (n, &k) in hidden.iter().enumerate() {
         if refine_until.passed() {
             break;
@@ -241,6 +239,14 @@ pub fn refine_hidden(
         }
     }
     Ok(())
+}
+
+/// The layers whose outputs [`refine_hidden`] refines: those that feed a relu and follow an
+/// earlier relu layer (the first relu layer's input is bounded exactly by intervals).
+pub fn refined_layers(layers: &[Layer]) -> Vec<usize> {
+    let feeds_relu = |k: usize| layers.get(k + 1).is_some_and(|l| l.splits_at_zero());
+    let after_a_relu = |k: usize| layers[..k].iter().any(|l| l.splits_at_zero());
+    (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect()
 }
 
 /// Parts per end when refining the hidden bounds of a case's whole box.
