@@ -21,6 +21,11 @@ fn unstable(bounds: &Bounds) -> Vec<usize> {
     bounds.layers.iter().map(|l| l.iter().filter(|z| z.lo < 0.0 && z.hi > 0.0).count()).collect()
 }
 
+/// The sum over unstable relu inputs of the upper line's height at 0, −lo·hi / (hi − lo).
+fn gaps(layer: &[knn_verify::float::Interval]) -> f64 {
+    layer.iter().filter(|z| z.lo < 0.0 && z.hi > 0.0).map(|z| -z.lo * z.hi / (z.hi - z.lo)).sum()
+}
+
 /// The lower bounds of `y_t − y_j` for the class `t` at the box's centre, every other `j`.
 fn margins(target: &Target, bounds: &Bounds) -> Vec<f64> {
     let layers = &target.net.layers;
@@ -71,9 +76,11 @@ fn main() -> Result<(), String> {
         }
         for k in knn_verify::refine::refined_layers(layers) {
             let started = Instant::now();
+            let before = gaps(&bounds.layers[k]);
             knn_verify::refine::refine_layer(layers, &mut bounds, k, parts, Deadline::NEVER)
                 .map_err(|e| format!("{e:?}"))?;
             let refined = started.elapsed().as_secs_f64();
+            println!("layer {k}: relu gaps {before:.1} -> {:.1}", gaps(&bounds.layers[k]));
             for slopes in [Slopes::Fixed, Slopes::Optimised] {
                 let mut prepared = PreparedLayers::new(layers.len());
                 knn_verify::tighten::tighten_from(layers, &mut bounds, &mut prepared, slopes, k, Deadline::NEVER)

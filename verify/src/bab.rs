@@ -95,6 +95,10 @@ pub struct Inherited<'p> {
     pub warm: Option<&'p WarmStarts>,
     /// The conjunctions that box left open: the others are refuted on all of it.
     pub open: Option<&'p [usize]>,
+    /// The box's region is that box's own (a relu part not cut further): the first layer's
+    /// inherited bounds are already within its intervals on the region, so they are kept as
+    /// they are rather than computed again.
+    pub same_region: bool,
 }
 
 /// Splits per input dimension (on average) past which a box's search counts as stalled and
@@ -203,10 +207,10 @@ impl<'a> CaseSearch<'a> {
         if deadline.passed() {
             return Examined::OutOfTime;
         }
-        let Inherited { bounds: inherited, signs, warm, open: parent_open } = from;
+        let Inherited { bounds: inherited, signs, warm, open: parent_open, same_region } = from;
         let relu_part = !signs.is_empty();
         let layers = &self.net.layers;
-        let mut bounds = match self.interval_bounds(region, inherited) {
+        let mut bounds = match self.interval_bounds(region, inherited, same_region) {
             Ok(bounds) => bounds,
             Err(failure) => return self.without_bounds(failure, region, relu_part),
         };

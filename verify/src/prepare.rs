@@ -2,6 +2,8 @@
 //! of a dense or bias layer (effects 1 and 2 of [`super::linear`]: the engine's rounding and our
 //! own), the inputs that are exactly zero, and an activation's relaxation lines.
 
+use std::sync::Arc;
+
 use super::interval::Bounds;
 use super::operator::{Layer, Prepared, Relaxed};
 use super::relax::{Line, LowerSlope};
@@ -11,8 +13,9 @@ use super::relax::{Line, LowerSlope};
 /// back-substitutes from layer `k` only through layers `0..=k`, so a layer is prepared only
 /// once the bounds of its input are final (the tightening of layer `k` changes the inputs of
 /// layers after `k`, none of which is prepared yet).
+#[derive(Clone)]
 pub struct PreparedLayers {
-    entries: Vec<Option<Prepared>>,
+    entries: Vec<Option<Arc<Prepared>>>,
 }
 
 impl PreparedLayers {
@@ -21,7 +24,16 @@ impl PreparedLayers {
     }
 
     pub(super) fn get(&mut self, layers: &[Layer], bounds: &Bounds, k: usize) -> &Prepared {
-        self.entries[k].get_or_insert_with(|| layers[k].prepare(bounds.input_of(k)))
+        self.entries[k].get_or_insert_with(|| Arc::new(layers[k].prepare(bounds.input_of(k))))
+    }
+
+    /// These preparations of the layers before `first`, for a part of this box whose bounds
+    /// differ only from layer `first`'s input on: each was made from its input's bounds on the
+    /// box, which hold on the part (charges from a wider range and relaxation lines of a wider
+    /// interval still bound it), so none is made again.
+    pub fn before(&self, first: usize) -> PreparedLayers {
+        let entries = self.entries.iter().enumerate().map(|(k, e)| if k < first { e.clone() } else { None }).collect();
+        PreparedLayers { entries }
     }
 
     /// The upper lines of activation layer `k`, once prepared.

@@ -110,6 +110,7 @@ impl CaseSearch<'_> {
             signs: Arc::new(Vec::new()),
             warm: None,
             open: None,
+            same_region: false,
         }];
         let mut progress = CaseProgress::default();
         let mut stuck = false;
@@ -130,6 +131,7 @@ impl CaseSearch<'_> {
                             signs: &p.signs,
                             warm: p.warm.as_deref(),
                             open: p.open.as_deref().map(Vec::as_slice),
+                            same_region: p.same_region,
                         };
                         self.examine_until(&p.region, from, p.depth, deadline)
                     })
@@ -138,7 +140,7 @@ impl CaseSearch<'_> {
             // A box given up at the deadline is decided by nobody: the case times out, unless a
             // counterexample of the same batch is confirmed (it was found in time).
             let mut out_of_time = false;
-            for (Pending { region, share, bounds, depth, signs, warm: _, open }, result) in
+            for (Pending { region, share, bounds, depth, signs, warm: _, open, same_region: _ }, result) in
                 work.into_iter().zip(results)
             {
                 progress.boxes += u64::from(!matches!(result, Examined::OutOfTime));
@@ -154,7 +156,16 @@ impl CaseSearch<'_> {
                                 // Halves of the inputs: a new region, no relu split's warm start.
                                 push_halves(
                                     &mut stack,
-                                    Pending { region, share, depth, bounds, signs, warm: None, open },
+                                    Pending {
+                                        region,
+                                        share,
+                                        depth,
+                                        bounds,
+                                        signs,
+                                        warm: None,
+                                        open,
+                                        same_region: false,
+                                    },
                                     dim,
                                 )
                             }
@@ -166,14 +177,25 @@ impl CaseSearch<'_> {
                         progress.proved_share += share - kept;
                         push_halves(
                             &mut stack,
-                            Pending { region: cut, share: kept, depth, bounds, signs, warm: None, open },
+                            Pending {
+                                region: cut,
+                                share: kept,
+                                depth,
+                                bounds,
+                                signs,
+                                warm: None,
+                                open,
+                                same_region: false,
+                            },
                             dim,
                         );
                     }
                     Examined::SplitRelu { region: cut, layer, neuron, bounds, warm, open } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
+                        let same_region = cut == region;
                         let parent = Pending {
+                            same_region,
                             region: cut,
                             share: kept,
                             depth,
@@ -223,11 +245,13 @@ struct Pending {
     warm: Option<Arc<WarmStarts>>,
     /// The conjunctions that box left open (all when `None`).
     open: Option<Arc<Vec<usize>>>,
+    /// Its region is that box's own ([`Inherited::same_region`]).
+    same_region: bool,
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
 fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
-    let Pending { region, share, depth, bounds, signs, warm, open } = parent;
+    let Pending { region, share, depth, bounds, signs, warm, open, same_region: _ } = parent;
     let x = region[j];
     let mid = x.midpoint();
     let mut left = region.clone();
@@ -242,8 +266,18 @@ fn push_halves(stack: &mut Vec<Pending>, parent: Pending, j: usize) {
         signs: signs.clone(),
         warm: warm.clone(),
         open: open.clone(),
+        same_region: false,
     });
-    stack.push(Pending { region: left, share: share / 2.0, depth: depth + 1, bounds, signs, warm, open });
+    stack.push(Pending {
+        region: left,
+        share: share / 2.0,
+        depth: depth + 1,
+        bounds,
+        signs,
+        warm,
+        open,
+        same_region: false,
+    });
 }
 
 /// Pushes the two parts of `parent`'s box where the input of relu `neuron` of layer `layer` is
@@ -266,6 +300,7 @@ fn push_signs(stack: &mut Vec<Pending>, parent: Pending, layer: usize, neuron: u
             signs: Arc::new(signs),
             warm: parent.warm.clone(),
             open: parent.open.clone(),
+            same_region: parent.same_region,
         });
     }
 }

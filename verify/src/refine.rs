@@ -36,6 +36,8 @@ struct Part {
     bounds: Arc<Vec<Vec<Interval>>>,
     signs: Vec<SignConstraint>,
     warm: Warm,
+    /// Its layers as its bounds prepared them.
+    prepared: PreparedLayers,
 }
 
 impl PartialEq for Part {
@@ -73,7 +75,18 @@ pub fn refined_lower(
         return known;
     }
     let whole = Arc::new(bounds.layers.clone());
-    let Some(root) = bound_part(layers, &bounds.input, whole, Vec::new(), None, row, known, deadline) else {
+    let root = bound_part(
+        layers,
+        &bounds.input,
+        whole,
+        Vec::new(),
+        None,
+        PreparedLayers::new(layers.len()),
+        row,
+        known,
+        deadline,
+    );
+    let Some(root) = root else {
         return known;
     };
     let mut open = BinaryHeap::from([root]);
@@ -86,7 +99,7 @@ pub fn refined_lower(
         }
         let worst = open.pop().expect("peeked");
         let part_bounds = Bounds { input: bounds.input.clone(), layers: worst.bounds.to_vec() };
-        let mut prepared = PreparedLayers::new(layers.len());
+        let mut prepared = worst.prepared.clone();
         let Some((layer, neuron)) = relu_to_split(layers, &part_bounds, &mut prepared, row) else {
             settled = settled.min(worst.value);
             continue;
@@ -100,8 +113,8 @@ pub fn refined_lower(
             let mut signs = worst.signs.clone();
             signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
             bounded += 1;
-            let part =
-                bound_part(layers, &bounds.input, Arc::new(cut), signs, Some(&worst.warm), row, worst.value, deadline);
+            let (cut, warm, kept) = (Arc::new(cut), Some(&worst.warm), prepared.before(layer));
+            let part = bound_part(layers, &bounds.input, cut, signs, warm, kept, row, worst.value, deadline);
             // `None`: the part's bounds do not meet, so it holds no point.
             open.extend(part);
         }
@@ -111,7 +124,8 @@ pub fn refined_lower(
 
 /// Bounds one part: its layers' interval bounds from the input, each intersected with the
 /// part's own (`cut`), then `row`'s bound with the part's signs, at least `known` (a bound on a
-/// box holding the part). `None` when the part holds no point.
+/// box holding the part), with `prepared`'s preparations kept (made on a box holding the part).
+/// `None` when the part holds no point.
 #[allow(clippy::too_many_arguments, reason = "a part's inputs, each used once")]
 fn bound_part(
     layers: &[Layer],
@@ -119,29 +133,41 @@ fn bound_part(
     cut: Arc<Vec<Vec<Interval>>>,
     signs: Vec<SignConstraint>,
     warm: Option<&Warm>,
+    mut prepared: PreparedLayers,
     row: &[f64],
     known: f64,
     deadline: Deadline,
 ) -> Option<Part> {
     let mut bounds = Bounds { input: input.to_vec(), layers: Vec::with_capacity(layers.len()) };
     for (k, layer) in layers.iter().enumerate() {
+        if k == 0 && !signs.is_empty() {
+            // Every part has the box's input, and its first layer's bounds were met with their
+            // intervals there (the whole box's, cut): the meet would give them back as they are.
+            bounds.layers.push(cut[0].clone());
+            continue;
+        }
         let Some(mut found) = layer_bounds(layer, bounds.input_of(k)) else {
             // A NaN may be computed on the part: nothing new is known of it.
-            return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default() });
+            return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default(), prepared });
         };
         for (b, c) in found.iter_mut().zip(&cut[k]) {
             match meet(*b, *c) {
                 Ok(met) => *b = met,
                 Err(NoBound::Empty) if !signs.is_empty() => return None,
                 Err(_) => {
-                    return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default() });
+                    return Some(Part {
+                        value: known,
+                        bounds: cut,
+                        signs,
+                        warm: warm.cloned().unwrap_or_default(),
+                        prepared,
+                    });
                 }
             }
         }
         bounds.layers.push(found);
     }
     let last = layers.len() - 1;
-    let mut prepared = PreparedLayers::new(layers.len());
     let fixed: LowerBound =
         back_substitute(layers, &bounds, &mut prepared, last, row.to_vec(), row.len()).pop().expect("one row");
     let steps = if warm.is_some() { Steps::WARM } else { Steps::COLD };
@@ -163,7 +189,7 @@ fn bound_part(
         )
     };
     let value = fixed.value.max(optimised.value).max(known);
-    Some(Part { value, bounds: Arc::new(bounds.layers), signs, warm: ended })
+    Some(Part { value, bounds: Arc::new(bounds.layers), signs, warm: ended, prepared })
 }
 
 /// Refines both ends of every element of layer `k`'s output that feeds a relu and can still

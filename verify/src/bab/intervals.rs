@@ -14,9 +14,16 @@ impl CaseSearch<'_> {
         &self,
         region: &[Interval],
         inherited: Option<&LayerBounds>,
+        same_region: bool,
     ) -> Result<Bounds, NoBound> {
         let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
         for (k, layer) in self.net.layers.iter().enumerate() {
+            if let (0, Some(outer), true) = (k, inherited, same_region) {
+                // Found on this very region and met with its intervals there: the meet would
+                // give them back bit for bit (on mnist_fc the first layer is half the weights).
+                bounds.layers.push(outer[0].clone());
+                continue;
+            }
             let mut found = layer_bounds(layer, bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
             if let Some(outer) = inherited {
                 for (b, o) in found.iter_mut().zip(&outer[k]) {

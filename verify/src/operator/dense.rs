@@ -118,12 +118,11 @@ impl Operator for Dense {
         let (g_engine, g_ours) = (gamma(n + 1), gamma(m));
         let row_sums = NonNegativeSum::new(n);
         let engine_underflow = mul_up((n + 1) as f64, ETA);
-        let charge = (0..m)
-            .map(|i| {
-                // a_i ≥ Σ_j |W_ij|·|u_j|.
-                let a = row_sums.bound(w.row(i).iter().zip(&magnitude).map(|(x, u)| x.abs() * u).sum());
-                row_charge(a, bias[i], (g_engine, engine_underflow), g_ours)
-            })
+        // a_i ≥ Σ_j |W_ij|·|u_j|.
+        let charge = magnitude_sums(self.transposed(), &magnitude)
+            .into_iter()
+            .zip(bias)
+            .map(|(sum, &b)| row_charge(row_sums.bound(sum), b, (g_engine, engine_underflow), g_ours))
             .collect();
         // (2)'s underflow: m·η per coefficient of G·W times |u_j|, and m·η for G·b.
         let underflow = mul_up(m as f64, mul_up(ETA, add_up(sum_up(magnitude.iter().copied()), 1.0)));
@@ -290,14 +289,27 @@ fn times_rows(wt: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
         return next;
     }
     let lanes = count.next_multiple_of(LANE_GROUP);
-    let mut rows = vec![0.0; m * lanes];
-    transpose(g, m, &mut rows, lanes, count, m);
-    let mut out = vec![0.0; n * lanes];
-    // The kernel that skips zero inputs where they are many (the coefficients of stable relus
-    // are): on mnist_fc 256×4 the dense kernel took twice as long.
-    matmul_lanes(wt, &rows, &mut out, lanes, Precision::Fast, Epilogue::default());
-    transpose(&out, lanes, &mut next, n, n, count);
+    LANES.with_borrow_mut(|(rows, out)| {
+        // Buffers kept from call to call: fresh ones of this size cost a page fault per 4 KiB
+        // (a tenth of mnist_fc's search). The padding lanes are zeros; the rest is written.
+        rows.resize(m * lanes, 0.0);
+        out.resize(n * lanes, 0.0);
+        let (rows, out) = (&mut rows[..m * lanes], &mut out[..n * lanes]);
+        transpose(g, m, rows, lanes, count, m);
+        for column in rows.chunks_exact_mut(lanes) {
+            column[count..].fill(0.0);
+        }
+        // The kernel that skips zero inputs where they are many (the coefficients of stable
+        // relus are): on mnist_fc 256×4 the dense kernel took twice as long.
+        matmul_lanes(wt, rows, out, lanes, Precision::Fast, Epilogue::default());
+        transpose(out, lanes, &mut next, n, n, count);
+    });
     next
+}
+
+thread_local! {
+    /// [`times_rows`]' operands and products in lanes.
+    static LANES: std::cell::RefCell<(Vec<f64>, Vec<f64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// `dst[c·dst_stride + r] = src[r·src_stride + c]` for `r < rows`, `c < cols`, a tile at a
@@ -328,6 +340,19 @@ fn rows_times_w(w: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
         }
     }
     next
+}
+
+/// `Σ_j |W_ij|·u_j` of every row `i` (`u` non-negative), given `wt = Wᵀ`: each row's sum in
+/// order of `j`, a product then an addition per term (the bits of the row's own sequential
+/// sum), vectorised across the rows.
+fn magnitude_sums(wt: &Matrix, u: &[f64]) -> Vec<f64> {
+    let mut sums = vec![0.0; wt.cols()];
+    for (j, &uj) in u.iter().enumerate() {
+        for (s, &w) in sums.iter_mut().zip(wt.row(j)) {
+            *s += w.abs() * uj;
+        }
+    }
+    sums
 }
 
 /// [`row_ends`] of every row at once, given `wt = Wᵀ`: each row's sums in the same order, with
