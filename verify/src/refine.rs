@@ -217,17 +217,29 @@ pub fn refine_layer(
         let threads = rayon::current_num_threads().max(1) as u32;
         end.saturating_duration_since(started) * threads / (ends.len().max(1) as u32)
     });
-    let found: Vec<f64> = ends
-        .par_iter()
-        .map(|&(i, sign)| {
-            let mut row = vec![0.0; width];
-            row[i] = sign;
-            let z = prefix_bounds.layers[k][i];
-            let known = if sign > 0.0 { z.lo } else { -z.hi };
-            let until = per_end.map_or(deadline, |d| deadline.earlier(std::time::Instant::now() + d));
-            refined_lower(prefix, &prefix_bounds, &row, known, 0.0, parts, until)
-        })
-        .collect();
+    let known = |&(i, sign): &(usize, f64)| {
+        let z = prefix_bounds.layers[k][i];
+        if sign > 0.0 { z.lo } else { -z.hi }
+    };
+    let refine = |ends: &[(usize, f64)]| -> Vec<f64> {
+        ends.par_iter()
+            .map(|end| {
+                let mut row = vec![0.0; width];
+                row[end.0] = end.1;
+                let until = per_end.map_or(deadline, |d| deadline.earlier(std::time::Instant::now() + d));
+                refined_lower(prefix, &prefix_bounds, &row, known(end), 0.0, parts, until)
+            })
+            .collect()
+    };
+    // A sample of the ends first: where refining brings them only a little of the way to 0,
+    // the rest of the layer is left as it is (the last hidden layers of mnist_fc's networks
+    // gained 5% of their relus' gaps in more than half the time; the others, 25–97%).
+    let sample = ends.len().min((ends.len() / PROBED_SHARE).max(PROBED_AT_LEAST * rayon::current_num_threads()));
+    let mut found = refine(&ends[..sample]);
+    let closed = ends[..sample].iter().zip(&found).map(|(end, &v)| ((v - known(end)) / -known(end)).min(1.0));
+    if closed.sum::<f64>() >= MIN_CLOSED * sample as f64 {
+        found.extend(refine(&ends[sample..]));
+    }
     for (&(i, sign), value) in ends.iter().zip(found) {
         let side =
             if sign > 0.0 { Interval::new(value, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, -value) };
@@ -275,8 +287,17 @@ pub fn refined_layers(layers: &[Layer]) -> Vec<usize> {
     (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect()
 }
 
-/// Parts per end when refining the hidden bounds of a case's whole box.
-pub const REFINED_PARTS: usize = 64;
+/// Parts per end when refining the hidden bounds of a case's whole box. (On mnist_fc 256×6
+/// `prop_4_0.05`, 64 left the atoms' bounds near −1, 256 proved it at the root in the same
+/// time: tighter early layers leave fewer unstable relus to split later.)
+pub const REFINED_PARTS: usize = 256;
+
+/// [`refine_layer`] refines one end in this many first (at least [`PROBED_AT_LEAST`] per
+/// thread), and the rest only if the first closed at least [`MIN_CLOSED`] of the way from
+/// their bounds to 0 on average.
+const PROBED_SHARE: usize = 8;
+const PROBED_AT_LEAST: usize = 4;
+const MIN_CLOSED: f64 = 0.15;
 
 /// The share of the time left that refining the hidden bounds of a case's whole box may take.
 const REFINED_SHARE: f64 = 0.4;
