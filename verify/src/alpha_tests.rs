@@ -293,6 +293,7 @@ fn rows_optimised_together_get_each_rows_own_optimisation() {
             LowerSlope::Chord,
             starts.clone(),
             f64::INFINITY,
+            &[],
         );
         for (r, (both, start)) in together.iter().zip(&starts).enumerate() {
             let row = &rows[2 * r..2 * r + 2];
@@ -322,4 +323,57 @@ fn rows_optimised_together_get_each_rows_own_optimisation() {
         }
     }
     assert!(improved >= 20, "the optimisation improved only {improved} of 80 rows");
+}
+
+#[test]
+fn rows_with_sign_multipliers_hold_on_their_part_and_gain_from_it() {
+    let mut rng = SplitMix::new(11);
+    let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
+    let (mut parts, mut gained) = (0, 0);
+    for net in 0..60 {
+        let layers = vec![
+            Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
+            Layer::relu(),
+            Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
+            Layer::relu(),
+            Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
+        ];
+        let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
+        let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
+        // The part where the first unstable relu of the first layer has one sign (alternating).
+        let Some(neuron) = bounds.layers[0].iter().position(|z| z.lo < 0.0 && z.hi > 0.0) else { continue };
+        let positive = net % 2 == 0;
+        let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+        bounds.layers[0][neuron] = bounds.layers[0][neuron].meet(side).unwrap();
+        let signs = [SignConstraint { output_of: 0, neuron, positive }];
+        let rows = [1.0, -1.0, -1.0, 1.0, 1.0, 0.0];
+        let mut prepared = PreparedLayers::new(layers.len());
+        let starts = back_substitute(&layers, &bounds, &mut prepared, 4, rows.to_vec(), 2);
+        let optimise = |signs: &[SignConstraint], prepared: &mut PreparedLayers| {
+            let chord = LowerSlope::Chord;
+            optimise_rows(&layers, &bounds, prepared, 4, &rows, 2, chord, starts.clone(), f64::INFINITY, signs)
+        };
+        let without = optimise(&[], &mut prepared);
+        let with = optimise(&signs, &mut prepared);
+        parts += 1;
+        gained += usize::from(with.iter().zip(&without).any(|(w, o)| w.value > o.value));
+        // Each row's bound holds at every grid point of the part (the relu's input of its sign).
+        for a in 0..40 {
+            for b in 0..40 {
+                let x = vec![-1.0 + 2.0 * (a as f64 / 39.0), -0.5 + 1.5 * (b as f64 / 39.0)];
+                let z = layers[0].apply(&x);
+                if (z[neuron] >= 0.0) != positive && z[neuron] != 0.0 {
+                    continue;
+                }
+                let y = layers.iter().fold(x.clone(), |v, layer| layer.apply(&v));
+                for (r, bound) in with.iter().enumerate() {
+                    let value = rows[2 * r] * y[0] + rows[2 * r + 1] * y[1];
+                    assert!(value >= bound.value, "net {net} row {r}: {value} below the bound {}", bound.value);
+                }
+            }
+        }
+    }
+    // The multipliers must pay somewhere, or they would not be worth their cost.
+    assert!(parts >= 40 && gained >= 20, "the multipliers raised a bound on {gained} of {parts} parts");
 }

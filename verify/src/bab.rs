@@ -26,7 +26,7 @@ use super::prepare::PreparedLayers;
 use super::property::Case;
 use super::refine::{REFINED_PARTS, refine_hidden, refine_until};
 use super::split::{Split, input_to_split, relu_to_split};
-use super::tighten::{NoBound, Slopes, tighten_from};
+use super::tighten::{NoBound, Slopes, tighten_part};
 
 /// One case of a property, ready for the search.
 pub struct CaseSearch<'a> {
@@ -258,7 +258,9 @@ impl<'a> CaseSearch<'a> {
             // last stage's preparations holds.
             let mut prepared = PreparedLayers::new(layers.len());
             let tightened = match stage {
-                Stage::Slopes(slopes) => tighten_from(layers, &mut bounds, &mut prepared, slopes, first, deadline),
+                Stage::Slopes(slopes) => {
+                    tighten_part(layers, &mut bounds, &mut prepared, slopes, first, signs, deadline)
+                }
                 Stage::Refined => refine_hidden(layers, &mut bounds, REFINED_PARTS, refine_until(deadline), deadline),
             };
             match tightened {

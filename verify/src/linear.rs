@@ -81,6 +81,10 @@ pub enum LowerLines<'a> {
     /// Lines given per layer and per row (row-major; empty for layers that are not
     /// activations), each below the activation on its input's range.
     PerRow(&'a [Vec<Line>]),
+    /// Lines per row, and multipliers of sign constraints per row: as `Constrained`, with
+    /// `shifts[k]` row-major (each row's own shifts of layer `k`'s output; empty for a layer
+    /// without constraints). Each row's bound holds on the part, by the same argument.
+    PerRowConstrained(&'a [Vec<Line>], &'a [Vec<f64>]),
 }
 
 /// Lower bounds of `rows[r]·v` with one choice of lower lines. `rows` is row-major, `width`
@@ -113,6 +117,13 @@ pub(super) fn back_substitute_with(
                 }
             }
         }
+        if let LowerLines::PerRowConstrained(_, shifts) = lines
+            && let Some(shift) = shifts.get(k).filter(|s| s.len() == count * pass.width)
+        {
+            for (gi, s) in pass.g.iter_mut().zip(shift) {
+                *gi -= s;
+            }
+        }
         give_up_on_overflow(&mut pass);
         if let Some(trace) = trace.as_deref_mut() {
             trace[k] = pass.g.clone();
@@ -120,7 +131,7 @@ pub(super) fn back_substitute_with(
         let lower = match lines {
             LowerLines::Slope(slope) => LowerChoice::Prepared(slope),
             LowerLines::Given(given) | LowerLines::Constrained(given, _) => LowerChoice::Given(&given[k]),
-            LowerLines::PerRow(given) => LowerChoice::PerRow(&given[k]),
+            LowerLines::PerRow(given) | LowerLines::PerRowConstrained(given, _) => LowerChoice::PerRow(&given[k]),
         };
         let prepared = prepared.get(layers, bounds, k);
         layers[k].substitute(prepared, &mut pass, lower);

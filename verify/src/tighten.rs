@@ -4,7 +4,7 @@
 //! re-derived from the tightened ones. Every bound is one of [`super::linear`]'s rigorous
 //! ones, so any choice of slopes keeps this sound; the choice only decides how tight it is.
 
-use super::alpha::optimise_rows;
+use super::alpha::{SignConstraint, optimise_rows};
 use super::deadline::Deadline;
 use super::float::Interval;
 use super::interval::{Bounds, layer_bounds};
@@ -69,6 +69,21 @@ pub fn tighten_from(
     first: usize,
     deadline: Deadline,
 ) -> Result<(), NoBound> {
+    tighten_part(layers, bounds, prepared, slopes, first, &[], deadline)
+}
+
+/// [`tighten_from`] on the part of the box where the relus' inputs have `signs`: the optimised
+/// slopes' bounds take multipliers of those constraints too (β-CROWN's, per row), so they hold
+/// on the part only, which is what its bounds are for.
+pub fn tighten_part(
+    layers: &[Layer],
+    bounds: &mut Bounds,
+    prepared: &mut PreparedLayers,
+    slopes: Slopes,
+    first: usize,
+    signs: &[SignConstraint],
+    deadline: Deadline,
+) -> Result<(), NoBound> {
     let mut changed = false;
     for k in first..layers.len() {
         if deadline.passed() {
@@ -131,7 +146,8 @@ pub fn tighten_from(
                     rows[r * width + chosen[end / 2]] = sign;
                 }
                 let starts = block.iter().map(|&(end, _)| found[end].clone()).collect();
-                let better = optimise_rows(layers, bounds, prepared, k, &rows, width, LowerSlope::Chord, starts, 0.0);
+                let better =
+                    optimise_rows(layers, bounds, prepared, k, &rows, width, LowerSlope::Chord, starts, 0.0, signs);
                 for (&(end, sign), better) in block.iter().zip(better) {
                     let i = chosen[end / 2];
                     let side = if sign > 0.0 {

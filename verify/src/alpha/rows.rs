@@ -7,7 +7,7 @@
 //! As for one row, soundness does not depend on this file: every bound returned is computed by
 //! the rigorous back-substitution with the slopes chosen.
 
-use super::{Steps, start_lines, step_slopes, unstable_relus};
+use super::{SignConstraint, Steps, start_lines, step_slopes, unstable_relus};
 use crate::interval::Bounds;
 use crate::linear::{LowerBound, LowerLines, back_substitute_with};
 use crate::operator::{ChosenLines, Layer};
@@ -28,15 +28,20 @@ pub fn optimise_rows(
     start: LowerSlope,
     starts: Vec<LowerBound>,
     goal: f64,
+    signs: &[SignConstraint],
 ) -> Vec<LowerBound> {
     let mut best = starts;
     let base = start_lines(layers, prepared, from, start);
     let unstable = unstable_relus(layers, bounds, from);
-    if unstable.iter().all(|u| !u.contains(&true)) {
+    // Only the constraints on layers the rows are carried through bind them.
+    let signs: Vec<SignConstraint> = signs.iter().filter(|c| c.output_of <= from).copied().collect();
+    if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
         return best;
     }
     let mut active: Vec<usize> = (0..best.len()).filter(|&r| best[r].value <= goal).collect();
     let mut lines: Vec<Vec<Line>> = base.iter().map(|b| b.repeat(active.len())).collect();
+    // Each row's multipliers β ≥ 0 of the part's sign constraints (row-major), from 0.
+    let mut beta = vec![0.0; active.len() * signs.len()];
     let mut trace = Vec::new();
     let mut step = Steps::COLD.first;
     for _ in 0..Steps::COLD.count {
@@ -45,25 +50,20 @@ pub fn optimise_rows(
         }
         let n = active.len();
         let these: Vec<f64> = active.iter().flat_map(|&r| rows[r * width..(r + 1) * width].iter().copied()).collect();
-        let found = back_substitute_with(
-            layers,
-            bounds,
-            prepared,
-            from,
-            these,
-            width,
-            LowerLines::PerRow(&lines),
-            Some(&mut trace),
-        );
+        let shifts = row_shifts(bounds, &signs, &beta, n);
+        let chosen =
+            if signs.is_empty() { LowerLines::PerRow(&lines) } else { LowerLines::PerRowConstrained(&lines, &shifts) };
+        let found = back_substitute_with(layers, bounds, prepared, from, these, width, chosen, Some(&mut trace));
         let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
-        let (gradient, _) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, n);
+        let (gradient, values) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, n);
         for (&r, bound) in active.iter().zip(found) {
             if bound.value > best[r].value {
                 best[r] = bound;
             }
         }
         step_slopes(&mut lines, &gradient, &unstable, step);
-        // The rows past the goal are done: keep the others' lines only.
+        step_multipliers(&mut beta, &signs, &trace, &values, n, step);
+        // The rows past the goal are done: keep the others' lines and multipliers only.
         let keep: Vec<bool> = active.iter().map(|&r| best[r].value <= goal).collect();
         if keep.contains(&false) {
             for (k, layer_lines) in lines.iter_mut().enumerate() {
@@ -73,11 +73,56 @@ pub fn optimise_rows(
                         (0..n).filter(|&a| keep[a]).flat_map(|a| layer_lines[a * w..(a + 1) * w].to_vec()).collect();
                 }
             }
+            let m = signs.len();
+            beta = (0..n).filter(|&a| keep[a]).flat_map(|a| beta[a * m..(a + 1) * m].to_vec()).collect();
             active = active.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(r, _)| r).collect();
         }
         step *= 0.6;
     }
     best
+}
+
+/// The shifts of [`LowerLines::PerRowConstrained`] for `n` rows with multipliers `beta`
+/// (row-major over `signs`): `β·sign` at each constrained element.
+fn row_shifts(bounds: &Bounds, signs: &[SignConstraint], beta: &[f64], n: usize) -> Vec<Vec<f64>> {
+    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); bounds.layers.len()];
+    for c in signs {
+        shifts[c.output_of] = vec![0.0; n * bounds.layers[c.output_of].len()];
+    }
+    let m = signs.len();
+    for r in 0..n {
+        for (c, b) in signs.iter().zip(&beta[r * m..(r + 1) * m]) {
+            let width = bounds.layers[c.output_of].len();
+            shifts[c.output_of][r * width + c.neuron] = if c.positive { *b } else { -*b };
+        }
+    }
+    shifts
+}
+
+/// One sign-gradient step of every row's multipliers, as [`super::optimise_row_from`] takes
+/// for one row: `∂ bound / ∂ β = −sign·v` at the row's minimiser, scaled to the largest
+/// coefficient the row met at that layer.
+fn step_multipliers(
+    beta: &mut [f64],
+    signs: &[SignConstraint],
+    trace: &[Vec<f64>],
+    values: &[Vec<f64>],
+    n: usize,
+    step: f64,
+) {
+    let m = signs.len();
+    for r in 0..n {
+        for (c, b) in signs.iter().zip(beta[r * m..(r + 1) * m].iter_mut()) {
+            let width = values[c.output_of].len() / n;
+            let sign = if c.positive { 1.0 } else { -1.0 };
+            let met = &trace[c.output_of][r * width..(r + 1) * width];
+            let scale = met.iter().fold(0.0f64, |s, g| s.max(g.abs()));
+            let slope = -sign * values[c.output_of][r * width + c.neuron];
+            if slope != 0.0 && scale.is_finite() {
+                *b = (*b + step * scale * slope.signum()).max(0.0);
+            }
+        }
+    }
 }
 
 /// `∂ bound / ∂ α` of every row for every relu's lower slope, and every layer's output at the
