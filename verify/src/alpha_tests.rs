@@ -26,6 +26,17 @@ fn start(layers: &[Layer], input: Vec<Interval>, row: &[f64]) -> (Bounds, Prepar
     (bounds, prepared, start)
 }
 
+/// A random 2-8-8-2 network with relus, its weights and biases drawn by `random`.
+fn two_relu_layers(random: &mut impl FnMut(usize) -> Vec<f64>) -> Vec<Layer> {
+    vec![
+        Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
+        Layer::relu(),
+        Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
+        Layer::relu(),
+        Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
+    ]
+}
+
 /// `y = relu(z) − z/2` for `z = x − 1`, `x ∈ [0, 4]`, built as `relu(x − 1) − relu(x + 9)/2
 /// + 5` (the second relu is stable). With the lower line `α·z`, the bound of `y` is
 /// `(α − 1/2)·x + 1/2 − α`: `1/2 − α` (at `x = 0`) for `α ≥ 1/2`, `3·(α − 1/2)` (at `x = 4`)
@@ -216,13 +227,7 @@ fn a_warm_start_resumes_where_the_optimisation_ended() {
     let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
     let mut resumed_better = 0;
     for _ in 0..30 {
-        let layers = vec![
-            Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
-            Layer::relu(),
-            Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
-            Layer::relu(),
-            Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
-        ];
+        let layers = two_relu_layers(&mut random);
         let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
         let row = vec![1.0, -1.0];
         let (bounds, mut prepared, start) = start(&layers, input, &row);
@@ -331,13 +336,7 @@ fn rows_with_sign_multipliers_hold_on_their_part_and_gain_from_it() {
     let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
     let (mut parts, mut gained) = (0, 0);
     for net in 0..60 {
-        let layers = vec![
-            Layer::dense(Arc::new(Matrix::new(8, 2, random(16))), random(8).into_iter().map(Some).collect()),
-            Layer::relu(),
-            Layer::dense(Arc::new(Matrix::new(8, 8, random(64))), random(8).into_iter().map(Some).collect()),
-            Layer::relu(),
-            Layer::dense(Arc::new(Matrix::new(2, 8, random(16))), vec![None, None]),
-        ];
+        let layers = two_relu_layers(&mut random);
         let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 1.0)];
         let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
         tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();

@@ -154,20 +154,7 @@ impl CaseSearch<'_> {
                         match self.undecided(&region, &[], bounds, open) {
                             Examined::Split { region, dim, bounds, open } => {
                                 // Halves of the inputs: a new region, no relu split's warm start.
-                                push_halves(
-                                    &mut stack,
-                                    Pending {
-                                        region,
-                                        share,
-                                        depth,
-                                        bounds,
-                                        signs,
-                                        warm: None,
-                                        open,
-                                        same_region: false,
-                                    },
-                                    dim,
-                                )
+                                push_halves(&mut stack, Pending::halved(region, share, depth, bounds, signs, open), dim)
                             }
                             _ => stuck = true,
                         }
@@ -175,20 +162,7 @@ impl CaseSearch<'_> {
                     Examined::Split { region: cut, dim, bounds, open } => {
                         let kept = share * volume_share(&cut, &region);
                         progress.proved_share += share - kept;
-                        push_halves(
-                            &mut stack,
-                            Pending {
-                                region: cut,
-                                share: kept,
-                                depth,
-                                bounds,
-                                signs,
-                                warm: None,
-                                open,
-                                same_region: false,
-                            },
-                            dim,
-                        );
+                        push_halves(&mut stack, Pending::halved(cut, kept, depth, bounds, signs, open), dim);
                     }
                     Examined::SplitRelu { region: cut, layer, neuron, bounds, warm, open } => {
                         let kept = share * volume_share(&cut, &region);
@@ -247,6 +221,20 @@ struct Pending {
     open: Option<Arc<Vec<usize>>>,
     /// Its region is that box's own ([`Inherited::same_region`]).
     same_region: bool,
+}
+
+impl Pending {
+    /// A box about to be halved at an input: a new region, so no relu split's warm start.
+    fn halved(
+        region: Vec<Interval>,
+        share: f64,
+        depth: u32,
+        bounds: Option<LayerBounds>,
+        signs: Arc<Vec<SignConstraint>>,
+        open: Option<Arc<Vec<usize>>>,
+    ) -> Pending {
+        Pending { region, share, depth, bounds, signs, warm: None, open, same_region: false }
+    }
 }
 
 /// Pushes the two halves of `parent`'s region split at the middle of side `j`.
