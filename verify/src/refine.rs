@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::alpha::{SignConstraint, Steps, Warm, optimise_row_from};
 use super::deadline::Deadline;
 use super::float::Interval;
-use super::interval::{Bounds, layer_bounds};
+use super::interval::{Bounds, bounds_within};
 use super::linear::{LowerBound, back_substitute};
 use super::operator::Layer;
 use super::prepare::PreparedLayers;
@@ -138,35 +138,18 @@ fn bound_part(
     known: f64,
     deadline: Deadline,
 ) -> Option<Part> {
-    let mut bounds = Bounds { input: input.to_vec(), layers: Vec::with_capacity(layers.len()) };
-    for (k, layer) in layers.iter().enumerate() {
-        if k == 0 && !signs.is_empty() {
-            // Every part has the box's input, and its first layer's bounds were met with their
-            // intervals there (the whole box's, cut): the meet would give them back as they are.
-            bounds.layers.push(cut[0].clone());
-            continue;
-        }
-        let Some(mut found) = layer_bounds(layer, bounds.input_of(k)) else {
-            // A NaN may be computed on the part: nothing new is known of it.
+    // Every part has the box's input, and the bounds it holds (`cut`) were met with their
+    // intervals there.
+    let bounds = match bounds_within(layers, input, Some(&cut), !signs.is_empty()) {
+        Ok(found) => Bounds { input: input.to_vec(), layers: found },
+        // The part's bounds do not meet: it holds no point.
+        Err(NoBound::Empty) if !signs.is_empty() => return None,
+        // A NaN may be computed on the part (or the whole box's bounds failed): nothing new
+        // is known of it.
+        Err(_) => {
             return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default(), prepared });
-        };
-        for (b, c) in found.iter_mut().zip(&cut[k]) {
-            match meet(*b, *c) {
-                Ok(met) => *b = met,
-                Err(NoBound::Empty) if !signs.is_empty() => return None,
-                Err(_) => {
-                    return Some(Part {
-                        value: known,
-                        bounds: cut,
-                        signs,
-                        warm: warm.cloned().unwrap_or_default(),
-                        prepared,
-                    });
-                }
-            }
         }
-        bounds.layers.push(found);
-    }
+    };
     let last = layers.len() - 1;
     let fixed: LowerBound =
         back_substitute(layers, &bounds, &mut prepared, last, row.to_vec(), row.len()).pop().expect("one row");

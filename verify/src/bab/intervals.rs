@@ -3,36 +3,23 @@
 
 use super::{CaseSearch, Examined, LayerBounds};
 use crate::float::Interval;
-use crate::interval::{Bounds, layer_bounds};
+use crate::interval::{Bounds, bounds_within};
 use crate::property::Truth;
-use crate::tighten::{NoBound, meet};
+use crate::tighten::NoBound;
 
 impl CaseSearch<'_> {
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
-    /// box it was split from (they hold on every part of that box).
+    /// box it was split from (they hold on every part of that box); `same_region`: as
+    /// [`bounds_within`]'s `same_input`.
     pub(super) fn interval_bounds(
         &self,
         region: &[Interval],
         inherited: Option<&LayerBounds>,
         same_region: bool,
     ) -> Result<Bounds, NoBound> {
-        let mut bounds = Bounds { input: region.to_vec(), layers: Vec::with_capacity(self.net.layers.len()) };
-        for (k, layer) in self.net.layers.iter().enumerate() {
-            if let (0, Some(outer), true) = (k, inherited, same_region) {
-                // Found on this very region and met with its intervals there: the meet would
-                // give them back bit for bit (on mnist_fc the first layer is half the weights).
-                bounds.layers.push(outer[0].clone());
-                continue;
-            }
-            let mut found = layer_bounds(layer, bounds.input_of(k)).ok_or(NoBound::NotANumber)?;
-            if let Some(outer) = inherited {
-                for (b, o) in found.iter_mut().zip(&outer[k]) {
-                    *b = meet(*b, *o)?;
-                }
-            }
-            bounds.layers.push(found);
-        }
-        Ok(bounds)
+        let outer = inherited.map(|o| o.as_slice());
+        let layers = bounds_within(&self.net.layers, region, outer, same_region)?;
+        Ok(Bounds { input: region.to_vec(), layers })
     }
 
     /// A box whose bounds failed: bounds that do not meet prove a part cut out by relu signs
