@@ -8,7 +8,6 @@
 
 use super::float::Interval;
 use super::operator::Layer;
-use super::tighten::{NoBound, meet};
 
 /// Bounds of every vector of a network on one input box.
 #[derive(Clone, Debug)]
@@ -45,36 +44,6 @@ pub fn network_bounds(layers: &[Layer], input: &[Interval]) -> Option<Vec<Vec<In
         bounds.push(layer_bounds(layer, v)?);
     }
     Some(bounds)
-}
-
-/// [`network_bounds`] on a box inside one whose bounds `outer` are known: each layer's
-/// enclosure met with `outer`'s (they hold on the whole of that box). With `same_input` the
-/// box has `outer`'s own input, and the first layer's bounds are `outer`'s as they are: found
-/// on this very input and met with its intervals there, the meet would give them back bit for
-/// bit (on mnist_fc the first layer holds half the weights). [`NoBound::NotANumber`] where a
-/// NaN may be computed; [`NoBound::Empty`] where two bounds do not meet.
-pub fn bounds_within(
-    layers: &[Layer],
-    input: &[Interval],
-    outer: Option<&[Vec<Interval>]>,
-    same_input: bool,
-) -> Result<Vec<Vec<Interval>>, NoBound> {
-    let mut bounds: Vec<Vec<Interval>> = Vec::with_capacity(layers.len());
-    for (k, layer) in layers.iter().enumerate() {
-        if let (0, Some(outer), true) = (k, outer, same_input) {
-            bounds.push(outer[0].clone());
-            continue;
-        }
-        let v = bounds.last().map_or(input, Vec::as_slice);
-        let mut found = layer_bounds(layer, v).ok_or(NoBound::NotANumber)?;
-        if let Some(outer) = outer {
-            for (b, o) in found.iter_mut().zip(&outer[k]) {
-                *b = meet(*b, *o)?;
-            }
-        }
-        bounds.push(found);
-    }
-    Ok(bounds)
 }
 
 #[cfg(test)]

@@ -21,13 +21,13 @@ use rayon::prelude::*;
 use super::alpha::{SignConstraint, Steps, Warm, optimise_row_from};
 use super::deadline::Deadline;
 use super::float::Interval;
-use super::interval::{Bounds, bounds_within};
+use super::interval::Bounds;
 use super::linear::{LowerBound, back_substitute};
 use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;
 use super::split::relu_to_split;
-use super::tighten::{NoBound, Slopes, meet, tighten_from};
+use super::tighten::{NoBound, Slopes, bounds_within, meet, tighten_from};
 
 /// A part of the box in the search for one element's bound.
 struct Part {

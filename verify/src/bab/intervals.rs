@@ -3,9 +3,9 @@
 
 use super::{CaseSearch, Examined, LayerBounds};
 use crate::float::Interval;
-use crate::interval::{Bounds, bounds_within};
+use crate::interval::Bounds;
 use crate::property::Truth;
-use crate::tighten::NoBound;
+use crate::tighten::{NoBound, bounds_within};
 
 impl CaseSearch<'_> {
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
