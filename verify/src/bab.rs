@@ -95,9 +95,9 @@ pub struct Inherited<'p> {
     pub warm: Option<&'p WarmStarts>,
     /// The conjunctions that box left open: the others are refuted on all of it.
     pub open: Option<&'p [usize]>,
-    /// The box's region is that box's own (a relu part not cut further): the first layer's
-    /// inherited bounds are already within its intervals on the region, so they are kept as
-    /// they are rather than computed again.
+    /// The box's region is that box's own (a relu part not cut further): the inherited bounds
+    /// of the layers up to the one its newest sign constrains are already within their
+    /// intervals on the region, so they are kept as they are rather than computed again.
     pub same_region: bool,
 }
 
@@ -210,7 +210,9 @@ impl<'a> CaseSearch<'a> {
         let Inherited { bounds: inherited, signs, warm, open: parent_open, same_region } = from;
         let relu_part = !signs.is_empty();
         let layers = &self.net.layers;
-        let mut bounds = match self.interval_bounds(region, inherited, same_region) {
+        // A relu part on its box's own region: nothing before its newest sign's relu changed.
+        let kept = if same_region { signs.last().map_or(1, |c| c.output_of + 1) } else { 0 };
+        let mut bounds = match self.interval_bounds(region, inherited, kept) {
             Ok(bounds) => bounds,
             Err(failure) => return self.without_bounds(failure, region, relu_part),
         };

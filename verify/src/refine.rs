@@ -139,8 +139,9 @@ fn bound_part(
     deadline: Deadline,
 ) -> Option<Part> {
     // Every part has the box's input, and the bounds it holds (`cut`) were met with their
-    // intervals there.
-    let bounds = match bounds_within(layers, input, Some(&cut), !signs.is_empty()) {
+    // intervals there; nothing before its newest sign's relu changed.
+    let kept = signs.last().map_or(0, |c| c.output_of + 1);
+    let bounds = match bounds_within(layers, input, Some(&cut), kept) {
         Ok(found) => Bounds { input: input.to_vec(), layers: found },
         // The part's bounds do not meet: it holds no point.
         Err(NoBound::Empty) if !signs.is_empty() => return None,

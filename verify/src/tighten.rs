@@ -49,21 +49,24 @@ pub fn meet(a: Interval, b: Interval) -> Result<Interval, NoBound> {
 }
 
 /// [`crate::interval::network_bounds`] on a box inside one whose bounds `outer` are known: each layer's
-/// enclosure met with `outer`'s (they hold on the whole of that box). With `same_input` the
-/// box has `outer`'s own input, and the first layer's bounds are `outer`'s as they are: found
-/// on this very input and met with its intervals there, the meet would give them back bit for
-/// bit (on mnist_fc the first layer holds half the weights). [`NoBound::NotANumber`] where a
-/// NaN may be computed; [`NoBound::Empty`] where two bounds do not meet.
+/// enclosure met with `outer`'s (they hold on the whole of that box). The first `kept` layers
+/// are `outer`'s as they are: the caller says the box has `outer`'s own input and that nothing
+/// before layer `kept` was cut (a relu part keeps everything up to the layer its newest sign
+/// constrains). Found on this very input and met with its intervals there, those layers' meet
+/// would give them back bit for bit; either way `outer`'s bounds hold on the box (on mnist_fc
+/// the first layer holds half the weights, and the refinement's parts spent a seventh of
+/// their time on the layers before their cut). [`NoBound::NotANumber`] where a NaN may be
+/// computed; [`NoBound::Empty`] where two bounds do not meet.
 pub fn bounds_within(
     layers: &[Layer],
     input: &[Interval],
     outer: Option<&[Vec<Interval>]>,
-    same_input: bool,
+    kept: usize,
 ) -> Result<Vec<Vec<Interval>>, NoBound> {
     let mut bounds: Vec<Vec<Interval>> = Vec::with_capacity(layers.len());
     for (k, layer) in layers.iter().enumerate() {
-        if let (0, Some(outer), true) = (k, outer, same_input) {
-            bounds.push(outer[0].clone());
+        if let Some(outer) = outer.filter(|_| k < kept) {
+            bounds.push(outer[k].clone());
             continue;
         }
         let v = bounds.last().map_or(input, Vec::as_slice);
@@ -270,6 +273,35 @@ mod tests {
             let value = Layer::tanh().apply(&[x, 1.0 - x]).iter().sum::<f64>();
             assert!(after[0].lo <= value && value <= after[0].hi, "{x}: {value} outside {:?}", after[0]);
         }
+    }
+
+    #[test]
+    fn a_relu_part_keeps_the_layers_before_its_cut_with_the_bits_it_would_compute() {
+        // A part cut at relu input `(l, i)` keeps layers `0..=l` of its box's bounds: the
+        // same bits as computing them again from the input and meeting them with the box's.
+        // Keeping one layer more (the relu after the cut) would keep it stale.
+        let mut rng = SplitMix::new(31);
+        let mut compared = 0;
+        for _ in 0..20 {
+            let layers = random_network(&mut rng, 3, 8, 3);
+            let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
+            let mut outer = Bounds { layers: network_bounds(&layers, &input).unwrap(), input: input.clone() };
+            let mut prepared = PreparedLayers::new(layers.len());
+            tighten(&layers, &mut outer, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
+            for l in (0..layers.len()).filter(|&l| layers.get(l + 1).is_some_and(|n| n.splits_at_zero())) {
+                let Some(i) = outer.layers[l].iter().position(|z| z.lo < 0.0 && z.hi > 0.0) else { continue };
+                let mut cut = outer.layers.clone();
+                // The side where the relu is 0: its output changes from `[0, hi]` to `[0, 0]`.
+                cut[l][i] = Interval::new(cut[l][i].lo, 0.0);
+                let kept = bounds_within(&layers, &input, Some(&cut), l + 1).unwrap();
+                let computed = bounds_within(&layers, &input, Some(&cut), 0).unwrap();
+                assert_eq!(kept, computed, "cut at ({l}, {i})");
+                let stale = bounds_within(&layers, &input, Some(&cut), l + 2).unwrap();
+                assert_ne!(stale[l + 1], computed[l + 1], "the relu after the cut must be computed again");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 10, "only {compared} cuts compared");
     }
 
     #[test]

@@ -9,16 +9,16 @@ use crate::tighten::{NoBound, bounds_within};
 
 impl CaseSearch<'_> {
     /// Interval bounds of every layer on `region`, each cut to the bounds inherited from the
-    /// box it was split from (they hold on every part of that box); `same_region`: as
-    /// [`bounds_within`]'s `same_input`.
+    /// box it was split from (they hold on every part of that box); `kept`: as
+    /// [`bounds_within`]'s.
     pub(super) fn interval_bounds(
         &self,
         region: &[Interval],
         inherited: Option<&LayerBounds>,
-        same_region: bool,
+        kept: usize,
     ) -> Result<Bounds, NoBound> {
         let outer = inherited.map(|o| o.as_slice());
-        let layers = bounds_within(&self.net.layers, region, outer, same_region)?;
+        let layers = bounds_within(&self.net.layers, region, outer, kept)?;
         Ok(Bounds { input: region.to_vec(), layers })
     }
 
