@@ -131,14 +131,16 @@ pub fn answer_is_right(seed: u64, case: &Case, t: &Target, answer: Conclusion, m
 }
 
 /// Runs `cases` random cases (`KNN_VERIFY_CASES`, default 100) and checks that both answers
-/// were common.
+/// were common: at least a tenth each. (The seeds are quickcheck's, new on every run: on
+/// `verify_branches`' bounds-only cases the refuted share was 26–37% in most runs and 19% in
+/// two of fourteen, which failed the fifth this asked for before.)
 pub fn check_random_cases(sound: fn(u64) -> TestResult) {
     let cases = std::env::var("KNN_VERIFY_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     quickcheck::QuickCheck::new().tests(cases).max_tests(cases).quickcheck(sound);
     let (proved, refuted, undecided) = (PROVED.with(Cell::get), REFUTED.with(Cell::get), UNDECIDED.with(Cell::get));
     eprintln!("{cases} cases: {proved} proved, {refuted} refuted, {undecided} undecided");
     assert!(
-        proved * 5 >= cases as usize && refuted * 5 >= cases as usize,
+        proved * 10 >= cases as usize && refuted * 10 >= cases as usize,
         "{proved} proved, {refuted} refuted of {cases}"
     );
 }
