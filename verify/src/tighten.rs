@@ -220,6 +220,16 @@ mod tests {
         }
     }
 
+    /// A random network (3 inputs, `width` wide, `depth` layers deep) and its bounds on a box,
+    /// tightened with fixed slopes.
+    fn fixed_on_a_box(rng: &mut SplitMix, width: usize, depth: usize) -> (Vec<Layer>, Bounds) {
+        let layers = random_network(rng, 3, width, depth);
+        let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
+        let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+        tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
+        (layers, bounds)
+    }
+
     fn unstable(bounds: &Bounds) -> usize {
         bounds.layers.iter().flatten().filter(|z| z.lo < 0.0 && z.hi > 0.0).count()
     }
@@ -283,11 +293,8 @@ mod tests {
         let mut rng = SplitMix::new(31);
         let mut compared = 0;
         for _ in 0..20 {
-            let layers = random_network(&mut rng, 3, 8, 3);
-            let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
-            let mut outer = Bounds { layers: network_bounds(&layers, &input).unwrap(), input: input.clone() };
-            let mut prepared = PreparedLayers::new(layers.len());
-            tighten(&layers, &mut outer, &mut prepared, Slopes::Fixed, Deadline::NEVER).unwrap();
+            let (layers, outer) = fixed_on_a_box(&mut rng, 8, 3);
+            let input = outer.input.clone();
             for l in (0..layers.len()).filter(|&l| layers.get(l + 1).is_some_and(|n| n.splits_at_zero())) {
                 let Some(i) = outer.layers[l].iter().position(|z| z.lo < 0.0 && z.hi > 0.0) else { continue };
                 let mut cut = outer.layers.clone();
@@ -335,11 +342,7 @@ mod tests {
         let mut rng = SplitMix::new(11);
         let mut fewer_unstable = 0;
         for _ in 0..30 {
-            let layers = random_network(&mut rng, 3, 10, 4);
-            let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
-            let mut fixed = Bounds { layers: network_bounds(&layers, &input).unwrap(), input: input.clone() };
-            tighten(&layers, &mut fixed, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER)
-                .unwrap();
+            let (layers, fixed) = fixed_on_a_box(&mut rng, 10, 4);
             // As the search does: the optimised stage starts from the fixed stage's bounds, and
             // keeps every bound within them (back-substitution is not monotone in the bounds of
             // earlier layers, so only the intersection guarantees this).
