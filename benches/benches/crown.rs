@@ -10,6 +10,10 @@
 //!   with given lines and one gradient pass: `optimise_row_from` with one step), on layers
 //!   already prepared (as in the verifier, after the fixed slopes' pass).
 //!
+//! - `crown/batch-pass/{n}` and `crown/batch-alpha-step/{n}`: the same, all `n` subdomains in
+//!   one batch (`back_substitute_batch`, `optimise_parts`): each subdomain's rows stacked
+//!   into one product per dense layer, each with its own charges and lines.
+//!
 //! The subdomains run one after the other on one thread (the verifier runs them on the rayon
 //! pool, one per thread). Setup is not timed. `benches/peers/crown` runs this and the numpy
 //! peer in one command; `docs/performance.md` records the results.
@@ -56,6 +60,29 @@ fn crown(c: &mut Criterion) {
                     black_box(case.alpha_step(bounds, prepared, start));
                 }
             })
+        });
+    }
+    group.finish();
+
+    // The same work, every subdomain of a count in one batch.
+    let mut group = c.benchmark_group("crown/batch-pass");
+    group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
+    for n in COUNTS {
+        let seconds = 3.0 + 0.04 * n as f64;
+        group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs_f64(seconds));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &all[..n], |b, subdomains| {
+            b.iter(|| black_box(case.batch_pass(subdomains)))
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("crown/batch-alpha-step");
+    group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
+    for n in COUNTS {
+        let mut started: Vec<_> = all[..n].iter().map(|bounds| (bounds, case.alpha_start(bounds))).collect();
+        group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs(3 + n as u64 / 256));
+        group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            b.iter(|| black_box(case.batch_alpha_step(&mut started)))
         });
     }
     group.finish();

@@ -6,11 +6,11 @@
 use knn_formats::import::{ImportOptions, emit::emit, import_file};
 use knn_semantics::syntax::{Grammar, parse_program};
 use knn_verify::Target;
-use knn_verify::alpha::{Steps, optimise_row_from};
+use knn_verify::alpha::{RowOnPart, Steps, optimise_parts, optimise_row_from};
 use knn_verify::deadline::Deadline;
 use knn_verify::float::Interval;
 use knn_verify::interval::{Bounds, network_bounds};
-use knn_verify::linear::{LowerBound, back_substitute};
+use knn_verify::linear::{LowerBound, PartRows, back_substitute, back_substitute_batch};
 use knn_verify::network::Network;
 use knn_verify::prepare::PreparedLayers;
 use knn_verify::relax::LowerSlope;
@@ -130,6 +130,44 @@ impl CrownCase {
     pub fn pass_prepared(&self, bounds: &Bounds, prepared: &mut PreparedLayers) -> Vec<LowerBound> {
         let last = self.net.layers.len() - 1;
         back_substitute(&self.net.layers, bounds, prepared, last, self.rows.clone(), self.width)
+    }
+
+    /// [`CrownCase::pass`] on every subdomain of `subdomains` in one batched pass: each
+    /// prepared on its own bounds, their rows stacked into one product per dense layer
+    /// (`back_substitute_batch`), each row's bound the bits of its subdomain's pass alone.
+    pub fn batch_pass(&self, subdomains: &[Bounds]) -> Vec<LowerBound> {
+        let (layers, last) = (&self.net.layers, self.net.layers.len() - 1);
+        let mut prepared: Vec<PreparedLayers> = subdomains.iter().map(|_| PreparedLayers::new(layers.len())).collect();
+        let count = self.rows.len() / self.width;
+        let mut parts: Vec<PartRows<'_>> = subdomains
+            .iter()
+            .zip(&mut prepared)
+            .map(|(bounds, prepared)| PartRows { bounds, prepared, count })
+            .collect();
+        back_substitute_batch(layers, &mut parts, last, self.rows.repeat(subdomains.len()), self.width)
+    }
+
+    /// [`CrownCase::alpha_step`] on every subdomain of `started` in one batch
+    /// (`optimise_parts`): each with its own bounds and lines, the products shared.
+    pub fn batch_alpha_step(&self, started: &mut [(&Bounds, (PreparedLayers, LowerBound))]) -> Vec<LowerBound> {
+        let (layers, last) = (&self.net.layers, self.net.layers.len() - 1);
+        let row = &self.rows[..self.width];
+        let mut parts: Vec<RowOnPart<'_>> = started
+            .iter_mut()
+            .map(|(bounds, (prepared, start))| RowOnPart {
+                bounds,
+                prepared,
+                row,
+                start_bound: start.clone(),
+                signs: &[],
+                warm: None,
+            })
+            .collect();
+        let steps = Steps { count: 1, first: 0.1 };
+        optimise_parts(layers, &mut parts, last, LowerSlope::Chord, f64::INFINITY, steps)
+            .into_iter()
+            .map(|(b, _)| b)
+            .collect()
     }
 
     /// What an α step starts from on `bounds`: the prepared layers and the first row's bound

@@ -8,14 +8,15 @@
 //! back-substitution ([`back_substitute_with`]) with the slopes chosen, which charges all
 //! rounding; the gradient only steers the choice.
 
+mod parts;
 mod rows;
 
+pub use self::parts::{RowOnPart, optimise_parts};
 pub use self::rows::optimise_rows;
-use self::rows::slope_gradients;
 
 use super::float::Interval;
 use super::interval::Bounds;
-use super::linear::{LowerBound, LowerLines, back_substitute_with};
+use super::linear::LowerBound;
 use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
@@ -92,98 +93,8 @@ pub fn optimise_row_from(
     warm: Option<&Warm>,
     steps: Steps,
 ) -> (LowerBound, Warm) {
-    let mut lines = start_lines(layers, prepared, from, start);
-    let unstable = unstable_relus(layers, bounds, from);
-    if unstable.iter().all(|u| !u.contains(&true)) && signs.is_empty() {
-        return (start_bound, Warm::default());
-    }
-    // The multipliers β ≥ 0 of the sign constraints, as shifts of the coefficients
-    // (`β·sign`, see `LowerLines::Constrained`), starting where the box's optimisation ended
-    // (0 without one).
-    let mut beta = vec![0.0; signs.len()];
-    if let Some(warm) = warm {
-        for (b, w) in beta.iter_mut().zip(&warm.beta) {
-            *b = w.max(0.0);
-        }
-        // Only the slope of a relu still unstable is chosen: a stable one keeps its exact line.
-        for (k, slopes) in warm.slopes.iter().enumerate().take(from + 1) {
-            for ((line, &alpha), &free) in lines[k].iter_mut().zip(slopes).zip(&unstable[k]) {
-                if free {
-                    line.slope = f64::from(alpha).clamp(0.0, 1.0);
-                }
-            }
-        }
-    }
-    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
-    for c in signs.iter().filter(|c| c.output_of <= from) {
-        shifts[c.output_of] = vec![0.0; bounds.layers[c.output_of].len()];
-    }
-    let set_shifts = |shifts: &mut Vec<Vec<f64>>, beta: &[f64]| {
-        for (c, b) in signs.iter().zip(beta) {
-            if c.output_of <= from {
-                shifts[c.output_of][c.neuron] = if c.positive { *b } else { -*b };
-            }
-        }
-    };
-    set_shifts(&mut shifts, &beta);
-    let ended = |lines: &[Vec<Line>], beta: &[f64]| Warm {
-        slopes: (0..=from)
-            .map(|k| {
-                if layers[k].splits_at_zero() { lines[k].iter().map(|l| l.slope as f32).collect() } else { Vec::new() }
-            })
-            .collect(),
-        beta: beta.to_vec(),
-    };
-    let mut best = start_bound;
-    // Without a warm start the fixed slopes' bound is the best so far; with one, the first
-    // pass's bound replaces it when better.
-    let mut best_warm = if warm.is_some() { None } else { Some(ended(&lines, &beta)) };
-    let mut trace = Vec::new();
-    let mut step = steps.first;
-    for _ in 0..steps.count {
-        if best.value > goal {
-            break;
-        }
-        let found = back_substitute_with(
-            layers,
-            bounds,
-            prepared,
-            from,
-            row.to_vec(),
-            row.len(),
-            if signs.is_empty() { LowerLines::Given(&lines) } else { LowerLines::Constrained(&lines, &shifts) },
-            Some(&mut trace),
-        )
-        .pop()
-        .expect("one row in, one bound out");
-        let coefficients = found.coefficients.clone();
-        if found.value > best.value || best_warm.is_none() {
-            if found.value > best.value {
-                best = found;
-            }
-            best_warm = Some(ended(&lines, &beta));
-        }
-        // `∂ bound / ∂ α` of the unstable relus that chose their lower line, and each layer's
-        // output at the bound's minimiser (`rows::slope_gradients`, one row).
-        let (gradient, values) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, 1);
-        // ∂ bound / ∂ β = −sign·v at the relaxation's minimiser; a step scaled to the size of
-        // the coefficients met at that layer.
-        for (c, b) in signs.iter().zip(beta.iter_mut()) {
-            if c.output_of > from {
-                continue;
-            }
-            let sign = if c.positive { 1.0 } else { -1.0 };
-            let scale = trace[c.output_of].iter().fold(0.0f64, |m, g| m.max(g.abs()));
-            let slope = -sign * values[c.output_of][c.neuron];
-            if slope != 0.0 && scale.is_finite() {
-                *b = (*b + step * scale * slope.signum()).max(0.0);
-            }
-        }
-        set_shifts(&mut shifts, &beta);
-        step_slopes(&mut lines, &gradient, &unstable, step);
-        step *= 0.6;
-    }
-    (best, best_warm.unwrap_or_else(|| ended(&lines, &beta)))
+    let part = RowOnPart { bounds, prepared, row, start_bound, signs, warm };
+    optimise_parts(layers, &mut [part], from, start, goal, steps).pop().expect("one part in, one out")
 }
 
 /// The lines of every activation layer up to `from`, as `start` chooses them (empty for the

@@ -2,12 +2,13 @@
 
 use std::sync::Arc;
 
+use super::rows::{shared_upper_lines, slope_gradients};
 use super::*;
 use crate::deadline::Deadline;
 use crate::falsify::SplitMix;
 use crate::float::Interval;
 use crate::interval::network_bounds;
-use crate::linear::back_substitute;
+use crate::linear::{LowerLines, back_substitute, back_substitute_with};
 use crate::tighten::{Slopes, tighten};
 use knn_engine::tensor::Matrix;
 
@@ -149,7 +150,8 @@ fn the_slope_gradient_is_the_bounds_derivative() {
                 derivatives.push((k, i, (up - down) / (2.0 * h)));
             }
         }
-        let (gradient, _) = slope_gradients(&layers, &bounds, &prepared, &lines, &trace, &found.coefficients, 1);
+        let upper = shared_upper_lines(&prepared, trace.len());
+        let (gradient, _) = slope_gradients(&layers, &bounds.input, &upper, &lines, &trace, &found.coefficients, 1);
         for (k, i, fd) in derivatives {
             if !layers[k].splits_at_zero() {
                 // Tanh and sigmoid have no slope to choose: no gradient.

@@ -22,7 +22,7 @@
 
 use super::float::{add_down, min_dot};
 use super::interval::Bounds;
-use super::operator::{Layer, LowerChoice, Pass};
+use super::operator::{Layer, LowerChoice, Pass, Prepared};
 use super::prepare::PreparedLayers;
 use super::relax::{Line, LowerSlope};
 
@@ -47,18 +47,22 @@ pub fn back_substitute(
     rows: Vec<f64>,
     width: usize,
 ) -> Vec<LowerBound> {
-    let adaptive = back_substitute_with(
-        layers,
-        bounds,
-        prepared,
-        from,
-        rows.clone(),
-        width,
-        LowerLines::Slope(LowerSlope::Adaptive),
-        None,
-    );
-    let chord =
-        back_substitute_with(layers, bounds, prepared, from, rows, width, LowerLines::Slope(LowerSlope::Chord), None);
+    let count = rows.len() / width.max(1);
+    back_substitute_batch(layers, &mut [PartRows { bounds, prepared, count }], from, rows, width)
+}
+
+/// [`back_substitute`] for a batch of parts of a box, each with its own rows
+/// ([`back_substitute_parts`]): each row's bound has the bits of its part's rows alone.
+pub fn back_substitute_batch(
+    layers: &[Layer],
+    parts: &mut [PartRows<'_>],
+    from: usize,
+    rows: Vec<f64>,
+    width: usize,
+) -> Vec<LowerBound> {
+    let adaptive =
+        back_substitute_parts(layers, parts, from, rows.clone(), width, LowerLines::Slope(LowerSlope::Adaptive), None);
+    let chord = back_substitute_parts(layers, parts, from, rows, width, LowerLines::Slope(LowerSlope::Chord), None);
     adaptive.into_iter().zip(chord).map(|(a, c)| if c.value > a.value { c } else { a }).collect()
 }
 
@@ -99,6 +103,33 @@ pub(super) fn back_substitute_with(
     rows: Vec<f64>,
     width: usize,
     lines: LowerLines<'_>,
+    trace: Option<&mut Vec<Vec<f64>>>,
+) -> Vec<LowerBound> {
+    let count = rows.len() / width.max(1);
+    back_substitute_parts(layers, &mut [PartRows { bounds, prepared, count }], from, rows, width, lines, trace)
+}
+
+/// One part of a box in a batch of [`back_substitute_parts`]: its bounds, its layers prepared
+/// on them, and how many of the batch's rows are its own.
+pub struct PartRows<'a> {
+    pub bounds: &'a Bounds,
+    pub prepared: &'a mut PreparedLayers,
+    pub count: usize,
+}
+
+/// [`back_substitute_with`] for a batch of parts of a box (subdomains), each with its own
+/// rows (`parts[p].count` rows, in the parts' order) bounded on its own bounds: one pass per
+/// layer carries every part's rows, the dense layers' products shared
+/// ([`crate::operator::Operator::substitute_parts`]). Each row's bound has the bits of its
+/// part's rows bounded alone. Lines given per row ([`LowerLines::PerRow`]) are each row's
+/// own; lines given per layer must hold on every part.
+pub(super) fn back_substitute_parts(
+    layers: &[Layer],
+    parts: &mut [PartRows<'_>],
+    from: usize,
+    rows: Vec<f64>,
+    width: usize,
+    lines: LowerLines<'_>,
     mut trace: Option<&mut Vec<Vec<f64>>>,
 ) -> Vec<LowerBound> {
     if let Some(trace) = trace.as_deref_mut() {
@@ -106,6 +137,8 @@ pub(super) fn back_substitute_with(
         trace.resize(from + 1, Vec::new());
     }
     let count = rows.len() / width.max(1);
+    let counts: Vec<usize> = parts.iter().map(|p| p.count).collect();
+    debug_assert_eq!(counts.iter().sum::<usize>(), count, "every row belongs to one part");
     let mut pass = Pass { g: rows, width, count, acc: vec![0.0f64; count] };
     for k in (0..=from).rev() {
         if let LowerLines::Constrained(_, shifts) = lines
@@ -133,14 +166,21 @@ pub(super) fn back_substitute_with(
             LowerLines::Given(given) | LowerLines::Constrained(given, _) => LowerChoice::Given(&given[k]),
             LowerLines::PerRow(given) | LowerLines::PerRowConstrained(given, _) => LowerChoice::PerRow(&given[k]),
         };
-        let prepared = prepared.get(layers, bounds, k);
-        layers[k].substitute(prepared, &mut pass, lower);
+        if let [part] = parts {
+            let prepared = part.prepared.get(layers, part.bounds, k);
+            layers[k].substitute(prepared, &mut pass, lower);
+        } else {
+            let prepared: Vec<_> = parts.iter_mut().map(|p| p.prepared.shared(layers, p.bounds, k)).collect();
+            let prepared: Vec<&Prepared> = prepared.iter().map(|p| &**p).collect();
+            layers[k].substitute_parts(&prepared, &counts, &mut pass, lower);
+        }
         give_up_on_overflow(&mut pass);
     }
     let Pass { g, width: g_width, acc, .. } = pass;
-    let input = &bounds.input;
-    (0..count)
-        .map(|r| {
+    let inputs = parts.iter().flat_map(|p| std::iter::repeat_n(&p.bounds.input, p.count));
+    inputs
+        .enumerate()
+        .map(|(r, input)| {
             let coefficients = g[r * g_width..(r + 1) * g_width].to_vec();
             let value = add_down(acc[r], min_dot(&coefficients, input));
             LowerBound { coefficients, constant: acc[r], value }

@@ -18,11 +18,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::alpha::{SignConstraint, Steps, Warm, optimise_row_from};
+use super::alpha::{RowOnPart, SignConstraint, Steps, Warm, optimise_parts};
 use super::deadline::Deadline;
 use super::float::Interval;
 use super::interval::Bounds;
-use super::linear::{LowerBound, back_substitute};
+use super::linear::{LowerBound, PartRows, back_substitute_batch};
 use super::operator::Layer;
 use super::prepare::PreparedLayers;
 use super::relax::LowerSlope;
@@ -74,22 +74,18 @@ pub fn refined_lower(
     if deadline.passed() {
         return known;
     }
-    let whole = Arc::new(bounds.layers.clone());
-    let root = bound_part(
-        layers,
-        &bounds.input,
-        whole,
-        Vec::new(),
-        None,
-        PreparedLayers::new(layers.len()),
-        row,
+    let whole = Cut {
+        bounds: Arc::new(bounds.layers.clone()),
+        signs: Vec::new(),
+        warm: None,
+        prepared: PreparedLayers::new(layers.len()),
         known,
-        deadline,
-    );
-    let Some(root) = root else {
-        return known;
     };
-    let mut open = BinaryHeap::from([root]);
+    let mut open: BinaryHeap<Part> =
+        bound_parts(layers, &bounds.input, vec![whole], row, deadline).into_iter().collect();
+    if open.is_empty() {
+        return known;
+    }
     // Parts with no unstable relu left: their bound is as good as it gets.
     let mut settled = f64::INFINITY;
     let mut bounded = 1;
@@ -97,83 +93,114 @@ pub fn refined_lower(
         if worst.value > goal || worst.value >= settled || bounded >= parts || deadline.passed() {
             break;
         }
-        let worst = open.pop().expect("peeked");
-        let part_bounds = Bounds { input: bounds.input.clone(), layers: worst.bounds.to_vec() };
-        let mut prepared = worst.prepared.clone();
-        let Some((layer, neuron)) = relu_to_split(layers, &part_bounds, &mut prepared, row) else {
-            settled = settled.min(worst.value);
-            continue;
-        };
-        for positive in [true, false] {
-            let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
-            let mut cut = worst.bounds.to_vec();
-            let z = &mut cut[layer - 1][neuron];
-            // The relu is unstable here (lo < 0 < hi), so each side meets it.
-            *z = z.meet(side).unwrap_or(*z);
-            let mut signs = worst.signs.clone();
-            signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
-            bounded += 1;
-            let (cut, warm, kept) = (Arc::new(cut), Some(&worst.warm), prepared.before(layer));
-            let part = bound_part(layers, &bounds.input, cut, signs, warm, kept, row, worst.value, deadline);
-            // `None`: the part's bounds do not meet, so it holds no point.
-            open.extend(part);
+        // The worst parts, each cut in two, bounded in one batch.
+        let mut cuts = Vec::new();
+        while cuts.len() < BATCHED_PARTS
+            && bounded + cuts.len() < parts
+            && open.peek().is_some_and(|worst| worst.value <= goal && worst.value < settled)
+        {
+            let worst = open.pop().expect("peeked");
+            let part_bounds = Bounds { input: bounds.input.clone(), layers: worst.bounds.to_vec() };
+            let mut prepared = worst.prepared.clone();
+            let Some((layer, neuron)) = relu_to_split(layers, &part_bounds, &mut prepared, row) else {
+                settled = settled.min(worst.value);
+                continue;
+            };
+            for positive in [true, false] {
+                let side =
+                    if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+                let mut cut = worst.bounds.to_vec();
+                let z = &mut cut[layer - 1][neuron];
+                // The relu is unstable here (lo < 0 < hi), so each side meets it.
+                *z = z.meet(side).unwrap_or(*z);
+                let mut signs = worst.signs.clone();
+                signs.push(SignConstraint { output_of: layer - 1, neuron, positive });
+                let warm = Some(worst.warm.clone());
+                cuts.push(Cut {
+                    bounds: Arc::new(cut),
+                    signs,
+                    warm,
+                    prepared: prepared.for_part(layers, layer),
+                    known: worst.value,
+                });
+            }
         }
+        bounded += cuts.len();
+        // A part left out holds no point (its bounds do not meet).
+        open.extend(bound_parts(layers, &bounds.input, cuts, row, deadline));
     }
     open.iter().map(|p| p.value).fold(settled, f64::min)
 }
 
-/// Bounds one part: its layers' interval bounds from the input, each intersected with the
-/// part's own (`cut`), then `row`'s bound with the part's signs, at least `known` (a bound on a
-/// box holding the part), with `prepared`'s preparations kept (made on a box holding the part).
-/// `None` when the part holds no point.
-#[allow(clippy::too_many_arguments, reason = "a part's inputs, each used once")]
-fn bound_part(
-    layers: &[Layer],
-    input: &[Interval],
-    cut: Arc<Vec<Vec<Interval>>>,
+/// A part of the box cut out of a bounded one, to be bounded: its bounds (the bounded part's,
+/// one relu's input cut to a sign), its sign constraints, where the bounded part's
+/// optimisation ended, its layers as the bounded part's bounds prepared them (those before the
+/// cut), and the bounded part's bound (a bound on a box holding it).
+#[derive(Clone)]
+struct Cut {
+    bounds: Arc<Vec<Vec<Interval>>>,
     signs: Vec<SignConstraint>,
-    warm: Option<&Warm>,
-    mut prepared: PreparedLayers,
-    row: &[f64],
+    warm: Option<Warm>,
+    prepared: PreparedLayers,
     known: f64,
-    deadline: Deadline,
-) -> Option<Part> {
-    // Every part has the box's input, and the bounds it holds (`cut`) were met with their
-    // intervals there; nothing before its newest sign's relu changed.
-    let kept = signs.last().map_or(0, |c| c.output_of + 1);
-    let bounds = match bounds_within(layers, input, Some(&cut), kept) {
-        Ok(found) => Bounds { input: input.to_vec(), layers: found },
-        // The part's bounds do not meet: it holds no point.
-        Err(NoBound::Empty) if !signs.is_empty() => return None,
-        // A NaN may be computed on the part (or the whole box's bounds failed): nothing new
-        // is known of it.
-        Err(_) => {
-            return Some(Part { value: known, bounds: cut, signs, warm: warm.cloned().unwrap_or_default(), prepared });
+}
+
+/// Bounds a batch of parts, each as alone ([`back_substitute_batch`], [`optimise_parts`]):
+/// its layers' interval bounds from the input, each intersected with the part's own, then
+/// `row`'s bound with the part's signs, at least what is known. A part that holds no point is
+/// left out.
+fn bound_parts(layers: &[Layer], input: &[Interval], cuts: Vec<Cut>, row: &[f64], deadline: Deadline) -> Vec<Part> {
+    let mut done = Vec::new();
+    let mut ready = Vec::new();
+    for cut in cuts {
+        // Every part has the box's input, and the bounds it holds were met with their
+        // intervals there; nothing before its newest sign's relu changed.
+        let kept = cut.signs.last().map_or(0, |c| c.output_of + 1);
+        match bounds_within(layers, input, Some(&cut.bounds), kept) {
+            Ok(found) => ready.push((Bounds { input: input.to_vec(), layers: found }, cut)),
+            // The part's bounds do not meet: it holds no point.
+            Err(NoBound::Empty) if !cut.signs.is_empty() => {}
+            // A NaN may be computed on the part (or the whole box's bounds failed): nothing
+            // new is known of it.
+            Err(_) => done.push(Part {
+                value: cut.known,
+                bounds: cut.bounds,
+                signs: cut.signs,
+                warm: cut.warm.unwrap_or_default(),
+                prepared: cut.prepared,
+            }),
         }
-    };
+    }
+    if ready.is_empty() {
+        return done;
+    }
     let last = layers.len() - 1;
-    let fixed: LowerBound =
-        back_substitute(layers, &bounds, &mut prepared, last, row.to_vec(), row.len()).pop().expect("one row");
-    let steps = if warm.is_some() { Steps::WARM } else { Steps::COLD };
-    let (optimised, ended) = if deadline.passed() {
-        (fixed.clone(), warm.cloned().unwrap_or_default())
-    } else {
-        optimise_row_from(
-            layers,
-            &bounds,
-            &mut prepared,
-            last,
-            row,
-            LowerSlope::Chord,
-            fixed.clone(),
-            f64::INFINITY,
-            &signs,
-            warm,
-            steps,
-        )
+    let fixed = {
+        let mut batch: Vec<PartRows<'_>> =
+            ready.iter_mut().map(|(b, c)| PartRows { bounds: b, prepared: &mut c.prepared, count: 1 }).collect();
+        let rows = row.repeat(batch.len());
+        back_substitute_batch(layers, &mut batch, last, rows, row.len())
     };
-    let value = fixed.value.max(optimised.value).max(known);
-    Some(Part { value, bounds: Arc::new(bounds.layers), signs, warm: ended, prepared })
+    let ended: Vec<(LowerBound, Warm)> = if deadline.passed() {
+        fixed.iter().zip(&ready).map(|(f, (_, c))| (f.clone(), c.warm.clone().unwrap_or_default())).collect()
+    } else {
+        // A batch is the whole box alone, or parts cut from bounded ones (all warm).
+        let steps = if ready[0].1.warm.is_some() { Steps::WARM } else { Steps::COLD };
+        let mut batch: Vec<RowOnPart<'_>> = ready
+            .iter_mut()
+            .zip(&fixed)
+            .map(|((bounds, cut), start_bound)| {
+                let Cut { prepared, signs, warm, .. } = cut;
+                RowOnPart { bounds, prepared, row, start_bound: start_bound.clone(), signs, warm: warm.as_ref() }
+            })
+            .collect();
+        optimise_parts(layers, &mut batch, last, LowerSlope::Chord, f64::INFINITY, steps)
+    };
+    for (((bounds, cut), fixed), (optimised, warm)) in ready.into_iter().zip(fixed).zip(ended) {
+        let value = fixed.value.max(optimised.value).max(cut.known);
+        done.push(Part { value, bounds: Arc::new(bounds.layers), signs: cut.signs, warm, prepared: cut.prepared });
+    }
+    done
 }
 
 /// Refines both ends of every element of layer `k`'s output that feeds a relu and can still
@@ -270,6 +297,10 @@ pub fn refined_layers(layers: &[Layer]) -> Vec<usize> {
     let after_a_relu = |k: usize| layers[..k].iter().any(|l| l.splits_at_zero());
     (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect()
 }
+
+/// Parts bounded in one batch (the children of the worst half as many): one lane group of
+/// the engine's batched kernels.
+const BATCHED_PARTS: usize = 16;
 
 /// Parts per end when refining the hidden bounds of a case's whole box. (On mnist_fc 256×6
 /// `prop_4_0.05`, 64 left the atoms' bounds near −1, 256 proved it at the root in the same

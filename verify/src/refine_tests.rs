@@ -1,6 +1,7 @@
 use super::*;
 use crate::falsify::SplitMix;
 use crate::interval::network_bounds;
+use crate::linear::back_substitute;
 use crate::test_support::{boxed, random_network};
 use crate::tighten::tighten;
 
@@ -131,4 +132,75 @@ fn a_passed_deadline_leaves_the_bound_as_it_was() {
     let mut refined = bounds.clone();
     refine_hidden(&layers, &mut refined, 64, passed, Deadline::NEVER).unwrap();
     assert_eq!(refined.layers, bounds.layers);
+}
+
+#[test]
+fn a_batch_of_parts_bounds_each_part_with_the_bits_it_has_alone() {
+    // The batched pass shares the dense layers' products and gives each part its own
+    // charges, lines, signs and multipliers: every part of a batch gets the bits of its
+    // bound bounded alone, fixed and optimised, and ends where it would alone. Parts of one or
+    // two signs cut from a bounded box, a dozen a batch (the engine's batched kernel).
+    let mut rng = SplitMix::new(4099);
+    let mut compared = 0;
+    for _ in 0..20 {
+        let layers = random_network(&mut rng, 3, 12, 3);
+        let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
+        let bounds = fixed_bounds(&layers, input.clone());
+        let row: Vec<f64> = (0..2).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let whole = Cut {
+            bounds: Arc::new(bounds.layers.clone()),
+            signs: Vec::new(),
+            warm: None,
+            prepared: PreparedLayers::new(layers.len()),
+            known: f64::NEG_INFINITY,
+        };
+        let root = bound_parts(&layers, &input, vec![whole], &row, Deadline::NEVER).pop().expect("the box has points");
+        let unstable: Vec<(usize, usize)> = (0..layers.len() - 1)
+            .filter(|&k| layers[k + 1].splits_at_zero())
+            .flat_map(|k| (0..root.bounds[k].len()).map(move |i| (k, i)))
+            .filter(|&(k, i)| root.bounds[k][i].lo < 0.0 && root.bounds[k][i].hi > 0.0)
+            .collect();
+        if unstable.len() < 2 {
+            continue;
+        }
+        let cuts: Vec<Cut> = (0..12)
+            .map(|n| {
+                let (mut cut, mut signs) = (root.bounds.to_vec(), Vec::new());
+                for _ in 0..1 + (rng.unit() < 0.5) as usize {
+                    let (k, i) = unstable[(rng.unit() * unstable.len() as f64) as usize];
+                    let positive = rng.unit() < 0.5;
+                    let side = if positive {
+                        Interval::new(0.0, f64::INFINITY)
+                    } else {
+                        Interval::new(f64::NEG_INFINITY, 0.0)
+                    };
+                    cut[k][i] = cut[k][i].meet(side).unwrap_or(cut[k][i]);
+                    signs.push(SignConstraint { output_of: k, neuron: i, positive });
+                }
+                signs.sort_by_key(|c| c.output_of);
+                let first = signs[0].output_of + 1;
+                // Every other part prepares all its layers on its own bounds (its own charges).
+                let prepared =
+                    if n % 2 == 0 { root.prepared.for_part(&layers, first) } else { PreparedLayers::new(layers.len()) };
+                Cut { bounds: Arc::new(cut), signs, warm: Some(root.warm.clone()), prepared, known: f64::NEG_INFINITY }
+            })
+            .collect();
+        let alone: Vec<Part> =
+            cuts.iter().flat_map(|c| bound_parts(&layers, &input, vec![c.clone()], &row, Deadline::NEVER)).collect();
+        let batch = bound_parts(&layers, &input, cuts, &row, Deadline::NEVER);
+        assert_eq!(batch.len(), alone.len(), "the same parts hold no point");
+        for (b, a) in batch.iter().zip(&alone) {
+            assert_eq!(
+                b.value.to_bits(),
+                a.value.to_bits(),
+                "{} alone, {} in the batch ({:?})",
+                a.value,
+                b.value,
+                a.signs
+            );
+            assert_eq!((&b.signs, &b.warm, &b.bounds), (&a.signs, &a.warm, &a.bounds));
+            compared += 1;
+        }
+    }
+    assert!(compared >= 150, "only {compared} parts compared");
 }

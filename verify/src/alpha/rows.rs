@@ -8,6 +8,7 @@
 //! the rigorous back-substitution with the slopes chosen.
 
 use super::{SignConstraint, Steps, start_lines, step_slopes, unstable_relus};
+use crate::float::Interval;
 use crate::interval::Bounds;
 use crate::linear::{LowerBound, LowerLines, back_substitute_with};
 use crate::operator::{ChosenLines, Layer};
@@ -55,7 +56,8 @@ pub fn optimise_rows(
             if signs.is_empty() { LowerLines::PerRow(&lines) } else { LowerLines::PerRowConstrained(&lines, &shifts) };
         let found = back_substitute_with(layers, bounds, prepared, from, these, width, chosen, Some(&mut trace));
         let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
-        let (gradient, values) = slope_gradients(layers, bounds, prepared, &lines, &trace, &coefficients, n);
+        let upper = shared_upper_lines(prepared, trace.len());
+        let (gradient, values) = slope_gradients(layers, &bounds.input, &upper, &lines, &trace, &coefficients, n);
         for (&r, bound) in active.iter().zip(found) {
             if bound.value > best[r].value {
                 best[r] = bound;
@@ -125,25 +127,32 @@ fn step_multipliers(
     }
 }
 
+/// The upper lines of the layers before `layers` (empty for those that are not activations),
+/// prepared on one box, for [`slope_gradients`].
+pub(super) fn shared_upper_lines(prepared: &PreparedLayers, layers: usize) -> Vec<&[Line]> {
+    (0..layers).map(|k| prepared.upper_lines(k).unwrap_or_default()).collect()
+}
+
 /// `∂ bound / ∂ α` of every row for every relu's lower slope, and every layer's output at the
-/// input each row's bound has its minimum at (row-major per layer), every row carried up at once. `input_coefficients`: the rows' coefficients
-/// over the input.
+/// input each row's bound has its minimum at (row-major per layer), every row carried up at
+/// once. `input_coefficients`: the rows' coefficients over the input; `input`: the input box,
+/// one for all rows or one per row (row-major); `upper[k]`: the upper lines of activation
+/// layer `k`, likewise shared or per row.
 pub(super) fn slope_gradients(
     layers: &[Layer],
-    bounds: &Bounds,
-    prepared: &PreparedLayers,
+    input: &[Interval],
+    upper: &[&[Line]],
     lines: &[Vec<Line>],
     trace: &[Vec<f64>],
     input_coefficients: &[f64],
     rows: usize,
 ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     // Each row's bound has its input term at Σ_j min(G_j·lo_j, G_j·hi_j).
-    let width = bounds.input.len();
     let mut d: Vec<f64> = input_coefficients
         .iter()
         .enumerate()
         .map(|(index, &c)| {
-            let x = bounds.input[index % width];
+            let x = input[index % input.len()];
             if c >= 0.0 { x.lo } else { x.hi }
         })
         .collect();
@@ -159,8 +168,7 @@ pub(super) fn slope_gradients(
                 }
             }
         }
-        let upper = prepared.upper_lines(k).unwrap_or_default();
-        d = layer.relaxed_forward_rows(d, rows, &ChosenLines { coefficients: g, lower: &lines[k], upper });
+        d = layer.relaxed_forward_rows(d, rows, &ChosenLines { coefficients: g, lower: &lines[k], upper: upper[k] });
         values.push(d.clone());
     }
     (gradient, values)

@@ -130,9 +130,14 @@ impl Operator for Dense {
         Box::new(Charges { charge, underflow, sums: NonNegativeSum::new(m), dead })
     }
 
-    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, _lower: LowerChoice<'_>) {
-        let Charges { charge, underflow, sums, dead, .. } =
-            prepared.downcast_ref().expect("prepared by Dense::prepare");
+    fn substitute(&self, prepared: &Prepared, pass: &mut Pass, lower: LowerChoice<'_>) {
+        self.substitute_parts(&[prepared], &[pass.count], pass, lower);
+    }
+
+    /// `G·W` of every part's rows in one product (each row the bits of its product alone:
+    /// every kernel sums a row's terms in the same order), then each row's charges from its
+    /// own part's bounds.
+    fn substitute_parts(&self, prepared: &[&Prepared], counts: &[usize], pass: &mut Pass, _lower: LowerChoice<'_>) {
         let (m, n) = (self.w.rows(), self.w.cols());
         // G·W as Wᵀ·Gᵀ on the engine's kernels in fast mode (fused multiply-adds, each sum in
         // order): the error bound γ_m of (2) holds for any such sum.
@@ -142,7 +147,10 @@ impl Operator for Dense {
             // A weight is infinite or NaN: a zero coefficient must not meet it (0·∞ is NaN).
             rows_times_w(&self.w, &pass.g, pass.count)
         };
-        for r in 0..pass.count {
+        let part_of_row = prepared.iter().zip(counts).flat_map(|(p, &count)| std::iter::repeat_n(*p, count));
+        for (r, prepared) in part_of_row.enumerate() {
+            let Charges { charge, underflow, sums, dead, .. } =
+                prepared.downcast_ref().expect("prepared by Dense::prepare");
             let gr = &pass.g[r * m..(r + 1) * m];
             let (mut through_bias, mut charged) = (0.0, 0.0);
             for (i, &gi) in gr.iter().enumerate() {

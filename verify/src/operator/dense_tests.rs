@@ -76,3 +76,25 @@ fn every_row_end_at_once_has_the_bits_of_each_row_alone() {
         assert_eq!((end.lo.to_bits(), end.hi.to_bits()), (alone.lo.to_bits(), alone.hi.to_bits()), "row {i}");
     }
 }
+
+#[test]
+fn a_batch_of_rows_times_the_weights_gives_each_row_the_bits_of_the_row_alone() {
+    // What makes a batch of parts bound each part bit for bit as alone (crate::linear's
+    // `back_substitute_parts`): every kernel sums a coefficient's terms in the same order,
+    // one fused multiply-add a term, zeros skipped or not.
+    let mut rng = crate::falsify::SplitMix::new(11);
+    let (m, n) = (37, 300);
+    let w: Vec<f64> = (0..m * n).map(|_| rng.unit() * 2.0 - 1.0).collect();
+    let layer = Dense::new(Arc::new(Matrix::new(m, n, w)), vec![None; m]);
+    for count in [2, 9, 16, 23, 40] {
+        // A third of the coefficients zero, as a stable relu leaves them.
+        let g: Vec<f64> =
+            (0..count * m).map(|_| if rng.unit() < 0.33 { 0.0 } else { rng.unit() * 4.0 - 2.0 }).collect();
+        let batched = times_rows(layer.transposed(), &g, count);
+        for r in 0..count {
+            let alone = times_rows(layer.transposed(), &g[r * m..(r + 1) * m], 1);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&batched[r * n..(r + 1) * n]), bits(&alone), "row {r} of {count}");
+        }
+    }
+}

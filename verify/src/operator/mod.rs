@@ -150,6 +150,39 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// must charge (docs/verification.md, "Linear bounds in floating point").
     fn substitute(&self, prepared: &Prepared, pass: &mut Pass, lower: LowerChoice<'_>);
 
+    /// [`Operator::substitute`] for the rows of several parts of a box at once (a batch of
+    /// subdomains): the first `counts[0]` rows of `pass` belong to a part whose layer is
+    /// prepared as `prepared[0]`, the next `counts[1]` to the next, and so on. Each row gets
+    /// the bits `substitute` gives it among its part's rows alone. By default one part after
+    /// the other; a layer with work the rows share (a dense layer's `G·W`) does it once.
+    fn substitute_parts(&self, prepared: &[&Prepared], counts: &[usize], pass: &mut Pass, lower: LowerChoice<'_>) {
+        let (width, total) = (pass.width, pass.count);
+        let (mut g, mut acc, mut out_width) = (Vec::with_capacity(pass.g.len()), Vec::with_capacity(total), width);
+        let mut first = 0;
+        for (prepared, &count) in prepared.iter().zip(counts) {
+            let rows = first..first + count;
+            let mut part = Pass {
+                g: pass.g[rows.start * width..rows.end * width].to_vec(),
+                width,
+                count,
+                acc: pass.acc[rows].to_vec(),
+            };
+            let lower = match lower {
+                LowerChoice::PerRow(lines) => {
+                    let w = lines.len() / total.max(1);
+                    LowerChoice::PerRow(&lines[first * w..(first + count) * w])
+                }
+                shared => shared,
+            };
+            self.substitute(prepared, &mut part, lower);
+            out_width = part.width;
+            g.extend(part.g);
+            acc.extend(part.acc);
+            first += count;
+        }
+        *pass = Pass { g, width: out_width, count: total, acc };
+    }
+
     /// The falsifier's gradient: `g` over this layer's output carried to its input, at the point
     /// where the layer's input was `input` and its output `output`.
     fn backpropagate(&self, g: Vec<f64>, input: &[f64], output: &[f64]) -> Vec<f64>;
@@ -170,16 +203,20 @@ pub trait Operator: fmt::Debug + Send + Sync {
 
     /// [`Operator::relaxed_forward`] of `rows` points at once (row-major), each with its own
     /// coefficients and, for an activation, its own lower lines (`lines`: row-major too; the
-    /// upper lines are shared).
+    /// upper lines shared, or row-major as well for rows of different parts of a box).
     fn relaxed_forward_rows(&self, d: Vec<f64>, rows: usize, lines: &ChosenLines<'_>) -> Vec<f64> {
         let (input, output) = (d.len() / rows.max(1), lines.coefficients.len() / rows.max(1));
+        let upper = |r: usize| {
+            let all = lines.upper;
+            if all.len() == rows * output && rows > 1 { &all[r * output..(r + 1) * output] } else { all }
+        };
         (0..rows)
             .flat_map(|r| {
                 let lower = if lines.lower.is_empty() { &[][..] } else { &lines.lower[r * output..(r + 1) * output] };
                 let chosen = ChosenLines {
                     coefficients: &lines.coefficients[r * output..(r + 1) * output],
                     lower,
-                    upper: lines.upper,
+                    upper: upper(r),
                 };
                 self.relaxed_forward(d[r * input..(r + 1) * input].to_vec(), &chosen)
             })

@@ -1,0 +1,206 @@
+//! [`super::optimise_row_from`] for a batch of parts of a box (β-CROWN's batched subdomains):
+//! one row on each part, each part with its own bounds, sign constraints, slopes and
+//! multipliers, every step carrying all parts still below the goal back in one pass
+//! ([`back_substitute_parts`]: the dense layers' products shared) and forward in one. Each
+//! part's bound and end have the bits of the part optimised alone: the steps are the same
+//! arithmetic row by row, and a part past the goal simply leaves the batch.
+//!
+//! As for one row, soundness does not depend on this file: every bound returned is computed by
+//! the rigorous back-substitution with the part's own bounds and the lines chosen.
+
+use super::rows::slope_gradients;
+use super::{SignConstraint, Steps, Warm, start_lines, step_slopes, unstable_relus};
+use crate::float::Interval;
+use crate::interval::Bounds;
+use crate::linear::{LowerBound, LowerLines, PartRows, back_substitute_parts};
+use crate::operator::Layer;
+use crate::prepare::PreparedLayers;
+use crate::relax::{Line, LowerSlope};
+
+/// One part of a box in a batch of [`optimise_parts`], with the row to bound on it.
+pub struct RowOnPart<'a> {
+    pub bounds: &'a Bounds,
+    pub prepared: &'a mut PreparedLayers,
+    pub row: &'a [f64],
+    /// The bound the optimisation starts from (the better of the two fixed choices).
+    pub start_bound: LowerBound,
+    /// The part's sign constraints (those after the layer bounded are ignored).
+    pub signs: &'a [SignConstraint],
+    /// Where the optimisation of a box holding the part ended, if it is to start there.
+    pub warm: Option<&'a Warm>,
+}
+
+/// Where one part's optimisation stands between steps.
+struct PartState {
+    lines: Vec<Vec<Line>>,
+    unstable: Vec<Vec<bool>>,
+    beta: Vec<f64>,
+    best: LowerBound,
+    best_warm: Option<Warm>,
+    /// Whether it has free slopes or multipliers to optimise at all.
+    free: bool,
+}
+
+/// For each part, the best lower bound of `row·v` (`v` the output of layer `from`) over slopes
+/// `α ∈ [0, 1]` and multipliers `β ≥ 0` found from `start`'s lines (or the part's warm start)
+/// by `steps` sign-gradient steps, the part leaving the batch once its bound is above `goal`;
+/// and where it ended, for the parts of that part.
+pub fn optimise_parts(
+    layers: &[Layer],
+    parts: &mut [RowOnPart<'_>],
+    from: usize,
+    start: LowerSlope,
+    goal: f64,
+    steps: Steps,
+) -> Vec<(LowerBound, Warm)> {
+    let mut states: Vec<PartState> = parts.iter().map(|part| begin(layers, part, from, start)).collect();
+    let mut trace = Vec::new();
+    let mut step = steps.first;
+    for _ in 0..steps.count {
+        let active: Vec<usize> = (0..parts.len()).filter(|&p| states[p].free && states[p].best.value <= goal).collect();
+        if active.is_empty() {
+            break;
+        }
+        let n = active.len();
+        let width = parts[active[0]].row.len();
+        let rows: Vec<f64> = active.iter().flat_map(|&p| parts[p].row.iter().copied()).collect();
+        let lines: Vec<Vec<Line>> =
+            (0..=from).map(|k| active.iter().flat_map(|&p| states[p].lines[k].iter().copied()).collect()).collect();
+        let shifts = shifts_of(parts, &states, &active, from);
+        let constrained = active.iter().any(|&p| !parts[p].signs.is_empty());
+        let chosen =
+            if constrained { LowerLines::PerRowConstrained(&lines, &shifts) } else { LowerLines::PerRow(&lines) };
+        let found = {
+            let mut batch: Vec<PartRows<'_>> = parts
+                .iter_mut()
+                .enumerate()
+                .filter(|(p, _)| active.contains(p))
+                .map(|(_, part)| PartRows { bounds: part.bounds, prepared: &mut *part.prepared, count: 1 })
+                .collect();
+            back_substitute_parts(layers, &mut batch, from, rows, width, chosen, Some(&mut trace))
+        };
+        let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
+        for (&p, found) in active.iter().zip(found) {
+            let state = &mut states[p];
+            if found.value > state.best.value || state.best_warm.is_none() {
+                if found.value > state.best.value {
+                    state.best = found;
+                }
+                state.best_warm = Some(ended(layers, from, &state.lines, &state.beta));
+            }
+        }
+        // Each row's input box and upper lines are its part's.
+        let input: Vec<Interval> = active.iter().flat_map(|&p| parts[p].bounds.input.iter().copied()).collect();
+        let upper: Vec<Vec<Line>> = (0..=from)
+            .map(|k| {
+                active.iter().flat_map(|&p| parts[p].prepared.upper_lines(k).unwrap_or_default().to_vec()).collect()
+            })
+            .collect();
+        let upper: Vec<&[Line]> = upper.iter().map(Vec::as_slice).collect();
+        let (gradient, values) = slope_gradients(layers, &input, &upper, &lines, &trace, &coefficients, n);
+        for (a, &p) in active.iter().enumerate() {
+            let state = &mut states[p];
+            let own = |per_layer: &[Vec<f64>]| -> Vec<Vec<f64>> {
+                per_layer.iter().map(|all| all[a * (all.len() / n)..(a + 1) * (all.len() / n)].to_vec()).collect()
+            };
+            step_multipliers(&mut state.beta, parts[p].signs, from, &own(&trace), &own(&values), step);
+            step_slopes(&mut state.lines, &own(&gradient), &state.unstable, step);
+        }
+        step *= 0.6;
+    }
+    states
+        .into_iter()
+        .map(|s| {
+            if !s.free {
+                return (s.best, Warm::default());
+            }
+            let end = s.best_warm.unwrap_or_else(|| ended(layers, from, &s.lines, &s.beta));
+            (s.best, end)
+        })
+        .collect()
+}
+
+/// A part's state before the first step: the lines of `start` (the slopes of relus still
+/// unstable here taken from the warm start, if any), its multipliers from the warm start (a
+/// constraint added since starts at 0).
+fn begin(layers: &[Layer], part: &RowOnPart<'_>, from: usize, start: LowerSlope) -> PartState {
+    let mut lines = start_lines(layers, part.prepared, from, start);
+    let unstable = unstable_relus(layers, part.bounds, from);
+    let free = unstable.iter().any(|u| u.contains(&true)) || !part.signs.is_empty();
+    let mut beta = vec![0.0; part.signs.len()];
+    if let Some(warm) = part.warm {
+        for (b, w) in beta.iter_mut().zip(&warm.beta) {
+            *b = w.max(0.0);
+        }
+        // Only the slope of a relu still unstable is chosen: a stable one keeps its exact line.
+        for (k, slopes) in warm.slopes.iter().enumerate().take(from + 1) {
+            for ((line, &alpha), &free) in lines[k].iter_mut().zip(slopes).zip(&unstable[k]) {
+                if free {
+                    line.slope = f64::from(alpha).clamp(0.0, 1.0);
+                }
+            }
+        }
+    }
+    // Without a warm start the fixed slopes' bound is the best so far; with one, the first
+    // pass's bound replaces it when better.
+    let best_warm = part.warm.is_none().then(|| ended(layers, from, &lines, &beta));
+    PartState { lines, unstable, beta, best: part.start_bound.clone(), best_warm, free }
+}
+
+/// The shifts of [`LowerLines::PerRowConstrained`] for the `active` parts, a row each: `β·sign`
+/// at each constrained element of each part's row (every layer with a constraint of any part
+/// gets a vector; the other rows' entries there are 0).
+fn shifts_of(parts: &[RowOnPart<'_>], states: &[PartState], active: &[usize], from: usize) -> Vec<Vec<f64>> {
+    let n = active.len();
+    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
+    for (a, &p) in active.iter().enumerate() {
+        for (c, b) in parts[p].signs.iter().zip(&states[p].beta) {
+            if c.output_of > from {
+                continue;
+            }
+            let width = parts[p].bounds.layers[c.output_of].len();
+            let shift = &mut shifts[c.output_of];
+            if shift.is_empty() {
+                shift.resize(n * width, 0.0);
+            }
+            shift[a * width + c.neuron] = if c.positive { *b } else { -*b };
+        }
+    }
+    shifts
+}
+
+/// One sign-gradient step of a part's multipliers: `∂ bound / ∂ β = −sign·v` at the
+/// relaxation's minimiser (`values`), a step scaled to the size of the coefficients met at
+/// that layer (`trace`), the part's row alone in both.
+fn step_multipliers(
+    beta: &mut [f64],
+    signs: &[SignConstraint],
+    from: usize,
+    trace: &[Vec<f64>],
+    values: &[Vec<f64>],
+    step: f64,
+) {
+    for (c, b) in signs.iter().zip(beta.iter_mut()) {
+        if c.output_of > from {
+            continue;
+        }
+        let sign = if c.positive { 1.0 } else { -1.0 };
+        let scale = trace[c.output_of].iter().fold(0.0f64, |m, g| m.max(g.abs()));
+        let slope = -sign * values[c.output_of][c.neuron];
+        if slope != 0.0 && scale.is_finite() {
+            *b = (*b + step * scale * slope.signum()).max(0.0);
+        }
+    }
+}
+
+/// The warm start of these lines and multipliers: the relus' slopes (empty for other layers).
+fn ended(layers: &[Layer], from: usize, lines: &[Vec<Line>], beta: &[f64]) -> Warm {
+    Warm {
+        slopes: (0..=from)
+            .map(|k| {
+                if layers[k].splits_at_zero() { lines[k].iter().map(|l| l.slope as f32).collect() } else { Vec::new() }
+            })
+            .collect(),
+        beta: beta.to_vec(),
+    }
+}
