@@ -52,7 +52,9 @@ pub fn back_substitute(
 }
 
 /// [`back_substitute`] for a batch of parts of a box, each with its own rows
-/// ([`back_substitute_parts`]): each row's bound has the bits of its part's rows alone.
+/// ([`back_substitute_parts`]): each row's bound has the bits of its part's rows alone. The
+/// parts go through in groups of about [`BATCH_ROWS`] rows, so that a group's coefficients stay
+/// in the caches.
 pub fn back_substitute_batch(
     layers: &[Layer],
     parts: &mut [PartRows<'_>],
@@ -60,11 +62,31 @@ pub fn back_substitute_batch(
     rows: Vec<f64>,
     width: usize,
 ) -> Vec<LowerBound> {
-    let adaptive =
-        back_substitute_parts(layers, parts, from, rows.clone(), width, LowerLines::Slope(LowerSlope::Adaptive), None);
-    let chord = back_substitute_parts(layers, parts, from, rows, width, LowerLines::Slope(LowerSlope::Chord), None);
-    adaptive.into_iter().zip(chord).map(|(a, c)| if c.value > a.value { c } else { a }).collect()
+    let mut found = Vec::with_capacity(rows.len() / width.max(1));
+    let mut rest = parts;
+    let mut first_row = 0;
+    while !rest.is_empty() {
+        // At least one part a group, then parts while the group stays within BATCH_ROWS.
+        let mut taken = (1, rest[0].count);
+        while taken.0 < rest.len() && taken.1 + rest[taken.0].count <= BATCH_ROWS {
+            taken = (taken.0 + 1, taken.1 + rest[taken.0].count);
+        }
+        let (group, later) = rest.split_at_mut(taken.0);
+        let these = rows[first_row * width..(first_row + taken.1) * width].to_vec();
+        let adaptive = LowerLines::Slope(LowerSlope::Adaptive);
+        let adaptive = back_substitute_parts(layers, group, from, these.clone(), width, adaptive, None);
+        let chord =
+            back_substitute_parts(layers, group, from, these, width, LowerLines::Slope(LowerSlope::Chord), None);
+        found.extend(adaptive.into_iter().zip(chord).map(|(a, c)| if c.value > a.value { c } else { a }));
+        first_row += taken.1;
+        rest = later;
+    }
+    found
 }
+
+/// The rows a batch carries through the layers at once: on mnist_fc 256×6, 1,024 subdomains of
+/// 9 rows took 1.8 times as long in one batch as one after the other (docs/performance.md).
+pub const BATCH_ROWS: usize = 64;
 
 /// Which lower lines bound the activations from below.
 #[derive(Clone, Copy)]

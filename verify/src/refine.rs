@@ -298,9 +298,11 @@ pub fn refined_layers(layers: &[Layer]) -> Vec<usize> {
     (0..layers.len()).filter(|&k| feeds_relu(k) && after_a_relu(k)).collect()
 }
 
-/// Parts bounded in one batch (the children of the worst half as many): one lane group of
-/// the engine's batched kernels.
-const BATCHED_PARTS: usize = 16;
+/// Parts bounded in one batch (the children of the worst half as many). On mnist_fc, 8 and 2
+/// (one part's children) decided five instances in the same total time, 16 one of them in
+/// twice its time; per part 8 is about a tenth faster (docs/verification.md, "Parts in
+/// batches").
+const BATCHED_PARTS: usize = 8;
 
 /// Parts per end when refining the hidden bounds of a case's whole box. (On mnist_fc 256×6
 /// `prop_4_0.05`, 64 left the atoms' bounds near −1, 256 proved it at the root in the same

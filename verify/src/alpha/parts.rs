@@ -12,7 +12,7 @@ use super::rows::slope_gradients;
 use super::{SignConstraint, Steps, Warm, start_lines, step_slopes, unstable_relus};
 use crate::float::Interval;
 use crate::interval::Bounds;
-use crate::linear::{LowerBound, LowerLines, PartRows, back_substitute_parts};
+use crate::linear::{BATCH_ROWS, LowerBound, LowerLines, PartRows, back_substitute_parts};
 use crate::operator::Layer;
 use crate::prepare::PreparedLayers;
 use crate::relax::{Line, LowerSlope};
@@ -30,10 +30,8 @@ pub struct RowOnPart<'a> {
     pub warm: Option<&'a Warm>,
 }
 
-/// Where one part's optimisation stands between steps.
+/// Where one part's optimisation stands between steps (its lines are the batch's).
 struct PartState {
-    lines: Vec<Vec<Line>>,
-    unstable: Vec<Vec<bool>>,
     beta: Vec<f64>,
     best: LowerBound,
     best_warm: Option<Warm>,
@@ -41,10 +39,37 @@ struct PartState {
     free: bool,
 }
 
+/// Per activation layer, one array for the rows of all parts in their order (row-major): the
+/// lines of the rows being optimised, which of them may move, and the upper lines.
+struct BatchLines {
+    lines: Vec<Vec<Line>>,
+    unstable: Vec<Vec<bool>>,
+    upper: Vec<Vec<Line>>,
+}
+
+impl BatchLines {
+    /// Part `p`'s own lines of layer `k`.
+    fn of(&self, k: usize, p: usize, parts: usize) -> &[Line] {
+        let width = self.lines[k].len() / parts;
+        &self.lines[k][p * width..(p + 1) * width]
+    }
+
+    /// The arrays of the parts in `active` only (all of them: as they are).
+    fn gather<T: Copy>(all: &[Vec<T>], active: &[usize], parts: usize) -> Vec<Vec<T>> {
+        all.iter()
+            .map(|layer| {
+                let width = layer.len() / parts;
+                active.iter().flat_map(|&p| layer[p * width..(p + 1) * width].iter().copied()).collect()
+            })
+            .collect()
+    }
+}
+
 /// For each part, the best lower bound of `row·v` (`v` the output of layer `from`) over slopes
 /// `α ∈ [0, 1]` and multipliers `β ≥ 0` found from `start`'s lines (or the part's warm start)
 /// by `steps` sign-gradient steps, the part leaving the batch once its bound is above `goal`;
-/// and where it ended, for the parts of that part.
+/// and where it ended, for the parts of that part. The layers up to `from` must be prepared
+/// on each part's bounds (as the fixed slopes' pass leaves them).
 pub fn optimise_parts(
     layers: &[Layer],
     parts: &mut [RowOnPart<'_>],
@@ -53,98 +78,140 @@ pub fn optimise_parts(
     goal: f64,
     steps: Steps,
 ) -> Vec<(LowerBound, Warm)> {
-    let mut states: Vec<PartState> = parts.iter().map(|part| begin(layers, part, from, start)).collect();
+    // A part's steps are its own: groups of parts go through one after the other, each
+    // within the rows a batch carries at once.
+    if parts.len() > BATCH_ROWS {
+        return parts
+            .chunks_mut(BATCH_ROWS)
+            .flat_map(|group| optimise_parts(layers, group, from, start, goal, steps))
+            .collect();
+    }
+    let count = parts.len();
+    let (mut batch, mut states) = begin(layers, parts, from, start);
+    let width = parts.first().map_or(0, |p| p.row.len());
+    let input_all: Vec<Interval> = parts.iter().flat_map(|p| p.bounds.input.iter().copied()).collect();
     let mut trace = Vec::new();
     let mut step = steps.first;
     for _ in 0..steps.count {
-        let active: Vec<usize> = (0..parts.len()).filter(|&p| states[p].free && states[p].best.value <= goal).collect();
+        let active: Vec<usize> = (0..count).filter(|&p| states[p].free && states[p].best.value <= goal).collect();
         if active.is_empty() {
             break;
         }
         let n = active.len();
-        let width = parts[active[0]].row.len();
+        let all = n == count;
         let rows: Vec<f64> = active.iter().flat_map(|&p| parts[p].row.iter().copied()).collect();
-        let lines: Vec<Vec<Line>> =
-            (0..=from).map(|k| active.iter().flat_map(|&p| states[p].lines[k].iter().copied()).collect()).collect();
+        let gathered;
+        let lines = if all {
+            &batch.lines
+        } else {
+            gathered = BatchLines::gather(&batch.lines, &active, count);
+            &gathered
+        };
         let shifts = shifts_of(parts, &states, &active, from);
         let constrained = active.iter().any(|&p| !parts[p].signs.is_empty());
         let chosen =
-            if constrained { LowerLines::PerRowConstrained(&lines, &shifts) } else { LowerLines::PerRow(&lines) };
+            if constrained { LowerLines::PerRowConstrained(lines, &shifts) } else { LowerLines::PerRow(lines) };
         let found = {
-            let mut batch: Vec<PartRows<'_>> = parts
+            let mut group: Vec<PartRows<'_>> = parts
                 .iter_mut()
                 .enumerate()
-                .filter(|(p, _)| active.contains(p))
+                .filter(|(p, _)| all || active.contains(p))
                 .map(|(_, part)| PartRows { bounds: part.bounds, prepared: &mut *part.prepared, count: 1 })
                 .collect();
-            back_substitute_parts(layers, &mut batch, from, rows, width, chosen, Some(&mut trace))
+            back_substitute_parts(layers, &mut group, from, rows, width, chosen, Some(&mut trace))
         };
         let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
         for (&p, found) in active.iter().zip(found) {
-            let state = &mut states[p];
-            if found.value > state.best.value || state.best_warm.is_none() {
-                if found.value > state.best.value {
-                    state.best = found;
+            if found.value > states[p].best.value || states[p].best_warm.is_none() {
+                if found.value > states[p].best.value {
+                    states[p].best = found;
                 }
-                state.best_warm = Some(ended(layers, from, &state.lines, &state.beta));
+                states[p].best_warm = Some(ended(layers, from, &batch, p, count, &states[p].beta));
             }
         }
         // Each row's input box and upper lines are its part's.
-        let input: Vec<Interval> = active.iter().flat_map(|&p| parts[p].bounds.input.iter().copied()).collect();
-        let upper: Vec<Vec<Line>> = (0..=from)
-            .map(|k| {
-                active.iter().flat_map(|&p| parts[p].prepared.upper_lines(k).unwrap_or_default().to_vec()).collect()
-            })
-            .collect();
+        let (input_of_active, upper_of_active);
+        let (input, upper): (&[Interval], &[Vec<Line>]) = if all {
+            (&input_all, &batch.upper)
+        } else {
+            input_of_active = active.iter().flat_map(|&p| parts[p].bounds.input.iter().copied()).collect::<Vec<_>>();
+            upper_of_active = BatchLines::gather(&batch.upper, &active, count);
+            (&input_of_active, &upper_of_active)
+        };
         let upper: Vec<&[Line]> = upper.iter().map(Vec::as_slice).collect();
-        let (gradient, values) = slope_gradients(layers, &input, &upper, &lines, &trace, &coefficients, n);
+        let (gradient, values) = slope_gradients(layers, input, &upper, lines, &trace, &coefficients, n);
         for (a, &p) in active.iter().enumerate() {
-            let state = &mut states[p];
-            let own = |per_layer: &[Vec<f64>]| -> Vec<Vec<f64>> {
-                per_layer.iter().map(|all| all[a * (all.len() / n)..(a + 1) * (all.len() / n)].to_vec()).collect()
-            };
-            step_multipliers(&mut state.beta, parts[p].signs, from, &own(&trace), &own(&values), step);
-            step_slopes(&mut state.lines, &own(&gradient), &state.unstable, step);
+            let (met, at) = (|k: usize| row_of(&trace[k], a, n), |k: usize| row_of(&values[k], a, n));
+            step_multipliers(&mut states[p].beta, parts[p].signs, from, met, at, step);
+        }
+        if all {
+            step_slopes(&mut batch.lines, &gradient, &batch.unstable, step);
+        } else {
+            let mut moved = BatchLines::gather(&batch.lines, &active, count);
+            step_slopes(&mut moved, &gradient, &BatchLines::gather(&batch.unstable, &active, count), step);
+            for (k, layer) in moved.iter().enumerate() {
+                let w = layer.len() / n;
+                for (a, &p) in active.iter().enumerate() {
+                    batch.lines[k][p * w..(p + 1) * w].copy_from_slice(&layer[a * w..(a + 1) * w]);
+                }
+            }
         }
         step *= 0.6;
     }
     states
         .into_iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(p, s)| {
             if !s.free {
                 return (s.best, Warm::default());
             }
-            let end = s.best_warm.unwrap_or_else(|| ended(layers, from, &s.lines, &s.beta));
+            let end = s.best_warm.unwrap_or_else(|| ended(layers, from, &batch, p, count, &s.beta));
             (s.best, end)
         })
         .collect()
 }
 
-/// A part's state before the first step: the lines of `start` (the slopes of relus still
-/// unstable here taken from the warm start, if any), its multipliers from the warm start (a
-/// constraint added since starts at 0).
-fn begin(layers: &[Layer], part: &RowOnPart<'_>, from: usize, start: LowerSlope) -> PartState {
-    let mut lines = start_lines(layers, part.prepared, from, start);
-    let unstable = unstable_relus(layers, part.bounds, from);
-    let free = unstable.iter().any(|u| u.contains(&true)) || !part.signs.is_empty();
-    let mut beta = vec![0.0; part.signs.len()];
-    if let Some(warm) = part.warm {
-        for (b, w) in beta.iter_mut().zip(&warm.beta) {
-            *b = w.max(0.0);
-        }
-        // Only the slope of a relu still unstable is chosen: a stable one keeps its exact line.
-        for (k, slopes) in warm.slopes.iter().enumerate().take(from + 1) {
-            for ((line, &alpha), &free) in lines[k].iter_mut().zip(slopes).zip(&unstable[k]) {
-                if free {
-                    line.slope = f64::from(alpha).clamp(0.0, 1.0);
+/// The batch's lines and each part's state before the first step: the lines of `start` (the
+/// slopes of relus still unstable here taken from the part's warm start, if any), the
+/// multipliers from the warm start (a constraint added since starts at 0).
+fn begin(layers: &[Layer], parts: &[RowOnPart<'_>], from: usize, start: LowerSlope) -> (BatchLines, Vec<PartState>) {
+    let mut batch = BatchLines {
+        lines: vec![Vec::new(); from + 1],
+        unstable: vec![Vec::new(); from + 1],
+        upper: vec![Vec::new(); from + 1],
+    };
+    let mut states = Vec::with_capacity(parts.len());
+    for part in parts {
+        let mut lines = start_lines(layers, part.prepared, from, start);
+        let unstable = unstable_relus(layers, part.bounds, from);
+        let free = unstable.iter().any(|u| u.contains(&true)) || !part.signs.is_empty();
+        let mut beta = vec![0.0; part.signs.len()];
+        if let Some(warm) = part.warm {
+            for (b, w) in beta.iter_mut().zip(&warm.beta) {
+                *b = w.max(0.0);
+            }
+            // Only the slope of a relu still unstable is chosen: a stable one keeps its line.
+            for (k, slopes) in warm.slopes.iter().enumerate().take(from + 1) {
+                for ((line, &alpha), &free) in lines[k].iter_mut().zip(slopes).zip(&unstable[k]) {
+                    if free {
+                        line.slope = f64::from(alpha).clamp(0.0, 1.0);
+                    }
                 }
             }
         }
+        for k in 0..=from {
+            batch.lines[k].extend(&lines[k]);
+            batch.unstable[k].extend(&unstable[k]);
+            if !lines[k].is_empty() {
+                batch.upper[k].extend(part.prepared.upper_lines(k).unwrap_or_default());
+            }
+        }
+        // Without a warm start the fixed slopes' bound is the best so far; with one, the first
+        // pass's bound replaces it when better.
+        let best_warm = part.warm.is_none().then(|| warm_of(layers, from, |k| &lines[k], &beta));
+        states.push(PartState { beta, best: part.start_bound.clone(), best_warm, free });
     }
-    // Without a warm start the fixed slopes' bound is the best so far; with one, the first
-    // pass's bound replaces it when better.
-    let best_warm = part.warm.is_none().then(|| ended(layers, from, &lines, &beta));
-    PartState { lines, unstable, beta, best: part.start_bound.clone(), best_warm, free }
+    (batch, states)
 }
 
 /// The shifts of [`LowerLines::PerRowConstrained`] for the `active` parts, a row each: `β·sign`
@@ -170,14 +237,14 @@ fn shifts_of(parts: &[RowOnPart<'_>], states: &[PartState], active: &[usize], fr
 }
 
 /// One sign-gradient step of a part's multipliers: `∂ bound / ∂ β = −sign·v` at the
-/// relaxation's minimiser (`values`), a step scaled to the size of the coefficients met at
-/// that layer (`trace`), the part's row alone in both.
-fn step_multipliers(
+/// relaxation's minimiser (`values(k)`: layer `k`'s), a step scaled to the size of the
+/// coefficients met at that layer (`trace(k)`), the part's row alone in both.
+fn step_multipliers<'t>(
     beta: &mut [f64],
     signs: &[SignConstraint],
     from: usize,
-    trace: &[Vec<f64>],
-    values: &[Vec<f64>],
+    trace: impl Fn(usize) -> &'t [f64],
+    values: impl Fn(usize) -> &'t [f64],
     step: f64,
 ) {
     for (c, b) in signs.iter().zip(beta.iter_mut()) {
@@ -185,20 +252,32 @@ fn step_multipliers(
             continue;
         }
         let sign = if c.positive { 1.0 } else { -1.0 };
-        let scale = trace[c.output_of].iter().fold(0.0f64, |m, g| m.max(g.abs()));
-        let slope = -sign * values[c.output_of][c.neuron];
+        let scale = trace(c.output_of).iter().fold(0.0f64, |m, g| m.max(g.abs()));
+        let slope = -sign * values(c.output_of)[c.neuron];
         if slope != 0.0 && scale.is_finite() {
             *b = (*b + step * scale * slope.signum()).max(0.0);
         }
     }
 }
 
-/// The warm start of these lines and multipliers: the relus' slopes (empty for other layers).
-fn ended(layers: &[Layer], from: usize, lines: &[Vec<Line>], beta: &[f64]) -> Warm {
+/// Row `a`'s entries of a layer's array for `n` rows (row-major).
+fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
+    let w = layer.len() / n;
+    &layer[a * w..(a + 1) * w]
+}
+
+/// Part `p`'s warm start in the batch (of `parts` parts): its relus' slopes and multipliers.
+fn ended(layers: &[Layer], from: usize, batch: &BatchLines, p: usize, parts: usize, beta: &[f64]) -> Warm {
+    warm_of(layers, from, |k| batch.of(k, p, parts), beta)
+}
+
+/// The warm start of these lines (`lines(k)`: layer `k`'s) and multipliers: the relus' slopes
+/// (empty for other layers).
+fn warm_of<'l>(layers: &[Layer], from: usize, lines: impl Fn(usize) -> &'l [Line], beta: &[f64]) -> Warm {
     Warm {
         slopes: (0..=from)
             .map(|k| {
-                if layers[k].splits_at_zero() { lines[k].iter().map(|l| l.slope as f32).collect() } else { Vec::new() }
+                if layers[k].splits_at_zero() { lines(k).iter().map(|l| l.slope as f32).collect() } else { Vec::new() }
             })
             .collect(),
         beta: beta.to_vec(),
