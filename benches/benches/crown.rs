@@ -24,66 +24,60 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use knn_benches::crown::mnist_case;
+use knn_benches::crown::{CrownCase, mnist_case};
+use knn_verify::interval::Bounds;
+use knn_verify::linear::LowerBound;
+use knn_verify::prepare::PreparedLayers;
 
 /// The subdomain counts measured.
 const COUNTS: [usize; 3] = [1, 64, 1024];
 
+/// Subdomains with what an α step starts from on each.
+type Started<'a> = Vec<(&'a Bounds, (PreparedLayers, LowerBound))>;
+
 fn crown(c: &mut Criterion) {
     let case = mnist_case().unwrap_or_else(|e| panic!("the bench's network and property: {e}"));
     let all = case.subdomains(*COUNTS.iter().max().expect("counts"));
-    let mut group = c.benchmark_group("crown/pass");
-    // A thousand passes take seconds: flat sampling, ten samples of one iteration at least.
-    group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
-    for n in COUNTS {
-        // About 3.2 ms a pass: ten samples of 1,024 passes take 33 s.
-        let seconds = 3.0 + 0.04 * n as f64;
-        group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs_f64(seconds));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &all[..n], |b, subdomains| {
-            b.iter(|| {
-                for bounds in subdomains {
-                    black_box(case.pass(bounds));
-                }
-            })
-        });
-    }
-    group.finish();
+    passes(c, "crown/pass", &all, |subdomains| {
+        for bounds in subdomains {
+            black_box(case.pass(bounds));
+        }
+    });
+    steps(c, "crown/alpha-step", &case, &all, |started| {
+        for (bounds, (prepared, start)) in started.iter_mut() {
+            black_box(case.alpha_step(bounds, prepared, start));
+        }
+    });
+    // The same work, every subdomain of a count in batches.
+    passes(c, "crown/batch-pass", &all, |subdomains| {
+        black_box(case.batch_pass(subdomains));
+    });
+    steps(c, "crown/batch-alpha-step", &case, &all, |started| {
+        black_box(case.batch_alpha_step(started));
+    });
+}
 
-    let mut group = c.benchmark_group("crown/alpha-step");
-    group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
-    for n in COUNTS {
-        let mut started: Vec<_> = all[..n].iter().map(|bounds| (bounds, case.alpha_start(bounds))).collect();
-        group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs(3 + n as u64 / 256));
-        group.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| {
-                for (bounds, (prepared, start)) in started.iter_mut() {
-                    black_box(case.alpha_step(bounds, prepared, start));
-                }
-            })
-        });
-    }
-    group.finish();
-
-    // The same work, every subdomain of a count in one batch.
-    let mut group = c.benchmark_group("crown/batch-pass");
+/// `pass` on the first N subdomains, for each N of [`COUNTS`]: a thousand passes take seconds,
+/// so flat sampling, ten samples of one iteration at least (about 0.4–3.2 ms a pass).
+fn passes(c: &mut Criterion, name: &str, all: &[Bounds], pass: impl Fn(&[Bounds])) {
+    let mut group = c.benchmark_group(name);
     group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
     for n in COUNTS {
         let seconds = 3.0 + 0.04 * n as f64;
         group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs_f64(seconds));
-        group.bench_with_input(BenchmarkId::from_parameter(n), &all[..n], |b, subdomains| {
-            b.iter(|| black_box(case.batch_pass(subdomains)))
-        });
+        group.bench_with_input(BenchmarkId::from_parameter(n), &all[..n], |b, subdomains| b.iter(|| pass(subdomains)));
     }
     group.finish();
+}
 
-    let mut group = c.benchmark_group("crown/batch-alpha-step");
+/// `step` on the first N subdomains, each started (not timed), for each N of [`COUNTS`].
+fn steps(c: &mut Criterion, name: &str, case: &CrownCase, all: &[Bounds], step: impl Fn(&mut Started<'_>)) {
+    let mut group = c.benchmark_group(name);
     group.sampling_mode(SamplingMode::Flat).sample_size(10).warm_up_time(Duration::from_secs(1));
     for n in COUNTS {
-        let mut started: Vec<_> = all[..n].iter().map(|bounds| (bounds, case.alpha_start(bounds))).collect();
+        let mut started: Started<'_> = all[..n].iter().map(|bounds| (bounds, case.alpha_start(bounds))).collect();
         group.throughput(Throughput::Elements(n as u64)).measurement_time(Duration::from_secs(3 + n as u64 / 256));
-        group.bench_function(BenchmarkId::from_parameter(n), |b| {
-            b.iter(|| black_box(case.batch_alpha_step(&mut started)))
-        });
+        group.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| step(&mut started)));
     }
     group.finish();
 }
