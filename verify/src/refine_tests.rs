@@ -1,16 +1,7 @@
 use super::*;
 use crate::falsify::SplitMix;
-use crate::interval::network_bounds;
 use crate::linear::back_substitute;
-use crate::test_support::{boxed, random_network};
-use crate::tighten::tighten;
-
-/// The box's bounds with fixed slopes, as the search starts from.
-fn fixed_bounds(layers: &[Layer], input: Vec<Interval>) -> Bounds {
-    let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
-    tighten(layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
-    bounds
-}
+use crate::test_support::{boxed, fixed_bounds, fixed_on_a_box, random_network};
 
 /// The box's own lower bound of `row·v` (`v` the last layer's output), fixed slopes.
 fn box_bound(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> f64 {
@@ -143,9 +134,8 @@ fn a_batch_of_parts_bounds_each_part_with_the_bits_it_has_alone() {
     let mut rng = SplitMix::new(4099);
     let mut compared = 0;
     for _ in 0..20 {
-        let layers = random_network(&mut rng, 3, 12, 3);
-        let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
-        let bounds = fixed_bounds(&layers, input.clone());
+        let (layers, bounds) = fixed_on_a_box(&mut rng, 12, 3);
+        let input = bounds.input.clone();
         let row: Vec<f64> = (0..2).map(|_| rng.unit() * 2.0 - 1.0).collect();
         let whole = Cut {
             bounds: Arc::new(bounds.layers.clone()),

@@ -1,5 +1,5 @@
 //! Networks and properties written out for the verifier's unit tests (`falsify_tests.rs`,
-//! `bab/tests.rs`, `split.rs`, `clip.rs`, `tighten.rs`).
+//! `bab/tests.rs`, `split.rs`, `clip.rs`, `tighten.rs`, `refine_tests.rs`).
 
 use knn_semantics::syntax::{Grammar, parse_program};
 
@@ -8,10 +8,14 @@ use std::sync::Arc;
 use knn_engine::tensor::Matrix;
 
 use super::Target;
+use super::deadline::Deadline;
 use super::falsify::SplitMix;
 use super::float::Interval;
+use super::interval::{Bounds, network_bounds};
 use super::operator::Layer;
+use super::prepare::PreparedLayers;
 use super::property::Property;
+use super::tighten::{Slopes, tighten};
 use super::vnnlib::parse_vnnlib;
 
 /// `program` compiled with `x` (of `inputs` elements) symbolic, and the property `vnnlib`.
@@ -59,4 +63,20 @@ pub fn random_network(rng: &mut SplitMix, inputs: usize, width: usize, depth: us
     }
     layers.push(Layer::dense(Arc::new(Matrix::new(2, cols, random(2 * cols))), vec![None, None]));
     layers
+}
+
+/// The bounds of `layers` on the box `input`, tightened with fixed slopes (as a search starts
+/// from).
+pub fn fixed_bounds(layers: &[Layer], input: Vec<Interval>) -> Bounds {
+    let mut bounds = Bounds { layers: network_bounds(layers, &input).unwrap(), input };
+    tighten(layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
+    bounds
+}
+
+/// A random network (3 inputs, `width` wide, `depth` layers deep) and its [`fixed_bounds`] on
+/// the box `[−1, 1] × [−0.5, 0.5] × [0, 1]`.
+pub fn fixed_on_a_box(rng: &mut SplitMix, width: usize, depth: usize) -> (Vec<Layer>, Bounds) {
+    let layers = random_network(rng, 3, width, depth);
+    let bounds = fixed_bounds(&layers, boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]));
+    (layers, bounds)
 }

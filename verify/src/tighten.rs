@@ -204,7 +204,7 @@ mod tests {
     use super::*;
     use crate::falsify::SplitMix;
     use crate::interval::network_bounds;
-    use crate::test_support::random_network;
+    use crate::test_support::{fixed_on_a_box, random_network};
     use knn_engine::tensor::Matrix;
 
     /// Every layer's value at 300 points sampled from the box lies inside its bounds.
@@ -218,16 +218,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// A random network (3 inputs, `width` wide, `depth` layers deep) and its bounds on a box,
-    /// tightened with fixed slopes.
-    fn fixed_on_a_box(rng: &mut SplitMix, width: usize, depth: usize) -> (Vec<Layer>, Bounds) {
-        let layers = random_network(rng, 3, width, depth);
-        let input = vec![Interval::new(-1.0, 1.0), Interval::new(-0.5, 0.5), Interval::new(0.0, 1.0)];
-        let mut bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
-        tighten(&layers, &mut bounds, &mut PreparedLayers::new(layers.len()), Slopes::Fixed, Deadline::NEVER).unwrap();
-        (layers, bounds)
     }
 
     fn unstable(bounds: &Bounds) -> usize {

@@ -107,7 +107,8 @@ pub fn optimise_parts(
             gathered = BatchLines::gather(&batch.lines, &active, count);
             &gathered
         };
-        let shifts = shifts_of(parts, &states, &active, from);
+        let signed: Vec<_> = active.iter().map(|&p| (parts[p].signs, states[p].beta.as_slice())).collect();
+        let shifts = row_shifts(&signed, from, |k| parts[active[0]].bounds.layers[k].len());
         let constrained = active.iter().any(|&p| !parts[p].signs.is_empty());
         let chosen =
             if constrained { LowerLines::PerRowConstrained(lines, &shifts) } else { LowerLines::PerRow(lines) };
@@ -214,23 +215,28 @@ fn begin(layers: &[Layer], parts: &[RowOnPart<'_>], from: usize, start: LowerSlo
     (batch, states)
 }
 
-/// The shifts of [`LowerLines::PerRowConstrained`] for the `active` parts, a row each: `β·sign`
-/// at each constrained element of each part's row (every layer with a constraint of any part
-/// gets a vector; the other rows' entries there are 0).
-fn shifts_of(parts: &[RowOnPart<'_>], states: &[PartState], active: &[usize], from: usize) -> Vec<Vec<f64>> {
-    let n = active.len();
+/// The shifts of [`LowerLines::PerRowConstrained`] for rows each with its own constraints and
+/// multipliers (`rows[a]`: row `a`'s): `β·sign` at each constrained element of the row, for the
+/// constraints on layers up to `from` (every layer with a constraint of any row gets a vector,
+/// the other rows' entries there 0). `width(k)`: the width of layer `k`'s output.
+pub(super) fn row_shifts(
+    rows: &[(&[SignConstraint], &[f64])],
+    from: usize,
+    width: impl Fn(usize) -> usize,
+) -> Vec<Vec<f64>> {
+    let n = rows.len();
     let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
-    for (a, &p) in active.iter().enumerate() {
-        for (c, b) in parts[p].signs.iter().zip(&states[p].beta) {
+    for (a, (signs, beta)) in rows.iter().enumerate() {
+        for (c, b) in signs.iter().zip(beta.iter()) {
             if c.output_of > from {
                 continue;
             }
-            let width = parts[p].bounds.layers[c.output_of].len();
+            let w = width(c.output_of);
             let shift = &mut shifts[c.output_of];
             if shift.is_empty() {
-                shift.resize(n * width, 0.0);
+                shift.resize(n * w, 0.0);
             }
-            shift[a * width + c.neuron] = if c.positive { *b } else { -*b };
+            shift[a * w + c.neuron] = if c.positive { *b } else { -*b };
         }
     }
     shifts
@@ -239,7 +245,7 @@ fn shifts_of(parts: &[RowOnPart<'_>], states: &[PartState], active: &[usize], fr
 /// One sign-gradient step of a part's multipliers: `∂ bound / ∂ β = −sign·v` at the
 /// relaxation's minimiser (`values(k)`: layer `k`'s), a step scaled to the size of the
 /// coefficients met at that layer (`trace(k)`), the part's row alone in both.
-fn step_multipliers<'t>(
+pub(super) fn step_multipliers<'t>(
     beta: &mut [f64],
     signs: &[SignConstraint],
     from: usize,
@@ -261,7 +267,7 @@ fn step_multipliers<'t>(
 }
 
 /// Row `a`'s entries of a layer's array for `n` rows (row-major).
-fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
+pub(super) fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
     let w = layer.len() / n;
     &layer[a * w..(a + 1) * w]
 }

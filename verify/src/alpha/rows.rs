@@ -7,6 +7,7 @@
 //! As for one row, soundness does not depend on this file: every bound returned is computed by
 //! the rigorous back-substitution with the slopes chosen.
 
+use super::parts::{row_of, row_shifts, step_multipliers};
 use super::{SignConstraint, Steps, start_lines, step_slopes, unstable_relus};
 use crate::float::Interval;
 use crate::interval::Bounds;
@@ -51,7 +52,9 @@ pub fn optimise_rows(
         }
         let n = active.len();
         let these: Vec<f64> = active.iter().flat_map(|&r| rows[r * width..(r + 1) * width].iter().copied()).collect();
-        let shifts = row_shifts(bounds, &signs, &beta, n);
+        let m = signs.len();
+        let signed: Vec<_> = (0..n).map(|a| (signs.as_slice(), &beta[a * m..(a + 1) * m])).collect();
+        let shifts = row_shifts(&signed, from, |k| bounds.layers[k].len());
         let chosen =
             if signs.is_empty() { LowerLines::PerRow(&lines) } else { LowerLines::PerRowConstrained(&lines, &shifts) };
         let found = back_substitute_with(layers, bounds, prepared, from, these, width, chosen, Some(&mut trace));
@@ -64,7 +67,10 @@ pub fn optimise_rows(
             }
         }
         step_slopes(&mut lines, &gradient, &unstable, step);
-        step_multipliers(&mut beta, &signs, &trace, &values, n, step);
+        for (a, beta) in beta.chunks_mut(m.max(1)).enumerate().take(n) {
+            let (met, at) = (|k: usize| row_of(&trace[k], a, n), |k: usize| row_of(&values[k], a, n));
+            step_multipliers(beta, &signs, from, met, at, step);
+        }
         // The rows past the goal are done: keep the others' lines and multipliers only.
         let keep: Vec<bool> = active.iter().map(|&r| best[r].value <= goal).collect();
         if keep.contains(&false) {
@@ -82,49 +88,6 @@ pub fn optimise_rows(
         step *= 0.6;
     }
     best
-}
-
-/// The shifts of [`LowerLines::PerRowConstrained`] for `n` rows with multipliers `beta`
-/// (row-major over `signs`): `β·sign` at each constrained element.
-fn row_shifts(bounds: &Bounds, signs: &[SignConstraint], beta: &[f64], n: usize) -> Vec<Vec<f64>> {
-    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); bounds.layers.len()];
-    for c in signs {
-        shifts[c.output_of] = vec![0.0; n * bounds.layers[c.output_of].len()];
-    }
-    let m = signs.len();
-    for r in 0..n {
-        for (c, b) in signs.iter().zip(&beta[r * m..(r + 1) * m]) {
-            let width = bounds.layers[c.output_of].len();
-            shifts[c.output_of][r * width + c.neuron] = if c.positive { *b } else { -*b };
-        }
-    }
-    shifts
-}
-
-/// One sign-gradient step of every row's multipliers, as [`super::optimise_row_from`] takes
-/// for one row: `∂ bound / ∂ β = −sign·v` at the row's minimiser, scaled to the largest
-/// coefficient the row met at that layer.
-fn step_multipliers(
-    beta: &mut [f64],
-    signs: &[SignConstraint],
-    trace: &[Vec<f64>],
-    values: &[Vec<f64>],
-    n: usize,
-    step: f64,
-) {
-    let m = signs.len();
-    for r in 0..n {
-        for (c, b) in signs.iter().zip(beta[r * m..(r + 1) * m].iter_mut()) {
-            let width = values[c.output_of].len() / n;
-            let sign = if c.positive { 1.0 } else { -1.0 };
-            let met = &trace[c.output_of][r * width..(r + 1) * width];
-            let scale = met.iter().fold(0.0f64, |s, g| s.max(g.abs()));
-            let slope = -sign * values[c.output_of][r * width + c.neuron];
-            if slope != 0.0 && scale.is_finite() {
-                *b = (*b + step * scale * slope.signum()).max(0.0);
-            }
-        }
-    }
 }
 
 /// The upper lines of the layers before `layers` (empty for those that are not activations),
