@@ -135,6 +135,59 @@ fn step_slopes(lines: &mut [Vec<Line>], gradient: &[Vec<f64>], unstable: &[Vec<b
     }
 }
 
+/// The shifts of [`LowerLines::PerRowConstrained`] for rows each with its own constraints and
+/// multipliers (`rows[a]`: row `a`'s): `β·sign` at each constrained element of the row, for the
+/// constraints on layers up to `from` (every layer with a constraint of any row gets a vector,
+/// the other rows' entries there 0). `width(k)`: the width of layer `k`'s output.
+fn row_shifts(rows: &[(&[SignConstraint], &[f64])], from: usize, width: impl Fn(usize) -> usize) -> Vec<Vec<f64>> {
+    let n = rows.len();
+    let mut shifts: Vec<Vec<f64>> = vec![Vec::new(); from + 1];
+    for (a, (signs, beta)) in rows.iter().enumerate() {
+        for (c, b) in signs.iter().zip(beta.iter()) {
+            if c.output_of > from {
+                continue;
+            }
+            let w = width(c.output_of);
+            let shift = &mut shifts[c.output_of];
+            if shift.is_empty() {
+                shift.resize(n * w, 0.0);
+            }
+            shift[a * w + c.neuron] = if c.positive { *b } else { -*b };
+        }
+    }
+    shifts
+}
+
+/// One sign-gradient step of a part's multipliers: `∂ bound / ∂ β = −sign·v` at the
+/// relaxation's minimiser (`values(k)`: layer `k`'s), a step scaled to the size of the
+/// coefficients met at that layer (`trace(k)`), the part's row alone in both.
+fn step_multipliers<'t>(
+    beta: &mut [f64],
+    signs: &[SignConstraint],
+    from: usize,
+    trace: impl Fn(usize) -> &'t [f64],
+    values: impl Fn(usize) -> &'t [f64],
+    step: f64,
+) {
+    for (c, b) in signs.iter().zip(beta.iter_mut()) {
+        if c.output_of > from {
+            continue;
+        }
+        let sign = if c.positive { 1.0 } else { -1.0 };
+        let scale = trace(c.output_of).iter().fold(0.0f64, |m, g| m.max(g.abs()));
+        let slope = -sign * values(c.output_of)[c.neuron];
+        if slope != 0.0 && scale.is_finite() {
+            *b = (*b + step * scale * slope.signum()).max(0.0);
+        }
+    }
+}
+
+/// Row `a`'s entries of a layer's array for `n` rows (row-major).
+fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
+    let w = layer.len() / n;
+    &layer[a * w..(a + 1) * w]
+}
+
 #[cfg(test)]
 #[path = "alpha_tests.rs"]
 mod tests;

@@ -7,8 +7,7 @@
 //! As for one row, soundness does not depend on this file: every bound returned is computed by
 //! the rigorous back-substitution with the slopes chosen.
 
-use super::parts::{row_of, row_shifts, step_multipliers};
-use super::{SignConstraint, Steps, start_lines, step_slopes, unstable_relus};
+use super::{SignConstraint, Steps, row_of, row_shifts, start_lines, step_multipliers, step_slopes, unstable_relus};
 use crate::float::Interval;
 use crate::interval::Bounds;
 use crate::linear::{LowerBound, LowerLines, back_substitute_with};
