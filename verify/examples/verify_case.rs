@@ -1,6 +1,7 @@
 //! Branch and bound alone on each case of a VNN-LIB property, without the falsifier: boxes
 //! examined, share proved, time. For profiling the bounds (`perf record` this) and comparing
-//! search strategies by box counts, which machine load does not change.
+//! search strategies by box counts, which machine load does not change. Every ten seconds it
+//! prints the boxes examined and the share proved so far: where a search stalls.
 //!
 //! `cargo run --release --example verify_case -- NET.nnet PROP.vnnlib [SECONDS]`
 
@@ -31,8 +32,17 @@ fn main() -> Result<(), String> {
             continue;
         };
         let started = Instant::now();
-        let mut last = Default::default();
-        let outcome = search.run(Some(started + Duration::from_secs_f64(seconds)), 64, &|_| true, &mut |p| last = p);
+        let mut last: knn_verify::queue::CaseProgress = Default::default();
+        let mut shown = 0.0;
+        let outcome = search.run(Some(started + Duration::from_secs_f64(seconds)), 64, &|_| true, &mut |p| {
+            // The search's course, every ten seconds: where it stalls.
+            let at = started.elapsed().as_secs_f64();
+            if at >= shown + 10.0 {
+                shown = at;
+                println!("  {at:.0} s: {} boxes, {:.4} proved", p.boxes, p.proved_share);
+            }
+            last = p;
+        });
         let outcome = match outcome {
             CaseOutcome::Candidate(_) => "violated".to_string(),
             other => format!("{other:?}"),

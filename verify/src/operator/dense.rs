@@ -296,7 +296,7 @@ fn times_rows(wt: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
         }
         return next;
     }
-    let lanes = count.next_multiple_of(LANE_GROUP);
+    let lanes = unaliased_lanes(count);
     LANES.with_borrow_mut(|(rows, out)| {
         // Buffers kept from call to call: fresh ones of this size cost a page fault per 4 KiB
         // (a tenth of mnist_fc's search). The padding lanes are zeros; the rest is written.
@@ -313,6 +313,15 @@ fn times_rows(wt: &Matrix, g: &[f64], count: usize) -> Vec<f64> {
         transpose(out, lanes, &mut next, n, n, count);
     });
     next
+}
+
+/// The lanes for `count` rows: a multiple of the kernel's group, but not of 512 (4 KiB of
+/// `f64`). At a stride of 4 KiB every line a transpose tile touches falls in one set of the L1
+/// cache, which holds fewer lines than a tile: 512 rows of 256 took four times as long to
+/// transpose as 520 (mnist_fc's refinement bounds 2·256 ends of a layer in one pass).
+fn unaliased_lanes(count: usize) -> usize {
+    let lanes = count.next_multiple_of(LANE_GROUP);
+    if lanes.is_multiple_of(512) { lanes + LANE_GROUP } else { lanes }
 }
 
 thread_local! {

@@ -86,7 +86,8 @@ fn a_batch_of_rows_times_the_weights_gives_each_row_the_bits_of_the_row_alone() 
     let (m, n) = (37, 300);
     let w: Vec<f64> = (0..m * n).map(|_| rng.unit() * 2.0 - 1.0).collect();
     let layer = Dense::new(Arc::new(Matrix::new(m, n, w)), vec![None; m]);
-    for count in [2, 9, 16, 23, 40] {
+    // 512 rows take padded lanes (`unaliased_lanes`): the padding must come back as nothing.
+    for count in [2, 9, 16, 23, 40, 512] {
         // A third of the coefficients zero, as a stable relu leaves them.
         let g: Vec<f64> =
             (0..count * m).map(|_| if rng.unit() < 0.33 { 0.0 } else { rng.unit() * 4.0 - 2.0 }).collect();
@@ -96,5 +97,15 @@ fn a_batch_of_rows_times_the_weights_gives_each_row_the_bits_of_the_row_alone() 
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&batched[r * n..(r + 1) * n]), bits(&alone), "row {r} of {count}");
         }
+    }
+}
+
+#[test]
+fn lanes_hold_every_row_in_whole_groups_and_never_a_stride_of_4_kib() {
+    for count in 1..3000 {
+        let lanes = unaliased_lanes(count);
+        assert!(lanes >= count && lanes.is_multiple_of(LANE_GROUP), "{count} rows in {lanes} lanes");
+        assert!(!lanes.is_multiple_of(512), "{count} rows: a stride of {lanes} lanes aliases in the L1 cache");
+        assert!(lanes < count + 2 * LANE_GROUP, "{count} rows: {lanes} lanes waste work");
     }
 }
