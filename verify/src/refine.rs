@@ -309,8 +309,8 @@ const BATCHED_PARTS: usize = 8;
 /// than left to a search on weaker bounds. (On mnist_fc 256×6 `prop_4_0.05`, 64 left the
 /// atoms' bounds near −1, 256 proved it at the root in the same time; with 256, 256×4
 /// `prop_9_0.05` finished refining after 12 s of its 300 and its search proved 78% of the
-/// leaves, with 1,024 it refined for 52 s and proved 87%, and 256×6 `prop_14_0.05` went from
-/// 1% to proved: docs/verification.md, "Refined hidden bounds".)
+/// leaves, with 1,024 it refined for 52 s and proved 87%; 256×6 `prop_14_0.05` went from 1%
+/// to 51%: docs/verification.md, "Refined hidden bounds".)
 pub const REFINED_PARTS: usize = 1024;
 
 /// [`refine_layer`] refines one end in this many first (at least [`PROBED_AT_LEAST`] per
