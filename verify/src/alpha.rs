@@ -182,12 +182,6 @@ fn step_multipliers<'t>(
     }
 }
 
-/// Whether a sign constraint is on layer `from`'s output (its multiplier's step needs the
-/// relaxation's value there).
-fn constrained_at(signs: &[SignConstraint], from: usize) -> bool {
-    signs.iter().any(|c| c.output_of == from)
-}
-
 /// Row `a`'s entries of a layer's array for `n` rows (row-major).
 fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
     let w = layer.len() / n;

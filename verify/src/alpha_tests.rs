@@ -151,8 +151,7 @@ fn the_slope_gradient_is_the_bounds_derivative() {
             }
         }
         let upper = shared_upper_lines(&prepared, trace.len());
-        let (gradient, _) =
-            slope_gradients(&layers, &bounds.input, &upper, &lines, &trace, &found.coefficients, 1, true);
+        let (gradient, _) = slope_gradients(&layers, &bounds.input, &upper, &lines, &trace, &found.coefficients, 1);
         for (k, i, fd) in derivatives {
             if !layers[k].splits_at_zero() {
                 // Tanh and sigmoid have no slope to choose: no gradient.

@@ -10,8 +10,7 @@
 
 use super::rows::slope_gradients;
 use super::{
-    SignConstraint, Steps, Warm, constrained_at, row_of, row_shifts, start_lines, step_multipliers, step_slopes,
-    unstable_relus,
+    SignConstraint, Steps, Warm, row_of, row_shifts, start_lines, step_multipliers, step_slopes, unstable_relus,
 };
 use crate::float::Interval;
 use crate::interval::Bounds;
@@ -93,7 +92,6 @@ pub fn optimise_parts(
     let (mut batch, mut states) = begin(layers, parts, from, start);
     let width = parts.first().map_or(0, |p| p.row.len());
     let input_all: Vec<Interval> = parts.iter().flat_map(|p| p.bounds.input.iter().copied()).collect();
-    let last_values = parts.iter().any(|p| constrained_at(p.signs, from));
     let mut trace = Vec::new();
     let mut step = steps.first;
     for _ in 0..steps.count {
@@ -144,7 +142,7 @@ pub fn optimise_parts(
             (&input_of_active, &upper_of_active)
         };
         let upper: Vec<&[Line]> = upper.iter().map(Vec::as_slice).collect();
-        let (gradient, values) = slope_gradients(layers, input, &upper, lines, &trace, &coefficients, n, last_values);
+        let (gradient, values) = slope_gradients(layers, input, &upper, lines, &trace, &coefficients, n);
         for (a, &p) in active.iter().enumerate() {
             let (met, at) = (|k: usize| row_of(&trace[k], a, n), |k: usize| row_of(&values[k], a, n));
             step_multipliers(&mut states[p].beta, parts[p].signs, from, met, at, step);

@@ -7,10 +7,7 @@
 //! As for one row, soundness does not depend on this file: every bound returned is computed by
 //! the rigorous back-substitution with the slopes chosen.
 
-use super::{
-    SignConstraint, Steps, constrained_at, row_of, row_shifts, start_lines, step_multipliers, step_slopes,
-    unstable_relus,
-};
+use super::{SignConstraint, Steps, row_of, row_shifts, start_lines, step_multipliers, step_slopes, unstable_relus};
 use crate::float::Interval;
 use crate::interval::Bounds;
 use crate::linear::{LowerBound, LowerLines, back_substitute_with};
@@ -62,16 +59,7 @@ pub fn optimise_rows(
         let found = back_substitute_with(layers, bounds, prepared, from, these, width, chosen, Some(&mut trace));
         let coefficients: Vec<f64> = found.iter().flat_map(|f| f.coefficients.iter().copied()).collect();
         let upper = shared_upper_lines(prepared, trace.len());
-        let (gradient, values) = slope_gradients(
-            layers,
-            &bounds.input,
-            &upper,
-            &lines,
-            &trace,
-            &coefficients,
-            n,
-            constrained_at(&signs, from),
-        );
+        let (gradient, values) = slope_gradients(layers, &bounds.input, &upper, &lines, &trace, &coefficients, n);
         for (&r, bound) in active.iter().zip(found) {
             if bound.value > best[r].value {
                 best[r] = bound;
@@ -111,9 +99,7 @@ pub(super) fn shared_upper_lines(prepared: &PreparedLayers, layers: usize) -> Ve
 /// input each row's bound has its minimum at (row-major per layer), every row carried up at
 /// once. `input_coefficients`: the rows' coefficients over the input; `input`: the input box,
 /// one for all rows or one per row (row-major); `upper[k]`: the upper lines of activation
-/// layer `k`, likewise shared or per row. The last layer's output is found only with
-/// `last_values` (a sign constraint on it needs it); without, `values` stops before it.
-#[allow(clippy::too_many_arguments, reason = "one pass's inputs, each used once")]
+/// layer `k`, likewise shared or per row.
 pub(super) fn slope_gradients(
     layers: &[Layer],
     input: &[Interval],
@@ -122,7 +108,6 @@ pub(super) fn slope_gradients(
     trace: &[Vec<f64>],
     input_coefficients: &[f64],
     rows: usize,
-    last_values: bool,
 ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
     // Each row's bound has its input term at Σ_j min(G_j·lo_j, G_j·hi_j).
     let mut d: Vec<f64> = input_coefficients
@@ -144,11 +129,6 @@ pub(super) fn slope_gradients(
                     gradient[k][index] = d[index] * gi;
                 }
             }
-        }
-        if k + 1 == trace.len() && !last_values {
-            // Nothing reads the last layer's output: its product (a dense layer's, as wide as
-            // any) would only be thrown away.
-            break;
         }
         d = layer.relaxed_forward_rows(d, rows, &ChosenLines { coefficients: g, lower: &lines[k], upper: upper[k] });
         values.push(d.clone());
