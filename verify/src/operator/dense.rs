@@ -94,7 +94,7 @@ impl Operator for Dense {
     }
 
     fn interval(&self, v: &[Interval]) -> Option<Vec<Interval>> {
-        let ends = all_row_ends(self.transposed(), v, &self.bias);
+        let ends = all_row_ends(self.transposed(), v, &self.bias, self.w.skips_zero_inputs());
         (0..self.w.rows())
             .map(|i| {
                 let end = ends[i];
@@ -373,11 +373,38 @@ fn magnitude_sums(wt: &Matrix, u: &[f64]) -> Vec<f64> {
 }
 
 /// [`row_ends`] of every row at once, given `wt = Wᵀ`: each row's sums in the same order, with
-/// the same operations (so the same bits), vectorised across the rows.
-fn all_row_ends(wt: &Matrix, v: &[Interval], bias: &[Option<f64>]) -> Vec<Interval> {
+/// the same operations (so the same bits), vectorised across the rows (with AVX-512 where the
+/// CPU has it: a fifth of the refinement's time went here). With `skip_zeros` (every weight
+/// finite) an input of `[±0, ±0]` is skipped: its products are ±0, and a partial sum that
+/// starts from 0.0 and adds products without fusing is never -0.0, so adding them changes
+/// nothing.
+fn all_row_ends(wt: &Matrix, v: &[Interval], bias: &[Option<f64>], skip_zeros: bool) -> Vec<Interval> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F.
+        return unsafe { all_row_ends_avx512(wt, v, bias, skip_zeros) };
+    }
+    row_ends_across_rows(wt, v, bias, skip_zeros)
+}
+
+/// [`row_ends_across_rows`] compiled for AVX-512.
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn all_row_ends_avx512(wt: &Matrix, v: &[Interval], bias: &[Option<f64>], skip_zeros: bool) -> Vec<Interval> {
+    row_ends_across_rows(wt, v, bias, skip_zeros)
+}
+
+#[inline(always)]
+fn row_ends_across_rows(wt: &Matrix, v: &[Interval], bias: &[Option<f64>], skip_zeros: bool) -> Vec<Interval> {
     let m = wt.cols();
     let (mut lo, mut hi) = (vec![0.0; m], vec![0.0; m]);
     for (j, x) in v.iter().enumerate() {
+        if skip_zeros && x.lo == 0.0 && x.hi == 0.0 {
+            continue;
+        }
         for ((l, h), &w) in lo.iter_mut().zip(hi.iter_mut()).zip(wt.row(j)) {
             // fl(w·x) is monotone in x: increasing for w ≥ 0, decreasing otherwise.
             let (a, b) = (w * x.lo, w * x.hi);

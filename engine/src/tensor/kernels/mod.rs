@@ -158,9 +158,9 @@ pub fn matmul_lanes(
 }
 
 /// [`matmul_lanes`] compiled for `isa`, which the CPU must have ([`Isa::available`]): the
-/// dense kernel, or when the CPU has AVX2 and enough of the inputs are zeros (a quarter for
-/// products of up to 52 rows, 60% for taller ones: `sparse::worth_skipping`), the kernel that
-/// skips them. Both give the same bits.
+/// dense kernel, or when the CPU has AVX2 and enough of the inputs are zeros (on AVX2 a
+/// quarter for products of up to 52 rows, 60% for taller ones; 70% on AVX-512:
+/// `sparse::worth_skipping`), the kernel that skips them. Both give the same bits.
 pub fn matmul_lanes_on(
     isa: Isa,
     w: &Matrix,
@@ -171,7 +171,7 @@ pub fn matmul_lanes_on(
     epilogue: Epilogue,
 ) -> bool {
     // Each kernel checks the operands; the choice reads only what they will be checked to hold.
-    if isa >= Isa::Avx2 && sparse::worth_skipping(w, x, lanes) {
+    if isa >= Isa::Avx2 && sparse::worth_skipping(isa, w, x, lanes) {
         matmul_lanes_skipping_zeros_on(isa, w, x, out, lanes, precision, epilogue)
     } else {
         matmul_lanes_dense_on(isa, w, x, out, lanes, precision, epilogue)
@@ -234,10 +234,14 @@ pub fn matmul_lanes_skipping_zeros_on(
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 | Isa::Avx2 => {
+            let width = if isa == Isa::Avx512 { x86_lanes::LaneWidth::Avx512 } else { x86_lanes::LaneWidth::Avx2 };
             return LANE_TERMS.with_borrow_mut(|terms| {
-                // SAFETY: the CPU has AVX2 and FMA (an AVX-512 CPU has them too: asserted
-                // above); `Tiles::new` checks the operands. The matrix was checked above.
-                unsafe { x86_lanes::matmul_by_lane(&mut x86::Tiles::new(w, x, out, lanes, epilogue), precision, terms) }
+                // SAFETY: the CPU has what `width` names, AVX2 and FMA included (an AVX-512
+                // CPU has them too: asserted above); `Tiles::new` checks the operands. The
+                // matrix was checked above.
+                unsafe {
+                    x86_lanes::matmul_by_lane(&mut x86::Tiles::new(w, x, out, lanes, epilogue), precision, terms, width)
+                }
             });
         }
         _ => LANE.with_borrow_mut(|lane_scratch| {

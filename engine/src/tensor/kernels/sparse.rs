@@ -6,7 +6,7 @@
 //! each lane's sums are computed as for one input (vectorised across output rows) over its
 //! nonzero inputs only.
 
-use super::Matrix;
+use super::{Isa, Matrix};
 
 /// The share of zero inputs from which a batch skips them, lane by lane: with fewer, the dense
 /// kernel's shared loads win. Measured on Zen 3 (`docs/performance.md`): for 50 rows, whose
@@ -20,6 +20,13 @@ pub const SKIP_FROM: f64 = 0.25;
 /// with the weights streaming from L2: 0.48× the dense kernel with no zeros, 0.93× with half,
 /// 1.9× with three quarters on 256 rows.
 pub const SKIP_TALL_FROM: f64 = 0.6;
+
+/// [`SKIP_FROM`] on AVX-512, for any number of rows: there the dense kernel's tiles do twice
+/// the work per instruction, and the lane-by-lane one (vectors of 8 rows, up to 128 rows a
+/// pass) catches up later. Measured on Zen 5 (`docs/performance.md`, 64 lanes): 0.30× the
+/// dense kernel with no zeros, 0.58× with half, 1.5× with three quarters on 256 rows; 0.48×,
+/// 0.76×, 1.05× on 50. In mnist_fc's search, 0.7 examined more boxes than 0.6 or 0.8.
+pub const SKIP_FROM_AVX512: f64 = 0.7;
 
 /// The most rows whose sums a lane keeps in registers in one pass.
 pub const ONE_PASS_ROWS: usize = 52;
@@ -48,22 +55,28 @@ pub fn terms(w: &Matrix, x: &[f64], columns: &mut Vec<u32>) {
 }
 
 /// Whether a batch (`x`: `cols × lanes`, feature-major) should skip its zero inputs, judged by
-/// the share of zeros in its first 16 lanes ([`SKIP_FROM`], [`SKIP_TALL_FROM`]). Operands the
-/// kernels will refuse (fewer than 16 lanes, a short `x`) are not skipped: the dense kernel's
-/// checks report them.
-pub fn worth_skipping(w: &Matrix, x: &[f64], lanes: usize) -> bool {
+/// the share of zeros in its first 16 lanes ([`SKIP_FROM`], [`SKIP_TALL_FROM`] and, for the
+/// kernels of `isa` AVX-512, [`SKIP_FROM_AVX512`]). Operands the kernels will refuse (fewer
+/// than 16 lanes, a short `x`) are not skipped: the dense kernel's checks report them.
+pub fn worth_skipping(isa: Isa, w: &Matrix, x: &[f64], lanes: usize) -> bool {
     if !w.skips_zero_inputs() || w.cols == 0 || lanes < SAMPLE_LANES || x.len() < w.cols * lanes {
         return false;
     }
     let zeros: usize =
         (0..w.cols).map(|j| x[j * lanes..j * lanes + SAMPLE_LANES].iter().filter(|v| **v == 0.0).count()).sum();
-    let from = if w.rows() <= ONE_PASS_ROWS { SKIP_FROM } else { SKIP_TALL_FROM };
+    let from = match isa {
+        Isa::Avx512 => SKIP_FROM_AVX512,
+        _ if w.rows() <= ONE_PASS_ROWS => SKIP_FROM,
+        _ => SKIP_TALL_FROM,
+    };
     zeros as f64 >= from * (w.cols * SAMPLE_LANES) as f64
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Matrix, ONE_PASS_ROWS, SAMPLE_LANES, SKIP_FROM, SKIP_TALL_FROM, terms, worth_skipping};
+    use super::{
+        Isa, Matrix, ONE_PASS_ROWS, SAMPLE_LANES, SKIP_FROM, SKIP_FROM_AVX512, SKIP_TALL_FROM, terms, worth_skipping,
+    };
 
     #[test]
     fn terms_are_the_columns_whose_input_is_not_a_zero() {
@@ -104,13 +117,20 @@ mod tests {
     fn the_share_of_zeros_in_the_first_lanes_decides() {
         let (cols, lanes) = (10, 3 * SAMPLE_LANES);
         let sampled = cols * SAMPLE_LANES;
-        for (rows, from) in [(ONE_PASS_ROWS, SKIP_FROM), (ONE_PASS_ROWS + 1, SKIP_TALL_FROM)] {
+        let cases = [
+            (Isa::Avx2, ONE_PASS_ROWS, SKIP_FROM),
+            (Isa::Avx2, ONE_PASS_ROWS + 1, SKIP_TALL_FROM),
+            (Isa::Avx512, ONE_PASS_ROWS, SKIP_FROM_AVX512),
+            (Isa::Avx512, 256, SKIP_FROM_AVX512),
+        ];
+        for (isa, rows, from) in cases {
             let w = Matrix::new(rows, cols, vec![0.5; rows * cols]);
             let enough = (from * sampled as f64).ceil() as usize;
-            assert!(worth_skipping(&w, &batch(cols, lanes, enough), lanes), "{rows} rows, {enough} zeros");
-            assert!(!worth_skipping(&w, &batch(cols, lanes, enough - 1), lanes), "{rows} rows, one zero fewer");
-            assert!(worth_skipping(&w, &batch(cols, lanes, sampled), lanes), "{rows} rows, all zeros");
-            assert!(!worth_skipping(&w, &batch(cols, lanes, 0), lanes), "{rows} rows, no zero (the other lanes are)");
+            let skips = |zeros: usize| worth_skipping(isa, &w, &batch(cols, lanes, zeros), lanes);
+            assert!(skips(enough), "{isa:?}, {rows} rows, {enough} zeros");
+            assert!(!skips(enough - 1), "{isa:?}, {rows} rows, one zero fewer");
+            assert!(skips(sampled), "{isa:?}, {rows} rows, all zeros");
+            assert!(!skips(0), "{isa:?}, {rows} rows, no zero (the other lanes are)");
         }
     }
 
@@ -119,15 +139,15 @@ mod tests {
         let lanes = SAMPLE_LANES;
         let mut weights = vec![0.5; 4 * 3];
         weights[5] = f64::NEG_INFINITY;
-        assert!(!worth_skipping(&Matrix::new(4, 3, weights), &batch(3, lanes, 3 * lanes), lanes));
-        assert!(!worth_skipping(&Matrix::new(4, 0, vec![]), &[], lanes));
+        assert!(!worth_skipping(Isa::Avx2, &Matrix::new(4, 3, weights), &batch(3, lanes, 3 * lanes), lanes));
+        assert!(!worth_skipping(Isa::Avx2, &Matrix::new(4, 0, vec![]), &[], lanes));
     }
 
     #[test]
     fn operands_the_kernels_refuse_are_left_to_the_dense_kernels_checks() {
         let w = Matrix::new(4, 3, vec![0.5; 12]);
-        assert!(worth_skipping(&w, &[0.0; 3 * SAMPLE_LANES], SAMPLE_LANES), "all zeros: skipped");
-        assert!(!worth_skipping(&w, &[0.0; 3 * 8], 8), "fewer lanes than the sample");
-        assert!(!worth_skipping(&w, &[0.0; 3 * SAMPLE_LANES - 1], SAMPLE_LANES), "a short batch");
+        assert!(worth_skipping(Isa::Avx2, &w, &[0.0; 3 * SAMPLE_LANES], SAMPLE_LANES), "all zeros: skipped");
+        assert!(!worth_skipping(Isa::Avx2, &w, &[0.0; 3 * 8], 8), "fewer lanes than the sample");
+        assert!(!worth_skipping(Isa::Avx2, &w, &[0.0; 3 * SAMPLE_LANES - 1], SAMPLE_LANES), "a short batch");
     }
 }

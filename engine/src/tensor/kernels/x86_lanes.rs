@@ -10,7 +10,7 @@ use std::arch::x86_64::*;
 
 use super::super::Matrix;
 use super::Precision;
-use super::x86::{Tiles, epilogue_avx2, lanes_at};
+use super::x86::{MOST_ROW_VECTORS, Tiles, epilogue_avx2, lanes_at, rows_of_sums};
 
 /// The most rows of one pass: 13 vectors of 4, with the broadcast input and a product, within
 /// the 16 ymm registers.
@@ -35,9 +35,13 @@ pub struct LaneTerms {
 ///
 /// Skipping the zero inputs keeps the reference's bits only when `w.skips_zero_inputs()`,
 /// which the caller checks (a matter of the result, not of memory: the operands are as
-/// [`Tiles::new`] checked them).
+/// [`Tiles::new`] checked them). Each sum is the same operations in the same order at either
+/// `width`, so both give the same bits.
+///
+/// # Safety
+/// The CPU has what `width` names (AVX2 and FMA for both).
 #[target_feature(enable = "avx2,fma")]
-pub fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms) -> bool {
+pub unsafe fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms, width: LaneWidth) -> bool {
     let (w, x, lanes, biases) = (t.w(), t.x(), t.lanes(), t.biases());
     let (rows, cols) = (w.rows, w.cols);
     let words = cols.div_ceil(64);
@@ -72,9 +76,9 @@ pub fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms
         }
     }
     let mut nan = 0;
-    let mut sums = [[0.0f64; PASS_ROWS]; BLOCK];
-    for (first_row, vectors) in passes(rows) {
-        let pass_rows = (4 * vectors).min(rows - first_row);
+    let mut sums = [[0.0f64; WIDEST_PASS_ROWS]; BLOCK];
+    for (first_row, vectors) in width.passes(rows) {
+        let pass_rows = (width.vector() * vectors).min(rows - first_row);
         for first in (0..lanes).step_by(BLOCK) {
             for (g, sums) in sums.iter_mut().enumerate() {
                 let bits = &terms.bits[(first + g) * words..(first + g + 1) * words];
@@ -83,8 +87,15 @@ pub fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms
                 // SAFETY: every set bit is a column `j < cols`, so `j * lanes` is inside
                 // `input` (which holds `(cols - 1) * lanes + 1` or more); its column in
                 // `w.columns` is padded to whole vectors of 8 rows, so `vectors` vectors from
-                // `first_row` stay inside it.
-                unsafe { input_sums_of(precision, vectors, w, first_row, input, lanes, set_bits(bits), sums) };
+                // `first_row` (a multiple of the vector) stay inside it; the CPU has what
+                // `width` names (the caller's guarantee).
+                let terms = set_bits(bits);
+                unsafe {
+                    match width {
+                        LaneWidth::Avx2 => input_sums_of(precision, vectors, w, first_row, input, lanes, terms, sums),
+                        LaneWidth::Avx512 => rows_of_sums(precision, vectors, w, first_row, input, lanes, terms, sums),
+                    }
+                };
             }
             // Row `i` of the block's lanes, then the epilogue, as the dense tile does it.
             for i in first_row..first_row + pass_rows {
@@ -108,7 +119,7 @@ pub fn matmul_by_lane(t: &mut Tiles, precision: Precision, terms: &mut LaneTerms
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64], precision: Precision) {
     let mut sums = [0.0f64; PASS_ROWS];
-    for (first_row, vectors) in passes(w.rows) {
+    for (first_row, vectors) in LaneWidth::Avx2.passes(w.rows) {
         let terms = columns.iter().map(|&j| j as usize);
         // SAFETY: every column is below `w.cols`, so its input is inside `x`; its column in
         // `w.columns` is padded to whole vectors of 8 rows, so `vectors` vectors from
@@ -119,17 +130,42 @@ pub unsafe fn matvec_avx2(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f64
     }
 }
 
-/// The passes over `rows` rows, as `(first row, vectors of 4 rows)`: as few as hold at most 13
-/// vectors each, of nearly equal size (64 vectors are 12, 13, 13, 13, 13; 26 are 13 + 13, not
-/// 13 + 12 + 1, where a lone vector would wait on its adds).
-fn passes(rows: usize) -> impl Iterator<Item = (usize, usize)> {
-    let vectors = rows.div_ceil(4);
-    let passes = vectors.div_ceil(PASS_ROWS / 4);
-    (0..passes).map(move |pass| {
-        let first = pass * vectors / passes;
-        (4 * first, (pass + 1) * vectors / passes - first)
-    })
+/// The vectors a lane's sums are computed in: 4 rows in a ymm register (13 of them at most) or
+/// 8 in a zmm (16 at most, of the 32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneWidth {
+    Avx2,
+    Avx512,
 }
+
+impl LaneWidth {
+    fn vector(self) -> usize {
+        match self {
+            LaneWidth::Avx2 => 4,
+            LaneWidth::Avx512 => 8,
+        }
+    }
+
+    /// The passes over `rows` rows, as `(first row, vectors)`: as few as hold at most the
+    /// registers' vectors each, of nearly equal size (64 vectors of 4 are 12, 13, 13, 13, 13;
+    /// 26 are 13 + 13, not 13 + 12 + 1, where a lone vector would wait on its adds).
+    fn passes(self, rows: usize) -> impl Iterator<Item = (usize, usize)> {
+        let most = match self {
+            LaneWidth::Avx2 => PASS_ROWS / 4,
+            LaneWidth::Avx512 => MOST_ROW_VECTORS,
+        };
+        let vector = self.vector();
+        let vectors = rows.div_ceil(vector);
+        let passes = vectors.div_ceil(most);
+        (0..passes).map(move |pass| {
+            let first = pass * vectors / passes;
+            (vector * first, (pass + 1) * vectors / passes - first)
+        })
+    }
+}
+
+/// The most rows of a pass at either width.
+const WIDEST_PASS_ROWS: usize = 8 * MOST_ROW_VECTORS;
 
 /// The set bits of `bits` in order: bit `b` of word `w` is `64 w + b`.
 fn set_bits(bits: &[u64]) -> SetBits<'_> {
@@ -161,7 +197,7 @@ impl Iterator for SetBits<'_> {
 
 /// Row `r` of a block's sums: lanes 0–3 and 4–7.
 #[target_feature(enable = "avx2")]
-fn block_row(sums: &[[f64; PASS_ROWS]; BLOCK], r: usize) -> [__m256d; 2] {
+fn block_row(sums: &[[f64; WIDEST_PASS_ROWS]; BLOCK], r: usize) -> [__m256d; 2] {
     let lane = |g: usize| sums[g][r];
     [_mm256_setr_pd(lane(0), lane(1), lane(2), lane(3)), _mm256_setr_pd(lane(4), lane(5), lane(6), lane(7))]
 }
@@ -191,7 +227,7 @@ unsafe fn input_sums_of(
     x: &[f64],
     stride: usize,
     terms: impl Iterator<Item = usize>,
-    sums: &mut [f64; PASS_ROWS],
+    sums: &mut [f64],
 ) {
     // SAFETY: the caller's guarantees.
     unsafe {
@@ -217,8 +253,9 @@ unsafe fn input_sums<const V: usize, const FUSED: bool>(
     x: &[f64],
     stride: usize,
     terms: impl Iterator<Item = usize>,
-    sums: &mut [f64; PASS_ROWS],
+    sums: &mut [f64],
 ) {
+    debug_assert!(sums.len() >= 4 * V, "sums of {V} vectors");
     // SAFETY: the caller's guarantees.
     unsafe {
         let mut acc = [_mm256_setzero_pd(); V];

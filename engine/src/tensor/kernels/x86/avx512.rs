@@ -16,33 +16,68 @@ pub unsafe fn matvec_avx512(w: &Matrix, x: &[f64], columns: &[u32], out: &mut [f
     while first < w.rows {
         let vectors = ((w.rows - first).div_ceil(COLUMN_ALIGN)).min(8);
         let mut tile = [0.0f64; 64];
+        let terms = columns.iter().map(|&j| j as usize);
         // SAFETY: columns are padded to whole vectors of 8, so every load of the tile stays
         // inside `w.columns`; `x` holds `w.cols` elements and `columns` are below `w.cols`.
-        unsafe {
-            by_count!(precision, vectors, [1, 2, 3, 4, 5, 6, 7, 8], matvec_tile_avx512(w, x, columns, first, &mut tile))
-        }
+        unsafe { rows_of_sums(precision, vectors, w, first, x, 1, terms, &mut tile) }
         let here = (w.rows - first).min(vectors * COLUMN_ALIGN);
         out[first..first + here].copy_from_slice(&tile[..here]);
         first += vectors * COLUMN_ALIGN;
     }
 }
 
-/// Rows `first .. first + 8N` of `W x` into `tile`.
+/// The most vectors of 8 rows whose sums [`rows_of_sums`] keeps in registers.
+pub const MOST_ROW_VECTORS: usize = 16;
+
+/// Rows `first .. first + 8 vectors` (`vectors` from 1 to [`MOST_ROW_VECTORS`]) of one
+/// input's sums into `tile`: for each term `j` in order, `W[:, j]` times `x[j * stride]`.
+///
+/// # Safety
+/// The CPU has AVX-512F and FMA; every term `j` is a column of `w` with `j * stride <
+/// x.len()`; the rows are whole vectors of 8 from a multiple of 8, inside the columns'
+/// padding; `tile` holds `8 vectors` elements.
 #[target_feature(enable = "avx512f,fma")]
-unsafe fn matvec_tile_avx512<const N: usize, const FUSED: bool>(
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn rows_of_sums(
+    precision: Precision,
+    vectors: usize,
+    w: &Matrix,
+    first: usize,
+    x: &[f64],
+    stride: usize,
+    terms: impl Iterator<Item = usize>,
+    tile: &mut [f64],
+) {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        by_count!(
+            precision,
+            vectors,
+            [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+            row_sums_avx512(w, x, stride, terms, first, tile)
+        )
+    }
+}
+
+/// [`rows_of_sums`] for `N` vectors.
+#[target_feature(enable = "avx512f,fma")]
+unsafe fn row_sums_avx512<const N: usize, const FUSED: bool>(
     w: &Matrix,
     x: &[f64],
-    columns: &[u32],
+    stride: usize,
+    terms: impl Iterator<Item = usize>,
     first: usize,
-    tile: &mut [f64; 64],
+    tile: &mut [f64],
 ) {
-    // SAFETY: as in `matvec_avx512`.
+    debug_assert!(tile.len() >= N * COLUMN_ALIGN && first.is_multiple_of(COLUMN_ALIGN), "a tile of {N} vectors");
+    // SAFETY: as [`rows_of_sums`] says.
     unsafe {
         let mut acc = [_mm512_setzero_pd(); N];
         let base = w.columns().as_ptr().add(first);
-        for &j in columns {
-            let xv = _mm512_set1_pd(*x.get_unchecked(j as usize));
-            let column = base.add(j as usize * w.column_stride);
+        for j in terms {
+            debug_assert!(j < w.cols && j * stride < x.len(), "term {j} of {} inputs", x.len());
+            let xv = _mm512_set1_pd(*x.get_unchecked(j * stride));
+            let column = base.add(j * w.column_stride);
             for (v, a) in acc.iter_mut().enumerate() {
                 let wv = _mm512_loadu_pd(column.add(v * COLUMN_ALIGN));
                 *a = if FUSED { _mm512_fmadd_pd(wv, xv, *a) } else { _mm512_add_pd(*a, _mm512_mul_pd(wv, xv)) };

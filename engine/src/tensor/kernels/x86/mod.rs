@@ -18,7 +18,7 @@ use std::arch::x86_64::*;
 use std::ops::Range;
 
 pub use avx2::matmul_avx2;
-pub use avx512::{matmul_avx512, matvec_avx512};
+pub use avx512::{MOST_ROW_VECTORS, matmul_avx512, matvec_avx512, rows_of_sums};
 
 use super::super::{LANE_GROUP, Matrix};
 use super::{Epilogue, Precision};
