@@ -86,6 +86,18 @@ fn every_row_end_at_once_has_the_bits_of_each_row_alone() {
 }
 
 #[test]
+fn a_zero_input_is_not_skipped_past_an_infinite_weight() {
+    // ∞·0 is NaN on the engine: the interval of a row that meets it is not a finite one, so
+    // a `[0, 0]` input may be skipped only when every weight is finite.
+    let input = [Interval::new(1.0, 2.0), Interval::new(0.0, 0.0)];
+    let finite = Dense::new(Arc::new(Matrix::new(2, 2, vec![1.0, 3.0, -1.0, 0.5])), vec![None, None]);
+    let ends = finite.interval(&input).expect("finite weights: no NaN");
+    assert_eq!(ends, [Interval::new(1.0, 2.0), Interval::new(-2.0, -1.0)]);
+    let infinite = Dense::new(Arc::new(Matrix::new(2, 2, vec![1.0, f64::INFINITY, -1.0, 0.5])), vec![None, None]);
+    assert_eq!(infinite.interval(&input), None, "row 0 computes ∞·0");
+}
+
+#[test]
 fn a_batch_of_rows_times_the_weights_gives_each_row_the_bits_of_the_row_alone() {
     // What makes a batch of parts bound each part bit for bit as alone (crate::linear's
     // `back_substitute_parts`): every kernel sums a coefficient's terms in the same order,

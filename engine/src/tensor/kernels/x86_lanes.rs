@@ -4,7 +4,8 @@
 //! 4 rows with the weights read straight from their column. One input walks a list of its
 //! nonzero columns; a batch walks, lane by lane, bitmasks of its nonzero inputs
 //! ([`super::sparse`]), so the zero inputs a relu leaves cost nothing. Taller matrices take
-//! several passes of rows.
+//! several passes of rows. On AVX-512 a batch's lanes keep up to 128 rows in 16 zmm registers
+//! instead ([`LaneWidth`], the one-input kernel's loop of `x86/avx512.rs`).
 
 use std::arch::x86_64::*;
 
