@@ -310,8 +310,9 @@ const BATCHED_PARTS: usize = 8;
 /// atoms' bounds near −1, 256 proved it at the root in the same time; with 256, 256×4
 /// `prop_9_0.05` finished refining after 12 s of its 300 and its search proved 78% of the
 /// leaves, with 1,024 it refined for 52 s and proved 87%, and once the kernels were faster
-/// 1,024 parts took 35 s; with 4,096 it holds in 286 s, and 256×6 `prop_1_0.03` in 148 s
-/// instead of 56–66% of the leaves: docs/verification.md, "Refined hidden bounds".)
+/// 1,024 parts took 35 s; with 4,096 it holds in 286 s, 256×6 `prop_1_0.03` in 148 s
+/// instead of 56–66% of the leaves, 256×6 `prop_13_0.05` in 201 s instead of 0.6%:
+/// docs/verification.md, "Refined hidden bounds".)
 pub const REFINED_PARTS: usize = 4096;
 
 /// [`refine_layer`] refines one end in this many first (at least [`PROBED_AT_LEAST`] per
