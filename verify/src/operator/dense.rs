@@ -11,8 +11,6 @@ use knn_engine::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, matmul_lanes, 
 mod ends;
 
 use ends::all_row_ends;
-#[cfg(test)]
-use ends::row_ends;
 pub(super) use ends::{product, row_interval};
 
 use super::{Chain, ChosenLines, Layer, LowerChoice, Operator, Pass, Prepared};

@@ -1,3 +1,4 @@
+use super::ends::row_ends;
 use super::*;
 use crate::float::UNIT_ROUNDOFF;
 use crate::relax::LowerSlope;

@@ -71,9 +71,10 @@ pub(in crate::operator) fn product(w: f64, x: Interval) -> Option<Interval> {
 /// starts from 0.0 and adds products without fusing is never -0.0, so adding them changes
 /// nothing.
 pub(super) fn all_row_ends(wt: &Matrix, v: &[Interval], bias: &[Option<f64>], skip_zeros: bool) -> Vec<Interval> {
+    // The engine's choice of instruction set, so that the verifier and the kernels agree.
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU has AVX-512F.
+    if knn_engine::tensor::Isa::detect() == knn_engine::tensor::Isa::Avx512 {
+        // SAFETY: the CPU has AVX-512F (`Isa::detect` checked it).
         return unsafe { all_row_ends_avx512(wt, v, bias, skip_zeros) };
     }
     row_ends_across_rows(wt, v, bias, skip_zeros)
