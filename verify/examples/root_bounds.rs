@@ -3,7 +3,10 @@
 //! each hidden layer refined by relu splits (`verify/src/refine.rs`, PARTS parts per end,
 //! default 16) with the later layers tightened again; with the seconds each step took.
 //!
-//! `cargo run --release --example root_bounds -- NET PROP.vnnlib [PARTS]`
+//! With SECONDS, the layers share that budget as `knn verify`'s refinement shares its own
+//! (`refine::refine_hidden`: each layer an equal share of the time left).
+//!
+//! `cargo run --release --example root_bounds -- NET PROP.vnnlib [PARTS [SECONDS]]`
 
 use std::path::Path;
 use std::time::Instant;
@@ -50,9 +53,10 @@ fn margins(target: &Target, bounds: &Bounds) -> Vec<f64> {
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let [_, net, property, rest @ ..] = args.as_slice() else {
-        return Err("usage: root_bounds NET PROP.vnnlib [PARTS]".into());
+        return Err("usage: root_bounds NET PROP.vnnlib [PARTS [SECONDS]]".into());
     };
     let parts: usize = rest.first().map_or(Ok(16), |s| s.parse()).map_err(|e| format!("{e}"))?;
+    let seconds: Option<f64> = rest.get(1).map(|s| s.parse()).transpose().map_err(|e| format!("{e}"))?;
     let network = import_file(Path::new(net), None, &ImportOptions::default()).map_err(|e| e.to_string())?;
     let program = parse_program(&emit(&network), Grammar::Relaxed).map_err(|e| e.message)?;
     let text = std::fs::read_to_string(property).map_err(|e| e.to_string())?;
@@ -74,11 +78,15 @@ fn main() -> Result<(), String> {
                 margins(&target, &bounds)
             );
         }
-        for k in knn_verify::refine::refined_layers(layers) {
+        let refined_layers = knn_verify::refine::refined_layers(layers);
+        let budget_end = seconds.map(|s| Instant::now() + std::time::Duration::from_secs_f64(s));
+        for (n, &k) in refined_layers.iter().enumerate() {
             let started = Instant::now();
             let before = gaps(&bounds.layers[k]);
-            knn_verify::refine::refine_layer(layers, &mut bounds, k, parts, Deadline::NEVER)
-                .map_err(|e| format!("{e:?}"))?;
+            let until = budget_end.map_or(Deadline::NEVER, |end| {
+                Deadline::at(started + end.saturating_duration_since(started) / (refined_layers.len() - n) as u32)
+            });
+            knn_verify::refine::refine_layer(layers, &mut bounds, k, parts, until).map_err(|e| format!("{e:?}"))?;
             let refined = started.elapsed().as_secs_f64();
             println!("layer {k}: relu gaps {before:.1} -> {:.1}", gaps(&bounds.layers[k]));
             for slopes in [Slopes::Fixed, Slopes::Optimised] {

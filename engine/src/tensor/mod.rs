@@ -20,7 +20,7 @@ pub use aligned::AlignedFloats;
 
 pub use kernels::{
     Epilogue, Isa, Precision, matmul_lanes, matmul_lanes_dense_on, matmul_lanes_on, matmul_lanes_skipping_zeros_on,
-    matvec, matvec_on,
+    matvec, matvec_on, transpose, transpose_on,
 };
 
 /// Rows per panel of the packed layout the batched kernel reads.

@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use knn_engine::bigstep::ops::Op;
-use knn_engine::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, matmul_lanes, matvec};
+use knn_engine::tensor::{Epilogue, LANE_GROUP, Matrix, Precision, matmul_lanes, matvec, transpose};
 
 mod ends;
 
@@ -274,21 +274,6 @@ fn unaliased_lanes(count: usize) -> usize {
 thread_local! {
     /// [`times_rows`]' operands and products in lanes.
     static LANES: std::cell::RefCell<(Vec<f64>, Vec<f64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-}
-
-/// `dst[c·dst_stride + r] = src[r·src_stride + c]` for `r < rows`, `c < cols`, a tile at a
-/// time so that both sides stay in cache.
-fn transpose(src: &[f64], src_stride: usize, dst: &mut [f64], dst_stride: usize, rows: usize, cols: usize) {
-    const TILE: usize = 16;
-    for r0 in (0..rows).step_by(TILE) {
-        for c0 in (0..cols).step_by(TILE) {
-            for r in r0..(r0 + TILE).min(rows) {
-                for c in c0..(c0 + TILE).min(cols) {
-                    dst[c * dst_stride + r] = src[r * src_stride + c];
-                }
-            }
-        }
-    }
 }
 
 /// The rows `g` times `W` term by term, skipping zero coefficients.

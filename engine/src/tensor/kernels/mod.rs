@@ -27,6 +27,7 @@ mod sparse;
 mod sparse_tests;
 #[cfg(test)]
 mod tests;
+mod transpose;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]
@@ -35,6 +36,8 @@ mod x86_lanes;
 use std::cell::RefCell;
 
 use super::{LANE_GROUP, Matrix, PANEL_ROWS};
+
+pub use transpose::{transpose, transpose_on};
 
 /// Exact: the reference's operations in its order. Fast: fused multiply-adds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
