@@ -274,15 +274,9 @@ impl<'a> CaseSearch<'a> {
             if open.is_empty() {
                 return Examined::Proved;
             }
-            // On a relu part, each stage's atoms start where the last stage's ended (the first,
-            // where its box's ended): on mnist_fc 256×4 `prop_7_0.05` the optimised stage's
-            // atoms had started from the box's slopes again and ended below the fixed stage's
-            // bound on a fifth of the boxes; chained, the search proved 99.99% of the leaves in
-            // the time it had proved 92.3% (docs/verification.md, "Relu splits").
-            let start = match (&atoms, warm) {
-                (Some(earlier), Some(_)) => Some(&earlier.warm),
-                _ => warm,
-            };
+            // A relu part's second stage starts its atoms where its first ended, not from its
+            // box's again (docs/verification.md, "What a part recomputes": 256×4 `prop_7_0.05`).
+            let start = if warm.is_some() { atoms.as_ref().map(|a: &AtomBounds| &a.warm).or(warm) } else { warm };
             let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, start, deadline) else {
                 return Examined::OutOfTime;
             };

@@ -3,6 +3,8 @@
 //! per dense layer (a twelfth of mnist_fc's relu-split search, element by element). A
 //! transpose only moves values, so every variant gives the same bits.
 
+use std::ops::Range;
+
 use super::Isa;
 
 /// Square blocks of this many rows and columns are moved together, so that the lines both
@@ -35,32 +37,36 @@ pub fn transpose_on(
     assert!(src_stride >= cols && src.len() >= (rows - 1) * src_stride + cols, "transpose: source too short");
     assert!(dst_stride >= rows && dst.len() >= (cols - 1) * dst_stride + rows, "transpose: destination too short");
     assert!(isa <= Isa::detect(), "{isa:?} is not available on this CPU");
+    let mut tile = Tile { src, src_stride, dst, dst_stride, rows: 0..0, cols: 0..0 };
     for r0 in (0..rows).step_by(TILE) {
         for c0 in (0..cols).step_by(TILE) {
-            let (r1, c1) = ((r0 + TILE).min(rows), (c0 + TILE).min(cols));
+            (tile.rows, tile.cols) = (r0..(r0 + TILE).min(rows), c0..(c0 + TILE).min(cols));
             match isa {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: the CPU has AVX2 (asserted above); the tile lies inside both slices,
                 // whose lengths were checked for every `r < rows`, `c < cols` above.
-                Isa::Avx2 | Isa::Avx512 => unsafe { tile_avx2(src, src_stride, dst, dst_stride, (r0, r1), (c0, c1)) },
-                _ => tile_portable(src, src_stride, dst, dst_stride, (r0, r1), (c0, c1)),
+                Isa::Avx2 | Isa::Avx512 => unsafe { tile_avx2(&mut tile) },
+                _ => tile_portable(&mut tile),
             }
         }
     }
 }
 
-/// One tile, element by element.
-fn tile_portable(
-    src: &[f64],
+/// One tile of a transpose: the source's `rows` and `cols`, moved to the destination.
+struct Tile<'a> {
+    src: &'a [f64],
     src_stride: usize,
-    dst: &mut [f64],
+    dst: &'a mut [f64],
     dst_stride: usize,
-    (r0, r1): (usize, usize),
-    (c0, c1): (usize, usize),
-) {
-    for r in r0..r1 {
-        for c in c0..c1 {
-            dst[c * dst_stride + r] = src[r * src_stride + c];
+    rows: Range<usize>,
+    cols: Range<usize>,
+}
+
+/// One tile, element by element.
+fn tile_portable(t: &mut Tile<'_>) {
+    for r in t.rows.clone() {
+        for c in t.cols.clone() {
+            t.dst[c * t.dst_stride + r] = t.src[r * t.src_stride + c];
         }
     }
 }
@@ -69,43 +75,40 @@ fn tile_portable(
 /// columns past the last whole block element by element.
 ///
 /// # Safety
-/// The CPU has AVX2; `r1 ≤ rows` and `c1 ≤ cols` of a [`transpose_on`] whose slice lengths
-/// were checked.
+/// The CPU has AVX2; the tile's rows and columns lie inside the extents a [`transpose_on`]
+/// checked its slices for.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn tile_avx2(
-    src: &[f64],
-    src_stride: usize,
-    dst: &mut [f64],
-    dst_stride: usize,
-    (r0, r1): (usize, usize),
-    (c0, c1): (usize, usize),
-) {
+unsafe fn tile_avx2(t: &mut Tile<'_>) {
     use std::arch::x86_64::*;
-    let whole_rows = r0 + (r1 - r0) / 4 * 4;
-    let whole_cols = c0 + (c1 - c0) / 4 * 4;
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    for r in (r0..whole_rows).step_by(4) {
-        for c in (c0..whole_cols).step_by(4) {
+    let (rows, cols) = (t.rows.clone(), t.cols.clone());
+    let whole_rows = rows.start + rows.len() / 4 * 4;
+    let whole_cols = cols.start + cols.len() / 4 * 4;
+    let (s, d) = (t.src.as_ptr(), t.dst.as_mut_ptr());
+    let (ss, ds) = (t.src_stride, t.dst_stride);
+    for r in (rows.start..whole_rows).step_by(4) {
+        for c in (cols.start..whole_cols).step_by(4) {
             // SAFETY: rows r..r+4 and columns c..c+4 are inside the checked extents.
             unsafe {
-                let a = _mm256_loadu_pd(s.add(r * src_stride + c));
-                let b = _mm256_loadu_pd(s.add((r + 1) * src_stride + c));
-                let e = _mm256_loadu_pd(s.add((r + 2) * src_stride + c));
-                let f = _mm256_loadu_pd(s.add((r + 3) * src_stride + c));
+                let a = _mm256_loadu_pd(s.add(r * ss + c));
+                let b = _mm256_loadu_pd(s.add((r + 1) * ss + c));
+                let e = _mm256_loadu_pd(s.add((r + 2) * ss + c));
+                let f = _mm256_loadu_pd(s.add((r + 3) * ss + c));
                 // a0 b0 a2 b2, a1 b1 a3 b3, e0 f0 e2 f2, e1 f1 e3 f3
                 let (ab_even, ab_odd) = (_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
                 let (ef_even, ef_odd) = (_mm256_unpacklo_pd(e, f), _mm256_unpackhi_pd(e, f));
-                _mm256_storeu_pd(d.add(c * dst_stride + r), _mm256_permute2f128_pd::<0x20>(ab_even, ef_even));
-                _mm256_storeu_pd(d.add((c + 1) * dst_stride + r), _mm256_permute2f128_pd::<0x20>(ab_odd, ef_odd));
-                _mm256_storeu_pd(d.add((c + 2) * dst_stride + r), _mm256_permute2f128_pd::<0x31>(ab_even, ef_even));
-                _mm256_storeu_pd(d.add((c + 3) * dst_stride + r), _mm256_permute2f128_pd::<0x31>(ab_odd, ef_odd));
+                _mm256_storeu_pd(d.add(c * ds + r), _mm256_permute2f128_pd::<0x20>(ab_even, ef_even));
+                _mm256_storeu_pd(d.add((c + 1) * ds + r), _mm256_permute2f128_pd::<0x20>(ab_odd, ef_odd));
+                _mm256_storeu_pd(d.add((c + 2) * ds + r), _mm256_permute2f128_pd::<0x31>(ab_even, ef_even));
+                _mm256_storeu_pd(d.add((c + 3) * ds + r), _mm256_permute2f128_pd::<0x31>(ab_odd, ef_odd));
             }
         }
     }
     // The edges: the columns past the whole blocks of every row, the rows past them.
-    tile_portable(src, src_stride, dst, dst_stride, (r0, whole_rows), (whole_cols, c1));
-    tile_portable(src, src_stride, dst, dst_stride, (whole_rows, r1), (c0, c1));
+    (t.rows, t.cols) = (rows.start..whole_rows, whole_cols..cols.end);
+    tile_portable(t);
+    (t.rows, t.cols) = (whole_rows..rows.end, cols);
+    tile_portable(t);
 }
 
 #[cfg(test)]
