@@ -57,6 +57,9 @@ fn main() -> Result<(), String> {
     };
     let parts: usize = rest.first().map_or(Ok(16), |s| s.parse()).map_err(|e| format!("{e}"))?;
     let seconds: Option<f64> = rest.get(1).map(|s| s.parse()).transpose().map_err(|e| format!("{e}"))?;
+    if seconds.is_some_and(|s: f64| !(s.is_finite() && s >= 0.0)) {
+        return Err("SECONDS must be a non-negative number".into());
+    }
     let network = import_file(Path::new(net), None, &ImportOptions::default()).map_err(|e| e.to_string())?;
     let program = parse_program(&emit(&network), Grammar::Relaxed).map_err(|e| e.message)?;
     let text = std::fs::read_to_string(property).map_err(|e| e.to_string())?;

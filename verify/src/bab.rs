@@ -276,7 +276,7 @@ impl<'a> CaseSearch<'a> {
             }
             // A relu part's second stage starts its atoms where its first ended, not from its
             // box's again (docs/verification.md, "What a part recomputes": 256×4 `prop_7_0.05`).
-            let start = if warm.is_some() { atoms.as_ref().map(|a: &AtomBounds| &a.warm).or(warm) } else { warm };
+            let start = if warm.is_some() { atoms.as_ref().map(|a| &a.warm).or(warm) } else { warm };
             let Some(found) = self.atom_bounds(&bounds, &mut prepared, &open, signs, start, deadline) else {
                 return Examined::OutOfTime;
             };
