@@ -165,3 +165,86 @@ fn coefficients_that_overflow_bound_nothing() {
         assert!(bound.coefficients.iter().all(|c| c.is_finite()), "{:?}", bound.coefficients);
     }
 }
+
+#[test]
+fn a_batch_of_many_parts_and_rows_bounds_each_row_with_the_bits_it_has_alone() {
+    // More rows than one group of BATCH_ROWS: the parts go through in several groups, each
+    // part with its own box (its own bounds and charges) and rows of its own. Every row's bound
+    // must be the one its part gives it alone, in the order of the parts and their rows.
+    use crate::falsify::SplitMix;
+    use crate::test_support::{boxed, fixed_bounds, random_network};
+    let mut rng = SplitMix::new(2311);
+    for _ in 0..4 {
+        let layers = random_network(&mut rng, 3, 10, 2);
+        let last = layers.len() - 1;
+        let mut boxes = Vec::new();
+        let mut counts = Vec::new();
+        for _ in 0..12 {
+            let sides: Vec<(f64, f64)> = (0..3)
+                .map(|_| {
+                    let lo = rng.unit() * 2.0 - 1.0;
+                    (lo, lo + rng.unit())
+                })
+                .collect();
+            boxes.push(fixed_bounds(&layers, boxed(&sides)));
+            counts.push(4 + (rng.unit() * 27.0) as usize);
+        }
+        let total: usize = counts.iter().sum();
+        assert!(total > 2 * BATCH_ROWS, "{total} rows fit in two groups");
+        let rows: Vec<f64> = (0..total * 2).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let mut prepared: Vec<PreparedLayers> = boxes.iter().map(|_| PreparedLayers::new(layers.len())).collect();
+        let mut parts: Vec<PartRows<'_>> = boxes
+            .iter()
+            .zip(prepared.iter_mut())
+            .zip(&counts)
+            .map(|((bounds, prepared), &count)| PartRows { bounds, prepared, count })
+            .collect();
+        let batch = back_substitute_batch(&layers, &mut parts, last, rows.clone(), 2);
+        assert_eq!(batch.len(), total);
+        let mut first = 0;
+        for (bounds, &count) in boxes.iter().zip(&counts) {
+            let own = rows[first * 2..(first + count) * 2].to_vec();
+            let alone = back_substitute(&layers, bounds, &mut PreparedLayers::new(layers.len()), last, own, 2);
+            for (r, a) in alone.iter().enumerate() {
+                let b = &batch[first + r];
+                assert_eq!(
+                    b.value.to_bits(),
+                    a.value.to_bits(),
+                    "row {} of a part: {} alone, {} batched",
+                    r,
+                    a.value,
+                    b.value
+                );
+                assert_eq!(b.constant.to_bits(), a.constant.to_bits());
+                let bits = |l: &LowerBound| l.coefficients.iter().map(|c| c.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(b), bits(a));
+            }
+            first += count;
+        }
+    }
+}
+
+#[test]
+fn a_row_that_overflows_among_others_leaves_them_as_they_are_alone() {
+    // The weights of `coefficients_that_overflow_bound_nothing` with a second input, three rows
+    // carried together: z₁ alone, z₀ − z₁ (its first coefficient −∞, given up), z₀ alone. The
+    // rows beside the one given up keep the bits they have alone, and every bound holds at the
+    // box's corners.
+    let w = Arc::new(Matrix::new(2, 2, vec![-8.98846567431158e307, 1.0, 1e308, 1.0]));
+    let layers = [Layer::dense(w, vec![Some(-1.0), Some(-0.0)])];
+    let (lo, hi) = (-5.266354939635125e-309, -5.26635493963483e-309);
+    let input = vec![Interval::new(lo, hi), Interval::new(0.0, 1.0)];
+    let bounds = Bounds { layers: network_bounds(&layers, &input).unwrap(), input };
+    let rows = [[0.0, 1.0], [1.0, -1.0], [1.0, 0.0]];
+    let together = back_substitute(&layers, &bounds, &mut PreparedLayers::new(1), 0, rows.concat(), 2);
+    for (row, found) in rows.iter().zip(&together) {
+        let alone = back_substitute(&layers, &bounds, &mut PreparedLayers::new(1), 0, row.to_vec(), 2);
+        let (a, b) = (alone[0].value, found.value);
+        assert_eq!(b.to_bits(), a.to_bits(), "{row:?}: {b} together, {a} alone");
+        for x in [[lo, 0.0], [lo, 1.0], [hi, 0.0], [hi, 1.0]] {
+            let z = layers[0].apply(&x);
+            let value = row[0] * z[0] + row[1] * z[1];
+            assert!(b <= value, "{row:?}: the bound {b} is above {value} at {x:?}");
+        }
+    }
+}

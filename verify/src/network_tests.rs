@@ -86,6 +86,18 @@ fn a_linear_layer_on_part_of_the_last_vector_is_unsupported() {
     let Some(Op::MatVec { w, .. }) = plan.ops.first_mut() else { panic!("a product: {:?}", plan.ops) };
     *w = Arc::new(Matrix::new(2, 2, vec![1.0, 0.0, 0.0, 1.0]));
     assert_eq!(refusal(&plan), "a linear layer on part of a vector, or on a vector other than the last one computed");
+    // Each condition alone: the whole width but from the second element on, and the whole
+    // width of a vector that is not the last one computed (the product's own output).
+    let why = "a linear layer on part of a vector, or on a vector other than the last one computed";
+    for mismatch in ["offset", "vector"] {
+        let mut made = self::plan("let W = initTensor(2, 3) in let W[0, 0] = 1.0 in let o = linear(W, x) in o", &[3]);
+        let Some(Op::MatVec { out, x, x_at, .. }) = made.ops.first_mut() else { panic!("a product: {:?}", made.ops) };
+        match mismatch {
+            "offset" => *x_at = 1,
+            _ => *x = *out,
+        }
+        assert_eq!(refusal(&made), why, "{mismatch}");
+    }
 }
 
 #[test]

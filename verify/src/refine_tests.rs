@@ -194,3 +194,79 @@ fn a_batch_of_parts_bounds_each_part_with_the_bits_it_has_alone() {
     }
     assert!(compared >= 150, "only {compared} parts compared");
 }
+
+#[test]
+fn the_open_parts_come_out_worst_bound_first() {
+    // The search splits the part with the least bound first: that bound is the whole box's.
+    let part = |value: f64| Part {
+        value,
+        bounds: Arc::new(Vec::new()),
+        signs: Vec::new(),
+        warm: Warm::default(),
+        prepared: PreparedLayers::new(0),
+    };
+    let values = [3.0, -1.0, f64::NEG_INFINITY, 2.5, -0.0, 0.0, -7.25];
+    let mut open: BinaryHeap<Part> = values.iter().map(|&v| part(v)).collect();
+    let mut popped = Vec::new();
+    while let Some(p) = open.pop() {
+        popped.push(p.value);
+    }
+    assert_eq!(popped, [f64::NEG_INFINITY, -7.25, -1.0, -0.0, 0.0, 2.5, 3.0]);
+    assert!(popped[3].is_sign_negative() && popped[4].is_sign_positive(), "−0 before +0 ({:?})", &popped[3..5]);
+}
+
+#[test]
+fn refining_one_layer_holds_at_every_sampled_point_and_goes_past_the_optimised_slopes() {
+    // `refine_layer` alone, on bounds already tightened with optimised slopes: it changes only
+    // its layer, never loosens it, holds at every sampled point, and moves ends that the slopes
+    // could not, lower ends and upper ends both.
+    let mut rng = SplitMix::new(53);
+    let (mut raised, mut lowered, mut pairs) = (0, 0, 0);
+    for _ in 0..12 {
+        let layers = random_network(&mut rng, 3, 10, 3);
+        let input = boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]);
+        let mut optimised = fixed_bounds(&layers, input.clone());
+        let mut prepared = PreparedLayers::new(layers.len());
+        tighten_from(&layers, &mut optimised, &mut prepared, Slopes::Optimised, 0, Deadline::NEVER).unwrap();
+        let points = samples(&layers, &input, 2000, &mut rng);
+        for k in refined_layers(&layers) {
+            let mut refined = optimised.clone();
+            refine_layer(&layers, &mut refined, k, 32, Deadline::NEVER).unwrap();
+            for (j, (o, r)) in optimised.layers.iter().zip(&refined.layers).enumerate() {
+                if j != k {
+                    assert_eq!(o, r, "layer {j} changed when refining layer {k}");
+                }
+            }
+            for (o, r) in optimised.layers[k].iter().zip(&refined.layers[k]) {
+                assert!(r.lo >= o.lo && r.hi <= o.hi, "refined {r:?} looser than {o:?}");
+                raised += usize::from(r.lo > o.lo);
+                lowered += usize::from(r.hi < o.hi);
+            }
+            for values in &points {
+                for (value, z) in values[k].iter().zip(&refined.layers[k]) {
+                    assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
+                }
+            }
+            pairs += 1;
+        }
+    }
+    assert_eq!(pairs, 24, "every network has two hidden layers to refine");
+    // Under a deadline, each end gets a share of it (here far more than it needs).
+    let layers = random_network(&mut rng, 3, 10, 3);
+    let mut bounds = fixed_bounds(&layers, boxed(&[(-1.0, 1.0), (-0.5, 0.5), (0.0, 1.0)]));
+    let before = bounds.layers[2].clone();
+    let deadline = Deadline::at(std::time::Instant::now() + std::time::Duration::from_secs(600));
+    refine_layer(&layers, &mut bounds, 2, 32, deadline).unwrap();
+    assert_ne!(bounds.layers[2], before, "nothing refined within ten minutes");
+    assert!(raised >= pairs && lowered >= pairs, "{raised} lower and {lowered} upper ends moved in {pairs} layers");
+}
+
+#[test]
+fn the_refinement_of_a_whole_box_may_take_its_share_of_the_time_left() {
+    use std::time::{Duration, Instant};
+    let now = Instant::now();
+    let until = refine_until(Deadline::at(now + Duration::from_secs(100))).instant().expect("a share of a finite time");
+    let share = until.saturating_duration_since(now).as_secs_f64();
+    assert!((39.0..=40.5).contains(&share), "{share} s of 100 s left");
+    assert_eq!(refine_until(Deadline::NEVER), Deadline::NEVER);
+}

@@ -65,11 +65,14 @@ fn every_row_end_at_once_has_the_bits_of_each_row_alone() {
     let (m, n) = (9, 13);
     let w: Vec<f64> = (0..m * n).map(|_| (rng.unit() - 0.5) * 3.0).collect();
     let layer = Dense::new(Arc::new(Matrix::new(m, n, w)), (0..m).map(|i| (i % 2 == 0).then_some(0.25)).collect());
-    // Some inputs are a relu's zeros, of both signs: skipped or not, the same bits.
+    // Some inputs are a relu's zeros, of both signs: skipped or not, the same bits. Others
+    // end at 0 on one side only, and must never be skipped.
     let input: Vec<Interval> = (0..n)
-        .map(|j| match j % 4 {
+        .map(|j| match j % 6 {
             1 => Interval::new(0.0, 0.0),
             2 => Interval::new(-0.0, 0.0),
+            3 => Interval::new(-0.1 - rng.unit(), 0.0),
+            4 => Interval::new(0.0, 0.1 + rng.unit()),
             _ => {
                 let (a, b) = (rng.unit() - 0.5, rng.unit() - 0.5);
                 Interval::new(a.min(b), a.max(b))
