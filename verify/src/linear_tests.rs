@@ -4,9 +4,11 @@ use std::sync::Arc;
 
 use super::*;
 use crate::deadline::Deadline;
+use crate::falsify::SplitMix;
 use crate::float::{Interval, UNIT_ROUNDOFF};
 use crate::interval::network_bounds;
 use crate::relax::LowerSlope;
+use crate::test_support::{boxed, fixed_bounds, random_network};
 use crate::tighten::{Slopes, tighten};
 use knn_engine::tensor::Matrix;
 
@@ -171,8 +173,6 @@ fn a_batch_of_many_parts_and_rows_bounds_each_row_with_the_bits_it_has_alone() {
     // More rows than one group of BATCH_ROWS: the parts go through in several groups, each
     // part with its own box (its own bounds and charges) and rows of its own. Every row's bound
     // must be the one its part gives it alone, in the order of the parts and their rows.
-    use crate::falsify::SplitMix;
-    use crate::test_support::{boxed, fixed_bounds, random_network};
     let mut rng = SplitMix::new(2311);
     for _ in 0..4 {
         let layers = random_network(&mut rng, 3, 10, 2);

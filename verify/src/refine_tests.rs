@@ -33,6 +33,22 @@ fn samples(layers: &[Layer], input: &[Interval], count: usize, rng: &mut SplitMi
         .collect()
 }
 
+/// Every sampled value of layer `k` (`points` as [`samples`] gives them) lies inside `bounds`.
+fn assert_layer_holds(points: &[Vec<Vec<f64>>], bounds: &[Interval], k: usize) {
+    for values in points {
+        for (value, z) in values[k].iter().zip(bounds) {
+            assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
+        }
+    }
+}
+
+/// No bound of `after` is looser than its element's in `before`.
+fn assert_never_looser<'a>(before: impl Iterator<Item = &'a Interval>, after: impl Iterator<Item = &'a Interval>) {
+    for (b, a) in before.zip(after) {
+        assert!(a.lo >= b.lo && a.hi <= b.hi, "refined {a:?} looser than {b:?}");
+    }
+}
+
 #[test]
 fn a_refined_bound_holds_at_every_sampled_point_and_is_tighter() {
     // Each output's two ends on random deep networks: the refined bound is at least the box's
@@ -98,15 +114,10 @@ fn a_refined_layer_holds_at_every_sampled_point_and_has_fewer_unstable_relus() {
         let fixed = fixed_bounds(&layers, input.clone());
         let mut refined = fixed.clone();
         refine_hidden(&layers, &mut refined, 32, Deadline::NEVER, Deadline::NEVER).unwrap();
-        for (f, r) in fixed.layers.iter().flatten().zip(refined.layers.iter().flatten()) {
-            assert!(r.lo >= f.lo && r.hi <= f.hi, "refined {r:?} looser than {f:?}");
-        }
-        for values in samples(&layers, &input, 3000, &mut rng) {
-            for (k, layer) in values.iter().enumerate() {
-                for (value, z) in layer.iter().zip(&refined.layers[k]) {
-                    assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
-                }
-            }
+        assert_never_looser(fixed.layers.iter().flatten(), refined.layers.iter().flatten());
+        let points = samples(&layers, &input, 3000, &mut rng);
+        for (k, bounds) in refined.layers.iter().enumerate() {
+            assert_layer_holds(&points, bounds, k);
         }
         fewer += usize::from(unstable(&refined) < unstable(&fixed));
     }
@@ -237,16 +248,12 @@ fn refining_one_layer_holds_at_every_sampled_point_and_goes_past_the_optimised_s
                     assert_eq!(o, r, "layer {j} changed when refining layer {k}");
                 }
             }
+            assert_never_looser(optimised.layers[k].iter(), refined.layers[k].iter());
             for (o, r) in optimised.layers[k].iter().zip(&refined.layers[k]) {
-                assert!(r.lo >= o.lo && r.hi <= o.hi, "refined {r:?} looser than {o:?}");
                 raised += usize::from(r.lo > o.lo);
                 lowered += usize::from(r.hi < o.hi);
             }
-            for values in &points {
-                for (value, z) in values[k].iter().zip(&refined.layers[k]) {
-                    assert!(z.lo <= *value && *value <= z.hi, "layer {k}: {value} outside {z:?}");
-                }
-            }
+            assert_layer_holds(&points, &refined.layers[k], k);
             pairs += 1;
         }
     }
