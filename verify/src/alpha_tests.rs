@@ -378,3 +378,124 @@ fn rows_with_sign_multipliers_hold_on_their_part_and_gain_from_it() {
     // The multipliers must pay somewhere, or they would not be worth their cost.
     assert!(parts >= 40 && gained >= 20, "the multipliers raised a bound on {gained} of {parts} parts");
 }
+
+#[test]
+fn a_parts_multiplier_steps_towards_its_best_value() {
+    // x ∈ [−1, 1], z = (4x, x + 2), y = 3·relu(z_1) − 6 = 3x (z_1 ∈ [1, 3] is stable). On the
+    // part z_0 ≥ 0 (x ≥ 0) the least y is 0 and the least z_1 is 2, but the part's bounds cut
+    // only z_0's interval, which neither depends on: without a multiplier the bounds are those
+    // of the whole box, −3 and 1. With one, y − β·z_0 = (3 − 4β)·x is least at 0 for β = 3/4,
+    // z_1 − β·z_0 = (1 − 4β)·x + 2 at 2 for β = 1/4. The steps, scaled by the largest
+    // coefficient met at z's layer (3 for y, 1 for z_1), move β by 1.5, −0.9, 0.54, −0.324 for
+    // y: bounds −3, −0.6, −1.56, −0.264; and by 0.5, −0.3, 0.18, −0.108 for z_1: 1, 1.8, 1.48,
+    // 1.912. A step the wrong way, of the wrong size, or skipping the constraint on the very
+    // layer being bounded ends far from these.
+    let layers = vec![
+        dense(2, 1, vec![4.0, 1.0], vec![None, Some(2.0)]),
+        Layer::relu(),
+        dense(1, 2, vec![0.0, 3.0], vec![Some(-6.0)]),
+    ];
+    let (mut bounds, _, _) = start(&layers, vec![Interval::new(-1.0, 1.0)], &[1.0]);
+    bounds.layers[0][0] = bounds.layers[0][0].meet(Interval::new(0.0, f64::INFINITY)).unwrap();
+    let signs = [SignConstraint { output_of: 0, neuron: 0, positive: true }];
+    let chord = LowerSlope::Chord;
+    for (from, row, without, least, within) in [(2, vec![1.0], -3.0, 0.0, 0.3), (0, vec![0.0, 1.0], 1.0, 2.0, 0.1)] {
+        let mut prepared = PreparedLayers::new(layers.len());
+        let start = back_substitute(&layers, &bounds, &mut prepared, from, row.clone(), row.len()).pop().unwrap();
+        assert!((start.value - without).abs() < 1e-9, "from {from}: without a multiplier {}", start.value);
+        let unconstrained =
+            optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start.clone(), f64::INFINITY, &[]);
+        assert!((unconstrained.value - without).abs() < 1e-9, "from {from}: {}", unconstrained.value);
+        let best = optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start, f64::INFINITY, &signs);
+        assert!(best.value <= least && best.value >= least - within, "from {from}: {} for {least}", best.value);
+    }
+}
+
+#[test]
+fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
+    // Parts of boxes optimised in one batch (the refinement's batches) must each end with the
+    // bits they have optimised alone, with their own bounds, signs and multipliers, also when
+    // some leave the batch (past the goal) or never join it (nothing to optimise: a box of one
+    // point, every relu stable): then the batch's arrays are gathered part by part.
+    let mut rng = SplitMix::new(29);
+    let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
+    let last = 4;
+    let row = [1.0, -1.0];
+    let chord = LowerSlope::Chord;
+    // A part's bounds (one relu of the first layer cut to a sign on odd parts), its signs, its
+    // layers prepared and its fixed-slope bound.
+    let part = |layers: &[Layer], input: Vec<Interval>, p: usize| {
+        let (mut bounds, _, _) = start(layers, input, &row);
+        let mut signs = Vec::new();
+        if let Some(neuron) = bounds.layers[0].iter().position(|z| z.lo < 0.0 && z.hi > 0.0).filter(|_| p % 2 == 1) {
+            let positive = p % 4 == 1;
+            let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+            bounds.layers[0][neuron] = bounds.layers[0][neuron].meet(side).unwrap();
+            signs.push(SignConstraint { output_of: 0, neuron, positive });
+        }
+        (bounds, signs)
+    };
+    let prepare = |layers: &[Layer], bounds: &Bounds| {
+        let mut prepared = PreparedLayers::new(layers.len());
+        let start = back_substitute(layers, bounds, &mut prepared, last, row.to_vec(), 2).pop().unwrap();
+        (prepared, start)
+    };
+    let mut compared = 0;
+    for net in 0..30 {
+        let layers = two_relu_layers(&mut random);
+        let parts: Vec<(Bounds, Vec<SignConstraint>)> = (0..5)
+            .map(|p| {
+                let c = random(2);
+                let input = if p == 2 {
+                    vec![Interval::new(c[0], c[0]), Interval::new(c[1], c[1])]
+                } else {
+                    vec![Interval::new(c[0] - 0.6, c[0] + 0.6), Interval::new(c[1] - 0.3, c[1] + 0.5)]
+                };
+                part(&layers, input, p)
+            })
+            .collect();
+        let stable = |b: &Bounds| b.layers.iter().flatten().all(|z| !(z.lo < 0.0 && z.hi > 0.0));
+        assert!(stable(&parts[2].0), "net {net}: the point's relus are all stable");
+        let mut prepared: Vec<(PreparedLayers, LowerBound)> = parts.iter().map(|(b, _)| prepare(&layers, b)).collect();
+        let mut starts: Vec<f64> = prepared.iter().map(|(_, s)| s.value).collect();
+        starts.sort_by(f64::total_cmp);
+        for goal in [f64::INFINITY, starts[2] + 0.01 * (1 + net % 3) as f64] {
+            let mut batch: Vec<RowOnPart<'_>> = parts
+                .iter()
+                .zip(prepared.iter_mut())
+                .map(|((bounds, signs), (prepared, start))| RowOnPart {
+                    bounds,
+                    prepared,
+                    row: &row,
+                    start_bound: start.clone(),
+                    signs,
+                    warm: None,
+                })
+                .collect();
+            let together = optimise_parts(&layers, &mut batch, last, chord, goal, Steps::COLD);
+            for (p, ((bounds, signs), (both, both_end))) in parts.iter().zip(&together).enumerate() {
+                let (mut own, start) = prepare(&layers, bounds);
+                let (alone, alone_end) = optimise_row_from(
+                    &layers,
+                    bounds,
+                    &mut own,
+                    last,
+                    &row,
+                    chord,
+                    start,
+                    goal,
+                    signs,
+                    None,
+                    Steps::COLD,
+                );
+                let bits = |l: &LowerBound| {
+                    (l.value.to_bits(), l.coefficients.iter().map(|c| c.to_bits()).collect::<Vec<_>>())
+                };
+                assert_eq!(bits(both), bits(&alone), "net {net}, part {p}, goal {goal}");
+                assert_eq!(both_end, &alone_end, "net {net}, part {p}, goal {goal}");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 300);
+}

@@ -152,3 +152,24 @@ fn a_box_examines_only_the_conjunctions_its_box_left_open() {
     }
     assert!(!matches!(search.examine(&root, None, 0, &[]), Examined::Proved));
 }
+
+#[test]
+fn each_conjunction_cuts_the_box_by_its_own_atoms_only() {
+    // y = x. Three conjunctions, each real somewhere: x0 ≥ 0.9, x0 ≤ 0.1, 0.4 ≤ x0 ≤ 0.6. Each
+    // keeps the part of the box where its own atoms can hold, and the box is cut to the hull of
+    // those parts (the whole box here). Cut by the other conjunctions' atoms, every part would
+    // be empty and the box "proved".
+    let unsafe_when = "(assert (or (and (>= Y_0 0.9)) (and (<= Y_0 0.1)) (and (>= Y_0 0.4) (<= Y_0 0.6))))";
+    let (target, property) = setup(IDENTITY, 2, &property_2d(["0.0", "0.0"], ["1.0", "1.0"], unsafe_when));
+    let case = &property.cases[0];
+    assert_eq!(case.unsafe_when.len(), 3, "three conjunctions");
+    let search = CaseSearch::new(&target.net, &target.plan, case).expect("points in the box");
+    let root = search.root().to_vec();
+    match search.examine(&root, None, 0, &[]) {
+        Examined::Split { region, .. } => assert_eq!(region, root, "the parts' hull is the whole box"),
+        Examined::Candidate(x) => assert!(search.is_unsafe(&x), "{x:?}"),
+        other => panic!("unsafe points in all three parts: {other:?}"),
+    }
+    let outcome = search.run(None, 1, &|x| search.is_unsafe(x), &mut |_| {});
+    assert!(matches!(outcome, CaseOutcome::Candidate(_)), "{outcome:?}");
+}
