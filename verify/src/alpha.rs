@@ -191,3 +191,7 @@ fn row_of(layer: &[f64], a: usize, n: usize) -> &[f64] {
 #[cfg(test)]
 #[path = "alpha_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "alpha_batch_tests.rs"]
+mod batch_tests;
