@@ -133,25 +133,31 @@ fn a_parts_multiplier_steps_towards_its_best_value() {
     // coefficient met at z's layer (3 for y, 1 for z_1), move β by 1.5, −0.9, 0.54, −0.324 for
     // y: bounds −3, −0.6, −1.56, −0.264; and by 0.5, −0.3, 0.18, −0.108 for z_1: 1, 1.8, 1.48,
     // 1.912. A step the wrong way, of the wrong size, or skipping the constraint on the very
-    // layer being bounded ends far from these.
-    let layers = vec![
-        dense(2, 1, vec![4.0, 1.0], vec![None, Some(2.0)]),
-        Layer::relu(),
-        dense(1, 2, vec![0.0, 3.0], vec![Some(-6.0)]),
-    ];
-    let (mut bounds, _, _) = start(&layers, vec![Interval::new(-1.0, 1.0)], &[1.0]);
-    bounds.layers[0][0] = bounds.layers[0][0].meet(Interval::new(0.0, f64::INFINITY)).unwrap();
-    let signs = [SignConstraint { output_of: 0, neuron: 0, positive: true }];
-    let chord = LowerSlope::Chord;
-    for (from, row, without, least, within) in [(2, vec![1.0], -3.0, 0.0, 0.3), (0, vec![0.0, 1.0], 1.0, 2.0, 0.1)] {
-        let mut prepared = PreparedLayers::new(layers.len());
-        let start = back_substitute(&layers, &bounds, &mut prepared, from, row.clone(), row.len()).pop().unwrap();
-        assert!((start.value - without).abs() < 1e-9, "from {from}: without a multiplier {}", start.value);
-        let unconstrained =
-            optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start.clone(), f64::INFINITY, &[]);
-        assert!((unconstrained.value - without).abs() < 1e-9, "from {from}: {}", unconstrained.value);
-        let best = optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start, f64::INFINITY, &signs);
-        assert!(best.value <= least && best.value >= least - within, "from {from}: {} for {least}", best.value);
+    // layer being bounded ends far from these. The same with z_0 = −4x and the part z_0 ≤ 0.
+    for (weight, positive) in [(4.0, true), (-4.0, false)] {
+        let layers = vec![
+            dense(2, 1, vec![weight, 1.0], vec![None, Some(2.0)]),
+            Layer::relu(),
+            dense(1, 2, vec![0.0, 3.0], vec![Some(-6.0)]),
+        ];
+        let (mut bounds, _, _) = start(&layers, vec![Interval::new(-1.0, 1.0)], &[1.0]);
+        let side = if positive { Interval::new(0.0, f64::INFINITY) } else { Interval::new(f64::NEG_INFINITY, 0.0) };
+        bounds.layers[0][0] = bounds.layers[0][0].meet(side).unwrap();
+        let signs = [SignConstraint { output_of: 0, neuron: 0, positive }];
+        let chord = LowerSlope::Chord;
+        for (from, row, without, least, within) in [(2, vec![1.0], -3.0, 0.0, 0.3), (0, vec![0.0, 1.0], 1.0, 2.0, 0.1)]
+        {
+            let mut prepared = PreparedLayers::new(layers.len());
+            let start = back_substitute(&layers, &bounds, &mut prepared, from, row.clone(), row.len()).pop().unwrap();
+            assert!((start.value - without).abs() < 1e-9, "from {from}: without a multiplier {}", start.value);
+            let inf = f64::INFINITY;
+            let unconstrained =
+                optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start.clone(), inf, &[]);
+            assert!((unconstrained.value - without).abs() < 1e-9, "from {from}: {}", unconstrained.value);
+            let best = optimise_row(&layers, &bounds, &mut prepared, from, &row, chord, start, inf, &signs);
+            let at = format!("z_0 = {weight}x, from {from}");
+            assert!(best.value <= least && best.value >= least - within, "{at}: {} for {least}", best.value);
+        }
     }
 }
 
