@@ -161,6 +161,43 @@ fn a_parts_multiplier_steps_towards_its_best_value() {
     }
 }
 
+/// A part's layers prepared on its bounds, and its fixed-slope bound of `row·y`.
+fn prepare(layers: &[Layer], bounds: &Bounds, row: &[f64]) -> (PreparedLayers, LowerBound) {
+    let mut prepared = PreparedLayers::new(layers.len());
+    let last = layers.len() - 1;
+    let start = back_substitute(layers, bounds, &mut prepared, last, row.to_vec(), row.len()).pop().unwrap();
+    (prepared, start)
+}
+
+/// Optimises `row` on all `parts` in one batch and asserts that each part's bound (value and
+/// coefficients) and end have the bits of the part optimised alone.
+fn assert_each_part_ends_as_alone(layers: &[Layer], parts: &[(Bounds, Vec<SignConstraint>)], row: &[f64], goal: f64) {
+    let (last, chord) = (layers.len() - 1, LowerSlope::Chord);
+    let mut prepared: Vec<(PreparedLayers, LowerBound)> = parts.iter().map(|(b, _)| prepare(layers, b, row)).collect();
+    let mut batch: Vec<RowOnPart<'_>> = parts
+        .iter()
+        .zip(prepared.iter_mut())
+        .map(|((bounds, signs), (prepared, start))| RowOnPart {
+            bounds,
+            prepared,
+            row,
+            start_bound: start.clone(),
+            signs,
+            warm: None,
+        })
+        .collect();
+    let together = optimise_parts(layers, &mut batch, last, chord, goal, Steps::COLD);
+    assert_eq!(together.len(), parts.len());
+    for (p, ((bounds, signs), (both, both_end))) in parts.iter().zip(&together).enumerate() {
+        let (mut own, start) = prepare(layers, bounds, row);
+        let (alone, alone_end) =
+            optimise_row_from(layers, bounds, &mut own, last, row, chord, start, goal, signs, None, Steps::COLD);
+        let bits = |l: &LowerBound| (l.value.to_bits(), l.coefficients.iter().map(|c| c.to_bits()).collect::<Vec<_>>());
+        assert_eq!(bits(both), bits(&alone), "{} parts, part {p}, goal {goal}", parts.len());
+        assert_eq!(both_end, &alone_end, "{} parts, part {p}, goal {goal}", parts.len());
+    }
+}
+
 #[test]
 fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
     // Parts of boxes optimised in one batch (the refinement's batches) must each end with the
@@ -169,11 +206,8 @@ fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
     // point, every relu stable): then the batch's arrays are gathered part by part.
     let mut rng = SplitMix::new(29);
     let mut random = |n: usize| (0..n).map(|_| rng.unit() * 2.0 - 1.0).collect::<Vec<f64>>();
-    let last = 4;
     let row = [1.0, -1.0];
-    let chord = LowerSlope::Chord;
-    // A part's bounds (one relu of the first layer cut to a sign on odd parts), its signs, its
-    // layers prepared and its fixed-slope bound.
+    // A part's bounds, one relu of the first layer cut to a sign on odd parts, and its signs.
     let part = |layers: &[Layer], input: Vec<Interval>, p: usize| {
         let (mut bounds, _, _) = start(layers, input, &row);
         let mut signs = Vec::new();
@@ -185,12 +219,6 @@ fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
         }
         (bounds, signs)
     };
-    let prepare = |layers: &[Layer], bounds: &Bounds| {
-        let mut prepared = PreparedLayers::new(layers.len());
-        let start = back_substitute(layers, bounds, &mut prepared, last, row.to_vec(), 2).pop().unwrap();
-        (prepared, start)
-    };
-    let mut compared = 0;
     for net in 0..30 {
         let layers = two_relu_layers(&mut random);
         let parts: Vec<(Bounds, Vec<SignConstraint>)> = (0..5)
@@ -206,48 +234,12 @@ fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
             .collect();
         let stable = |b: &Bounds| b.layers.iter().flatten().all(|z| !(z.lo < 0.0 && z.hi > 0.0));
         assert!(stable(&parts[2].0), "net {net}: the point's relus are all stable");
-        let mut prepared: Vec<(PreparedLayers, LowerBound)> = parts.iter().map(|(b, _)| prepare(&layers, b)).collect();
-        let mut starts: Vec<f64> = prepared.iter().map(|(_, s)| s.value).collect();
+        let mut starts: Vec<f64> = parts.iter().map(|(b, _)| prepare(&layers, b, &row).1.value).collect();
         starts.sort_by(f64::total_cmp);
         for goal in [f64::INFINITY, starts[2] + 0.01 * (1 + net % 3) as f64] {
-            let mut batch: Vec<RowOnPart<'_>> = parts
-                .iter()
-                .zip(prepared.iter_mut())
-                .map(|((bounds, signs), (prepared, start))| RowOnPart {
-                    bounds,
-                    prepared,
-                    row: &row,
-                    start_bound: start.clone(),
-                    signs,
-                    warm: None,
-                })
-                .collect();
-            let together = optimise_parts(&layers, &mut batch, last, chord, goal, Steps::COLD);
-            for (p, ((bounds, signs), (both, both_end))) in parts.iter().zip(&together).enumerate() {
-                let (mut own, start) = prepare(&layers, bounds);
-                let (alone, alone_end) = optimise_row_from(
-                    &layers,
-                    bounds,
-                    &mut own,
-                    last,
-                    &row,
-                    chord,
-                    start,
-                    goal,
-                    signs,
-                    None,
-                    Steps::COLD,
-                );
-                let bits = |l: &LowerBound| {
-                    (l.value.to_bits(), l.coefficients.iter().map(|c| c.to_bits()).collect::<Vec<_>>())
-                };
-                assert_eq!(bits(both), bits(&alone), "net {net}, part {p}, goal {goal}");
-                assert_eq!(both_end, &alone_end, "net {net}, part {p}, goal {goal}");
-                compared += 1;
-            }
+            assert_each_part_ends_as_alone(&layers, &parts, &row, goal);
         }
     }
-    assert_eq!(compared, 300);
     // A batch of exactly as many parts as one pass carries, and one more (two groups).
     let layers = two_relu_layers(&mut random);
     for count in [BATCH_ROWS, BATCH_ROWS + 1] {
@@ -257,27 +249,6 @@ fn a_batch_of_parts_ends_each_part_where_it_ends_alone() {
                 part(&layers, vec![Interval::new(c[0] - 0.5, c[0] + 0.5), Interval::new(c[1] - 0.5, c[1] + 0.5)], p)
             })
             .collect();
-        let mut prepared: Vec<(PreparedLayers, LowerBound)> = parts.iter().map(|(b, _)| prepare(&layers, b)).collect();
-        let mut batch: Vec<RowOnPart<'_>> = parts
-            .iter()
-            .zip(prepared.iter_mut())
-            .map(|((bounds, signs), (prepared, start))| RowOnPart {
-                bounds,
-                prepared,
-                row: &row,
-                start_bound: start.clone(),
-                signs,
-                warm: None,
-            })
-            .collect();
-        let together = optimise_parts(&layers, &mut batch, last, chord, f64::INFINITY, Steps::COLD);
-        assert_eq!(together.len(), count);
-        for (p, ((bounds, signs), (both, _))) in parts.iter().zip(&together).enumerate() {
-            let (mut own, start) = prepare(&layers, bounds);
-            let inf = f64::INFINITY;
-            let (alone, _) =
-                optimise_row_from(&layers, bounds, &mut own, last, &row, chord, start, inf, signs, None, Steps::COLD);
-            assert_eq!(both.value.to_bits(), alone.value.to_bits(), "{count} parts, part {p}");
-        }
+        assert_each_part_ends_as_alone(&layers, &parts, &row, f64::INFINITY);
     }
 }
